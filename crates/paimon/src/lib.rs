@@ -1,0 +1,8 @@
+//! Apache Paimon tables: metadata (`spec`), scan planning, merge-on-read and system tables.
+//!
+//! Everything reads through [`lakescope_storage::ObjectStore`]; nothing here knows about HTTP or browsers.
+
+pub mod error;
+pub mod spec;
+
+pub use error::{Error, Result};
