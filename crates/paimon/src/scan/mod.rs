@@ -1,0 +1,1 @@
+//! Scan planning: replaying manifests into splits per (partition, bucket).

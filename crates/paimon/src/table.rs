@@ -1,0 +1,1 @@
+//! A Paimon table handle: schemas, snapshots, tags and time travel.
