@@ -1,1 +1,337 @@
 //! Merge-on-read of primary-key tables: k-way merge of sorted runs and the merge engines.
+//!
+//! Input: the sorted runs of one (partition, bucket), each a sequence of record batches with the
+//! value columns followed by `_SEQUENCE_NUMBER` (Int64) and `_VALUE_KIND` (Int8). Output: the
+//! merged rows in key order, value columns followed by `_VALUE_KIND`.
+//!
+//! Semantics follow Apache Paimon's `SortMergeReaderWithMinHeap` + `ReducerMergeFunctionWrapper`
+//! + the merge functions: rows with equal keys are ordered by the user `sequence.field` (if
+//! set), then `_SEQUENCE_NUMBER`, then retract-before-add; a key with a single row is passed
+//! through unchanged; the engine decides the rest. Rows whose result kind is a retraction
+//! (-U/-D) are dropped unless [`MergeSettings::keep_deletes`] is set.
+//!
+//! `rowkind.field` is a write-time option in Paimon (`RowKindGenerator` is used only by
+//! `TableWriteImpl`); readers take the row kind from `_VALUE_KIND`, and so does this module.
+
+pub mod aggregate;
+pub mod config;
+mod deduplicate;
+mod first_row;
+mod output;
+mod partial_update;
+pub mod sort_merge;
+
+use std::collections::BTreeMap;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{ArrowError, SchemaRef};
+
+use self::aggregate::AggregateMerge;
+use self::config::{MergeConfig, MergeEngine};
+use self::output::{output_schema, OutputBuilder};
+use self::partial_update::PartialUpdateMerge;
+use self::sort_merge::{Entry, MergeInput, SortMerger};
+use crate::spec::types::DataField;
+use crate::{Error, Result};
+
+pub use self::sort_merge::{SEQUENCE_NUMBER, VALUE_KIND};
+
+/// Paimon's row kind, as stored in `_VALUE_KIND`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(i8)]
+pub enum RowKind {
+    /// `+I`
+    Insert = 0,
+    /// `-U`
+    UpdateBefore = 1,
+    /// `+U`
+    UpdateAfter = 2,
+    /// `-D`
+    Delete = 3,
+}
+
+impl RowKind {
+    /// From the `_VALUE_KIND` byte.
+    pub fn from_i8(v: i8) -> Option<Self> {
+        Some(match v {
+            0 => RowKind::Insert,
+            1 => RowKind::UpdateBefore,
+            2 => RowKind::UpdateAfter,
+            3 => RowKind::Delete,
+            _ => return None,
+        })
+    }
+
+    /// From the short string form (`+I`, `-U`, `+U`, `-D`).
+    pub fn from_short_string(s: &str) -> Option<Self> {
+        Some(match s {
+            "+I" => RowKind::Insert,
+            "-U" => RowKind::UpdateBefore,
+            "+U" => RowKind::UpdateAfter,
+            "-D" => RowKind::Delete,
+            _ => return None,
+        })
+    }
+
+    /// The short string form.
+    pub fn short_string(self) -> &'static str {
+        match self {
+            RowKind::Insert => "+I",
+            RowKind::UpdateBefore => "-U",
+            RowKind::UpdateAfter => "+U",
+            RowKind::Delete => "-D",
+        }
+    }
+
+    /// `+I` or `+U`.
+    pub fn is_add(self) -> bool {
+        matches!(self, RowKind::Insert | RowKind::UpdateAfter)
+    }
+}
+
+pub(crate) fn arrow_err(e: ArrowError) -> Error {
+    Error::Invalid(format!("merge: {e}"))
+}
+
+/// Knobs of a merge that are not table options.
+#[derive(Debug, Clone, Copy)]
+pub struct MergeSettings {
+    /// Maximum rows per output batch.
+    pub batch_size: usize,
+    /// Keep keys whose merged row is a retraction (for `$audit_log`-like views).
+    pub keep_deletes: bool,
+}
+
+impl Default for MergeSettings {
+    fn default() -> Self {
+        Self {
+            batch_size: 8192,
+            keep_deletes: false,
+        }
+    }
+}
+
+/// The merged rows of one (partition, bucket).
+#[derive(Debug, Clone, Default)]
+pub struct MergeOutput {
+    /// Output schema (value columns + `_VALUE_KIND`); `None` when there was no input batch.
+    pub schema: Option<SchemaRef>,
+    /// Batches in key order.
+    pub batches: Vec<RecordBatch>,
+}
+
+impl MergeOutput {
+    /// Total number of rows.
+    pub fn num_rows(&self) -> usize {
+        self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+}
+
+enum Engine {
+    Deduplicate,
+    FirstRow,
+    PartialUpdate(Box<PartialUpdateMerge>),
+    Aggregate(Box<AggregateMerge>),
+}
+
+/// Streaming merge: yields batches of at most `batch_size` rows, in key order.
+pub struct MergeReader {
+    merger: SortMerger,
+    engine: Engine,
+    ignore_delete: bool,
+    settings: MergeSettings,
+    schema: Option<SchemaRef>,
+    builder: OutputBuilder,
+    group: Vec<Entry>,
+    done: bool,
+}
+
+/// Merges the sorted runs of one (partition, bucket) into batches (see the module docs).
+pub fn merge_runs(
+    runs: Vec<Vec<RecordBatch>>,
+    fields: &[DataField],
+    primary_keys: &[String],
+    options: &BTreeMap<String, String>,
+) -> Result<MergeOutput> {
+    let reader = MergeReader::new(
+        runs,
+        fields,
+        primary_keys,
+        options,
+        MergeSettings::default(),
+    )?;
+    let schema = reader.schema();
+    let batches = reader.collect::<Result<Vec<_>>>()?;
+    Ok(MergeOutput { schema, batches })
+}
+
+impl MergeReader {
+    /// Prepares a merge; `fields` describe the value columns (matched by name).
+    pub fn new(
+        runs: Vec<Vec<RecordBatch>>,
+        fields: &[DataField],
+        primary_keys: &[String],
+        options: &BTreeMap<String, String>,
+        settings: MergeSettings,
+    ) -> Result<Self> {
+        let config = MergeConfig::from_options(options)?;
+        let first_schema = runs.iter().flatten().map(|b| b.schema()).next();
+        let value_names: Vec<String> = match &first_schema {
+            Some(s) => {
+                let n = s.fields().len().saturating_sub(2);
+                s.fields()[..n].iter().map(|f| f.name().clone()).collect()
+            }
+            None => Vec::new(),
+        };
+        let col = |name: &str, what: &str| {
+            value_names
+                .iter()
+                .position(|n| n == name)
+                .ok_or_else(|| Error::Invalid(format!("merge: {what} '{name}' is not a column")))
+        };
+        let key_cols = primary_keys
+            .iter()
+            .map(|k| col(k, "primary key"))
+            .collect::<Result<Vec<_>>>()?;
+        if key_cols.is_empty() && !value_names.is_empty() {
+            return Err(Error::Invalid("merge: table has no primary key".into()));
+        }
+        if config.engine == MergeEngine::FirstRow && !config.sequence_fields.is_empty() {
+            return Err(Error::Invalid(
+                "merge: sequence.field is not supported by the first-row merge engine".into(),
+            ));
+        }
+        let seq_cols = config
+            .sequence_fields
+            .iter()
+            .map(|k| col(k, "sequence.field"))
+            .collect::<Result<Vec<_>>>()?;
+        // Fields in value-column order.
+        let value_fields = value_names
+            .iter()
+            .map(|n| {
+                fields
+                    .iter()
+                    .find(|f| &f.name == n)
+                    .cloned()
+                    .ok_or_else(|| {
+                        Error::Invalid(format!("merge: column '{n}' is not a table field"))
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let input = MergeInput::new(runs, &key_cols, &seq_cols, config.sequence_ascending)?;
+        let engine =
+            match config.engine {
+                MergeEngine::Deduplicate => Engine::Deduplicate,
+                MergeEngine::FirstRow => Engine::FirstRow,
+                MergeEngine::PartialUpdate => Engine::PartialUpdate(Box::new(
+                    PartialUpdateMerge::new(&input, &value_fields, primary_keys, &config)?,
+                )),
+                MergeEngine::Aggregation => Engine::Aggregate(Box::new(AggregateMerge::new(
+                    &value_fields,
+                    primary_keys,
+                    &config,
+                )?)),
+            };
+        let schema = first_schema.map(|s| output_schema(&s, input.value_columns));
+        let builder = OutputBuilder::new(input.value_columns, input.batches.len());
+        Ok(Self {
+            merger: SortMerger::new(input),
+            engine,
+            ignore_delete: config.ignore_delete,
+            settings: MergeSettings {
+                batch_size: settings.batch_size.max(1),
+                ..settings
+            },
+            schema,
+            builder,
+            group: Vec::new(),
+            done: false,
+        })
+    }
+
+    /// Output schema; `None` when there is no input batch.
+    pub fn schema(&self) -> Option<SchemaRef> {
+        self.schema.clone()
+    }
+
+    /// Merges one key group into the builder.
+    fn merge_group(&mut self) -> Result<()> {
+        let group = &self.group;
+        let input = &self.merger.input;
+        let keep = |k: RowKind| k.is_add() || self.settings.keep_deletes;
+        match &mut self.engine {
+            Engine::Deduplicate => {
+                if let Some(w) = deduplicate::winner(group, self.ignore_delete) {
+                    if keep(w.kind) {
+                        self.builder.push_row(w.batch, w.row, w.kind);
+                    }
+                }
+            }
+            Engine::FirstRow => {
+                if let Some(w) = first_row::winner(group, self.ignore_delete)? {
+                    if keep(w.kind) {
+                        self.builder.push_row(w.batch, w.row, w.kind);
+                    }
+                }
+            }
+            Engine::PartialUpdate(m) => {
+                if let [only] = group.as_slice() {
+                    if keep(only.kind) {
+                        self.builder.push_row(only.batch, only.row, only.kind);
+                    }
+                } else {
+                    let kind = m.merge(input, group)?;
+                    if keep(kind) {
+                        self.builder.push_cells(m.row_mut(), kind);
+                    }
+                }
+            }
+            Engine::Aggregate(m) => {
+                if let [only] = group.as_slice() {
+                    if keep(only.kind) {
+                        self.builder.push_row(only.batch, only.row, only.kind);
+                    }
+                } else {
+                    let kind = m.merge(input, group)?;
+                    if keep(kind) {
+                        self.builder.push_cells(m.row_mut(), kind);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        let Some(schema) = self.schema.clone() else {
+            return Ok(None);
+        };
+        while !self.done && self.builder.len() < self.settings.batch_size {
+            if !self.merger.next_group(&mut self.group)? {
+                self.done = true;
+                break;
+            }
+            self.merge_group()?;
+        }
+        if self.builder.len() == 0 {
+            return Ok(None);
+        }
+        self.builder.finish(&self.merger.input, &schema).map(Some)
+    }
+}
+
+impl Iterator for MergeReader {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_batch() {
+            Ok(Some(b)) => Some(Ok(b)),
+            Ok(None) => None,
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
