@@ -1,1 +1,714 @@
 //! A Paimon table handle: schemas, snapshots, tags and time travel.
+//!
+//! Paths are object-store keys relative to the store root (the warehouse), e.g.
+//! `corpus.db/pk_dedup/snapshot/snapshot-3`. Schemas and manifests are immutable once written,
+//! so the handle caches them; snapshot hints (`LATEST`, `EARLIEST`) are re-read every time.
+
+use crate::error::{Error, Result};
+use crate::spec::binary_row::Datum;
+use crate::spec::manifest::{
+    decode_index_manifest, decode_manifest, decode_manifest_list, DataFileMeta, IndexManifestEntry,
+    ManifestEntry, ManifestFileMeta,
+};
+use crate::spec::options::CoreOptions;
+use crate::spec::schema::TableSchema;
+use crate::spec::snapshot::{Snapshot, Tag};
+use lakescope_storage::{join, ObjectStore};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Bucket number of the postpone bucket mode (`bucket = -2`).
+pub const POSTPONE_BUCKET: i32 = -2;
+
+/// A handle on one Paimon table (the main branch).
+pub struct Table {
+    store: Rc<dyn ObjectStore>,
+    path: String,
+    schema: Rc<TableSchema>,
+    schemas: RefCell<HashMap<i64, Rc<TableSchema>>>,
+    manifest_lists: RefCell<HashMap<String, Rc<Vec<ManifestFileMeta>>>>,
+    manifests: RefCell<HashMap<String, Rc<Vec<ManifestEntry>>>>,
+    index_manifests: RefCell<HashMap<String, Rc<Vec<IndexManifestEntry>>>>,
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("store", &self.store.describe())
+            .field("path", &self.path)
+            .field("schema_id", &self.schema.id)
+            .finish()
+    }
+}
+
+/// Parses the id out of `<prefix><id>` (e.g. `snapshot-12`).
+fn id_from_name(name: &str, prefix: &str) -> Option<i64> {
+    name.strip_prefix(prefix)?
+        .parse()
+        .ok()
+        .filter(|id: &i64| *id >= 0)
+}
+
+/// Hive-style escaping of a partition path component, as Paimon's `PartitionPathUtils`.
+pub fn escape_path_name(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let escape = matches!(
+            c,
+            '\u{01}'
+                ..='\u{1F}'
+                    | '"'
+                    | '#'
+                    | '%'
+                    | '\''
+                    | '*'
+                    | '/'
+                    | ':'
+                    | '='
+                    | '?'
+                    | '\\'
+                    | '\u{7F}'
+                    | '{'
+                    | '['
+                    | ']'
+                    | '^'
+        );
+        if escape {
+            out.push_str(&format!("%{:02X}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Turns an absolute external location into a store key: strips `scheme:`, then `//authority`
+/// if present, then leading `/`. `s3://bucket/a/f.parquet` → `a/f.parquet`,
+/// `file:/data/f.parquet` → `data/f.parquet`; a path without scheme only loses leading `/`.
+/// This is right when the store is rooted at the bucket / filesystem root; callers with a store
+/// rooted elsewhere must map external paths themselves.
+pub fn strip_scheme(location: &str) -> String {
+    let rest = match location.split_once(':') {
+        Some((scheme, rest))
+            if !scheme.is_empty()
+                && !scheme.contains('/')
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) =>
+        {
+            match rest.strip_prefix("//") {
+                Some(auth_and_path) => auth_and_path.split_once('/').map(|(_, p)| p).unwrap_or(""),
+                None => rest,
+            }
+        }
+        _ => location,
+    };
+    rest.trim_start_matches('/').to_string()
+}
+
+impl Table {
+    /// Opens the table at `path` (a key relative to the store root): loads its latest schema.
+    ///
+    /// Errors with [`Error::NotFound`] when `schema/` holds no schema file.
+    pub async fn open(store: Rc<dyn ObjectStore>, path: impl Into<String>) -> Result<Table> {
+        let path = path.into().trim_matches('/').to_string();
+        let ids = list_ids(store.as_ref(), &join(&path, "schema"), "schema-").await?;
+        let Some(&latest) = ids.last() else {
+            return Err(Error::NotFound {
+                what: format!("Paimon table {path}"),
+                context: Some(format!("no schema file under {}", join(&path, "schema"))),
+            });
+        };
+        let schema = Rc::new(load_schema(store.as_ref(), &path, latest).await?);
+        let mut schemas = HashMap::new();
+        schemas.insert(latest, schema.clone());
+        Ok(Table {
+            store,
+            path,
+            schema,
+            schemas: RefCell::new(schemas),
+            manifest_lists: RefCell::default(),
+            manifests: RefCell::default(),
+            index_manifests: RefCell::default(),
+        })
+    }
+
+    /// The store the table reads through.
+    pub fn store(&self) -> &Rc<dyn ObjectStore> {
+        &self.store
+    }
+
+    /// The table's key prefix (e.g. `corpus.db/pk_dedup`).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The table name (last path component).
+    pub fn name(&self) -> &str {
+        self.path.rsplit('/').next().unwrap_or(&self.path)
+    }
+
+    /// The schema that was latest when the table was opened.
+    pub fn current_schema(&self) -> &Rc<TableSchema> {
+        &self.schema
+    }
+
+    /// Options of the schema that was latest when the table was opened.
+    pub fn options(&self) -> CoreOptions {
+        self.schema.core_options()
+    }
+
+    fn key(&self, rel: &str) -> String {
+        join(&self.path, rel)
+    }
+
+    async fn get_opt(&self, rel: &str) -> Result<Option<bytes::Bytes>> {
+        Ok(self.store.get_opt(&self.key(rel)).await?)
+    }
+
+    async fn exists(&self, rel: &str) -> Result<bool> {
+        match self.store.head(&self.key(rel)).await {
+            Ok(_) => Ok(true),
+            Err(e) if e.is_not_found() => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    // ---- schemas -------------------------------------------------------------------------
+
+    /// Schema `id` (cached).
+    pub async fn schema(&self, id: i64) -> Result<Rc<TableSchema>> {
+        if let Some(s) = self.schemas.borrow().get(&id) {
+            return Ok(s.clone());
+        }
+        let s = Rc::new(load_schema(self.store.as_ref(), &self.path, id).await?);
+        self.schemas.borrow_mut().insert(id, s.clone());
+        Ok(s)
+    }
+
+    /// All schema versions, ascending by id (lists `schema/`).
+    pub async fn schemas(&self) -> Result<Vec<Rc<TableSchema>>> {
+        let ids = list_ids(self.store.as_ref(), &self.key("schema"), "schema-").await?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            out.push(self.schema(id).await?);
+        }
+        Ok(out)
+    }
+
+    /// The newest schema now (lists `schema/`; may be newer than [`Table::schema`]).
+    pub async fn latest_schema(&self) -> Result<Rc<TableSchema>> {
+        let ids = list_ids(self.store.as_ref(), &self.key("schema"), "schema-").await?;
+        match ids.last() {
+            Some(&id) => self.schema(id).await,
+            None => Err(Error::NotFound {
+                what: "schema".into(),
+                context: Some(self.key("schema")),
+            }),
+        }
+    }
+
+    // ---- snapshots -----------------------------------------------------------------------
+
+    fn snapshot_rel(id: i64) -> String {
+        format!("snapshot/snapshot-{id}")
+    }
+
+    /// Snapshot `id`; [`Error::NotFound`] if it does not exist (e.g. expired).
+    pub async fn snapshot(&self, id: i64) -> Result<Snapshot> {
+        self.snapshot_opt(id).await?.ok_or_else(|| Error::NotFound {
+            what: format!("snapshot {id}"),
+            context: Some(self.path.clone()),
+        })
+    }
+
+    async fn snapshot_opt(&self, id: i64) -> Result<Option<Snapshot>> {
+        let rel = Self::snapshot_rel(id);
+        match self.get_opt(&rel).await? {
+            None => Ok(None),
+            Some(b) => Snapshot::from_json(&b)
+                .map(Some)
+                .map_err(|e| Error::corrupt(self.key(&rel), format!("invalid snapshot JSON: {e}"))),
+        }
+    }
+
+    async fn read_hint(&self, name: &str) -> Result<Option<i64>> {
+        let Some(b) = self.get_opt(&format!("snapshot/{name}")).await? else {
+            return Ok(None);
+        };
+        Ok(std::str::from_utf8(&b)
+            .ok()
+            .and_then(|s| s.trim().parse::<i64>().ok())
+            .filter(|id| *id > 0))
+    }
+
+    /// Ids of all snapshot files, ascending (lists `snapshot/`).
+    pub async fn snapshot_ids(&self) -> Result<Vec<i64>> {
+        list_ids(self.store.as_ref(), &self.key("snapshot"), "snapshot-").await
+    }
+
+    /// Id of the latest snapshot, or `None` for a table without snapshots.
+    ///
+    /// The `LATEST` hint is only a hint: when it names an existing snapshot, snapshots after it
+    /// are probed (`N+1`, `N+2`, …) until one is missing; when it is missing, unparsable or
+    /// names a missing snapshot, `snapshot/` is listed.
+    pub async fn latest_snapshot_id(&self) -> Result<Option<i64>> {
+        if let Some(hint) = self.read_hint("LATEST").await? {
+            if self.exists(&Self::snapshot_rel(hint)).await? {
+                let mut id = hint;
+                while self.exists(&Self::snapshot_rel(id + 1)).await? {
+                    id += 1;
+                }
+                return Ok(Some(id));
+            }
+        }
+        Ok(self.snapshot_ids().await?.last().copied())
+    }
+
+    /// The latest snapshot (see [`Table::latest_snapshot_id`]).
+    pub async fn latest_snapshot(&self) -> Result<Option<Snapshot>> {
+        // A snapshot can expire between finding and reading it; retry a few times.
+        for _ in 0..3 {
+            let Some(id) = self.latest_snapshot_id().await? else {
+                return Ok(None);
+            };
+            if let Some(s) = self.snapshot_opt(id).await? {
+                return Ok(Some(s));
+            }
+        }
+        Err(Error::NotFound {
+            what: "latest snapshot".into(),
+            context: Some(format!(
+                "{}: snapshots keep disappearing while read",
+                self.path
+            )),
+        })
+    }
+
+    /// Id of the earliest existing snapshot, or `None` for a table without snapshots.
+    ///
+    /// The `EARLIEST` hint (absent in pypaimon tables) is trusted only when snapshot `N` exists
+    /// and `N-1` does not; otherwise `snapshot/` is listed.
+    pub async fn earliest_snapshot_id(&self) -> Result<Option<i64>> {
+        if let Some(hint) = self.read_hint("EARLIEST").await? {
+            if self.exists(&Self::snapshot_rel(hint)).await?
+                && (hint == 1 || !self.exists(&Self::snapshot_rel(hint - 1)).await?)
+            {
+                return Ok(Some(hint));
+            }
+        }
+        Ok(self.snapshot_ids().await?.first().copied())
+    }
+
+    /// All existing snapshots, ascending by id (lists `snapshot/`, reads them concurrently).
+    pub async fn snapshots(&self) -> Result<Vec<Snapshot>> {
+        let ids = self.snapshot_ids().await?;
+        let loaded =
+            futures::future::try_join_all(ids.iter().map(|id| self.snapshot_opt(*id))).await?;
+        // Snapshots expired between listing and reading are skipped.
+        Ok(loaded.into_iter().flatten().collect())
+    }
+
+    /// Paimon's `scan.timestamp-millis`: the latest snapshot with `timeMillis <= ms`, or `None`
+    /// when every snapshot is newer (or there are none). Binary search over the existing ids.
+    pub async fn snapshot_at_or_before_timestamp(&self, ms: i64) -> Result<Option<Snapshot>> {
+        let ids = self.snapshot_ids().await?;
+        let (mut lo, mut hi) = (0usize, ids.len());
+        let mut best: Option<Snapshot> = None;
+        // Invariant: ids[..lo] have time <= ms (best = the last of them), ids[hi..] have time > ms.
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.snapshot_opt(ids[mid]).await? {
+                Some(s) if s.time_millis <= ms => {
+                    best = Some(s);
+                    lo = mid + 1;
+                }
+                Some(_) => hi = mid,
+                // Expired while searching: treat as older than everything that remains.
+                None => lo = mid + 1,
+            }
+        }
+        Ok(best)
+    }
+
+    // ---- tags ----------------------------------------------------------------------------
+
+    /// All tags, sorted by name (lists `tag/`).
+    pub async fn tags(&self) -> Result<Vec<(String, Tag)>> {
+        let listing = self.store.list_dir(&self.key("tag")).await?;
+        let mut names: Vec<String> = listing
+            .files
+            .iter()
+            .filter_map(|f| f.path.rsplit('/').next())
+            .filter_map(|n| n.strip_prefix("tag-"))
+            .map(String::from)
+            .collect();
+        names.sort();
+        let tags = futures::future::try_join_all(names.iter().map(|n| self.tag(n))).await?;
+        Ok(names.into_iter().zip(tags).collect())
+    }
+
+    /// Tag `name` (`tag/tag-<name>`); [`Error::NotFound`] if absent.
+    pub async fn tag(&self, name: &str) -> Result<Tag> {
+        let rel = format!("tag/tag-{name}");
+        let bytes = self.get_opt(&rel).await?.ok_or_else(|| Error::NotFound {
+            what: format!("tag '{name}'"),
+            context: Some(self.path.clone()),
+        })?;
+        Tag::from_json(&bytes)
+            .map_err(|e| Error::corrupt(self.key(&rel), format!("invalid tag JSON: {e}")))
+    }
+
+    // ---- manifests (cached) --------------------------------------------------------------
+
+    async fn read_manifest_bytes(&self, name: &str) -> Result<bytes::Bytes> {
+        let key = self.key(&format!("manifest/{name}"));
+        match self.store.get(&key).await {
+            Ok(b) => Ok(b),
+            Err(e) if e.is_not_found() => Err(Error::NotFound {
+                what: format!("manifest file {key}"),
+                context: Some("referenced by a snapshot but missing (expired?)".into()),
+            }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The entries of manifest list `name` (cached).
+    pub async fn manifest_list(&self, name: &str) -> Result<Rc<Vec<ManifestFileMeta>>> {
+        if let Some(v) = self.manifest_lists.borrow().get(name) {
+            return Ok(v.clone());
+        }
+        let bytes = self.read_manifest_bytes(name).await?;
+        let v = Rc::new(decode_manifest_list(
+            &self.key(&format!("manifest/{name}")),
+            &bytes,
+        )?);
+        self.manifest_lists
+            .borrow_mut()
+            .insert(name.to_string(), v.clone());
+        Ok(v)
+    }
+
+    /// The entries of data/changelog manifest `name` (cached).
+    pub async fn manifest(&self, name: &str) -> Result<Rc<Vec<ManifestEntry>>> {
+        if let Some(v) = self.manifests.borrow().get(name) {
+            return Ok(v.clone());
+        }
+        let bytes = self.read_manifest_bytes(name).await?;
+        let v = Rc::new(decode_manifest(
+            &self.key(&format!("manifest/{name}")),
+            &bytes,
+        )?);
+        self.manifests
+            .borrow_mut()
+            .insert(name.to_string(), v.clone());
+        Ok(v)
+    }
+
+    /// The entries of index manifest `name` (cached).
+    pub async fn index_manifest(&self, name: &str) -> Result<Rc<Vec<IndexManifestEntry>>> {
+        if let Some(v) = self.index_manifests.borrow().get(name) {
+            return Ok(v.clone());
+        }
+        let bytes = self.read_manifest_bytes(name).await?;
+        let v = Rc::new(decode_index_manifest(
+            &self.key(&format!("manifest/{name}")),
+            &bytes,
+        )?);
+        self.index_manifests
+            .borrow_mut()
+            .insert(name.to_string(), v.clone());
+        Ok(v)
+    }
+
+    // ---- file paths ----------------------------------------------------------------------
+
+    /// The partition directory part `k1=v1/k2=v2` for these partition values (in partition-key
+    /// order), rendered as Paimon does: `partition.legacy-name` decides the rendering (see
+    /// [`Datum::to_partition_string`]), NULL, empty and whitespace-only values become
+    /// `partition.default-name`, and names and values are Hive-escaped.
+    pub fn partition_path(&self, partition_values: &[Datum]) -> Result<String> {
+        let options = self.options();
+        let legacy = options.partition_legacy_name()?;
+        let default_name = options.partition_default_name();
+        let fields = self.schema.partition_fields();
+        if fields.len() != partition_values.len() {
+            return Err(Error::Invalid(format!(
+                "table {} has {} partition keys but {} partition values were given",
+                self.path,
+                fields.len(),
+                partition_values.len()
+            )));
+        }
+        let parts: Vec<String> = fields
+            .iter()
+            .zip(partition_values)
+            .map(|(field, value)| {
+                let text = value
+                    .to_partition_string(&field.data_type, legacy)
+                    .filter(|s| !s.trim().is_empty())
+                    .unwrap_or_else(|| default_name.clone());
+                format!(
+                    "{}={}",
+                    escape_path_name(&field.name),
+                    escape_path_name(&text)
+                )
+            })
+            .collect();
+        Ok(parts.join("/"))
+    }
+
+    /// The bucket directory name: `bucket-<b>`, or `bucket-postpone` for bucket -2.
+    pub fn bucket_dir(bucket: i32) -> String {
+        if bucket == POSTPONE_BUCKET {
+            "bucket-postpone".into()
+        } else {
+            format!("bucket-{bucket}")
+        }
+    }
+
+    /// Store key of a data (or changelog) file: `<table>[/<data-file.path-directory>]/<k1>=<v1>/…/bucket-<b>/<file_name>`.
+    ///
+    /// `partition_values` must come from the manifest entry's `_PARTITION` BinaryRow (never parse
+    /// them from a path). When the file has an `external_path`, that location with its scheme
+    /// and authority stripped is returned instead (see [`strip_scheme`]).
+    pub fn data_file_path(
+        &self,
+        partition_values: &[Datum],
+        bucket: i32,
+        file: &DataFileMeta,
+    ) -> Result<String> {
+        if let Some(external) = file.external_path.as_deref().filter(|p| !p.is_empty()) {
+            return Ok(strip_scheme(external));
+        }
+        let mut dir = self.path.clone();
+        if let Some(sub) = self.options().data_file_path_directory() {
+            dir = join(&dir, &sub);
+        }
+        let partition = self.partition_path(partition_values)?;
+        if !partition.is_empty() {
+            dir = join(&dir, &partition);
+        }
+        Ok(join(
+            &join(&dir, &Self::bucket_dir(bucket)),
+            &file.file_name,
+        ))
+    }
+
+    /// Store key of an index file: `<table>/index/<name>`.
+    pub fn index_file_path(&self, file_name: &str) -> String {
+        join(&self.key("index"), file_name)
+    }
+}
+
+/// Lists `<dir>/` and returns the ids of files named `<prefix><id>`, ascending.
+async fn list_ids(store: &dyn ObjectStore, dir: &str, prefix: &str) -> Result<Vec<i64>> {
+    let listing = match store.list_dir(dir).await {
+        Ok(l) => l,
+        Err(e) if e.is_not_found() => return Ok(Vec::new()),
+        Err(e) => return Err(e.into()),
+    };
+    let mut ids: Vec<i64> = listing
+        .files
+        .iter()
+        .filter_map(|f| f.path.rsplit('/').next())
+        .filter_map(|name| id_from_name(name, prefix))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ids)
+}
+
+async fn load_schema(store: &dyn ObjectStore, table: &str, id: i64) -> Result<TableSchema> {
+    let key = join(table, &format!("schema/schema-{id}"));
+    let bytes = match store.get(&key).await {
+        Ok(b) => b,
+        Err(e) if e.is_not_found() => {
+            return Err(Error::NotFound {
+                what: format!("schema {id}"),
+                context: Some(table.to_string()),
+            })
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let schema = TableSchema::from_json(&bytes)
+        .map_err(|e| Error::corrupt(&key, format!("invalid schema JSON: {e}")))?;
+    if schema.id != id {
+        return Err(Error::corrupt(
+            &key,
+            format!("file holds schema id {}", schema.id),
+        ));
+    }
+    Ok(schema)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+    use lakescope_storage::MemoryStore;
+
+    const SCHEMA: &str = r#"{"version": 3, "id": 0, "fields": [
+        {"id": 0, "name": "dt", "type": "STRING"}, {"id": 1, "name": "h", "type": "INT"},
+        {"id": 2, "name": "v", "type": "BIGINT"}],
+        "highestFieldId": 2, "partitionKeys": ["dt", "h"], "primaryKeys": [],
+        "options": {"partition.default-name": "NULLP"}, "timeMillis": 1}"#;
+
+    fn snapshot_json(id: i64, time: i64) -> String {
+        format!(
+            r#"{{"version": 3, "id": {id}, "schemaId": 0, "baseManifestList": "b", "deltaManifestList": "d",
+               "commitUser": "u", "commitIdentifier": 1, "commitKind": "APPEND", "timeMillis": {time}}}"#
+        )
+    }
+
+    async fn table_with(files: &[(&str, String)]) -> Table {
+        let store = MemoryStore::new();
+        store
+            .put("db.db/t/schema/schema-0", Bytes::from(SCHEMA))
+            .await
+            .unwrap();
+        for (k, v) in files {
+            store
+                .put(&format!("db.db/t/{k}"), Bytes::from(v.clone()))
+                .await
+                .unwrap();
+        }
+        Table::open(Rc::new(store), "db.db/t").await.unwrap()
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn hints_are_only_hints() {
+        let mut files: Vec<(&str, String)> = Vec::new();
+        let names = [
+            "snapshot/snapshot-3",
+            "snapshot/snapshot-4",
+            "snapshot/snapshot-5",
+        ];
+        for (i, n) in names.iter().enumerate() {
+            files.push((n, snapshot_json(i as i64 + 3, 100 * (i as i64 + 3))));
+        }
+        // Stale LATEST, stale EARLIEST (pointing at an expired snapshot).
+        files.push(("snapshot/LATEST", "4".into()));
+        files.push(("snapshot/EARLIEST", "1".into()));
+        let t = table_with(&files).await;
+        assert_eq!(t.latest_snapshot_id().await.unwrap(), Some(5));
+        assert_eq!(t.latest_snapshot().await.unwrap().unwrap().id, 5);
+        assert_eq!(t.earliest_snapshot_id().await.unwrap(), Some(3));
+        assert_eq!(t.snapshots().await.unwrap().len(), 3);
+        // Garbage LATEST.
+        files.retain(|(k, _)| *k != "snapshot/LATEST");
+        files.push(("snapshot/LATEST", "garbage\n".into()));
+        let t = table_with(&files).await;
+        assert_eq!(t.latest_snapshot_id().await.unwrap(), Some(5));
+        // LATEST ahead of reality.
+        files.retain(|(k, _)| *k != "snapshot/LATEST");
+        files.push(("snapshot/LATEST", "99".into()));
+        let t = table_with(&files).await;
+        assert_eq!(t.latest_snapshot_id().await.unwrap(), Some(5));
+        // Time travel.
+        assert_eq!(t.snapshot_at_or_before_timestamp(299).await.unwrap(), None);
+        assert_eq!(
+            t.snapshot_at_or_before_timestamp(300)
+                .await
+                .unwrap()
+                .unwrap()
+                .id,
+            3
+        );
+        assert_eq!(
+            t.snapshot_at_or_before_timestamp(450)
+                .await
+                .unwrap()
+                .unwrap()
+                .id,
+            4
+        );
+        assert_eq!(
+            t.snapshot_at_or_before_timestamp(10_000)
+                .await
+                .unwrap()
+                .unwrap()
+                .id,
+            5
+        );
+        assert!(matches!(t.snapshot(1).await, Err(Error::NotFound { .. })));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn empty_table_and_missing_table() {
+        let t = table_with(&[]).await;
+        assert_eq!(t.latest_snapshot().await.unwrap(), None);
+        assert_eq!(t.earliest_snapshot_id().await.unwrap(), None);
+        assert!(t.tags().await.unwrap().is_empty());
+        assert!(matches!(t.tag("nope").await, Err(Error::NotFound { .. })));
+        let store: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
+        assert!(matches!(
+            Table::open(store, "db.db/none").await,
+            Err(Error::NotFound { .. })
+        ));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn data_file_paths() {
+        let t = table_with(&[]).await;
+        let file = DataFileMeta {
+            file_name: "data-1.parquet".into(),
+            file_size: 0,
+            row_count: 0,
+            min_key: vec![],
+            max_key: vec![],
+            key_stats: Default::default(),
+            value_stats: Default::default(),
+            min_sequence_number: 0,
+            max_sequence_number: 0,
+            schema_id: 0,
+            level: 0,
+            extra_files: vec![],
+            creation_time: None,
+            delete_row_count: None,
+            embedded_file_index: None,
+            file_source: None,
+            value_stats_cols: None,
+            external_path: None,
+            first_row_id: None,
+            write_cols: None,
+            write_cols_sequences: None,
+        };
+        let p = t
+            .data_file_path(
+                &[Datum::String("2024-01-01".into()), Datum::Int(3)],
+                1,
+                &file,
+            )
+            .unwrap();
+        assert_eq!(p, "db.db/t/dt=2024-01-01/h=3/bucket-1/data-1.parquet");
+        let p = t
+            .data_file_path(&[Datum::String(" ".into()), Datum::Null], 0, &file)
+            .unwrap();
+        assert_eq!(p, "db.db/t/dt=NULLP/h=NULLP/bucket-0/data-1.parquet");
+        let p = t
+            .data_file_path(
+                &[Datum::String("a/b:c=d%".into()), Datum::Int(-1)],
+                -2,
+                &file,
+            )
+            .unwrap();
+        assert_eq!(
+            p,
+            "db.db/t/dt=a%2Fb%3Ac%3Dd%25/h=-1/bucket-postpone/data-1.parquet"
+        );
+        assert!(t.data_file_path(&[], 0, &file).is_err());
+        let ext = DataFileMeta {
+            external_path: Some("s3://bucket/ext/data-1.parquet".into()),
+            ..file
+        };
+        assert_eq!(
+            t.data_file_path(&[], 0, &ext).unwrap(),
+            "ext/data-1.parquet"
+        );
+        assert_eq!(strip_scheme("file:/tmp/x.parquet"), "tmp/x.parquet");
+        assert_eq!(strip_scheme("/tmp/x.parquet"), "tmp/x.parquet");
+        assert_eq!(t.index_file_path("index-1"), "db.db/t/index/index-1");
+    }
+}

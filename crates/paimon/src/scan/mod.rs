@@ -1,1 +1,129 @@
 //! Scan planning: replaying manifests into splits per (partition, bucket).
+
+mod plan;
+
+pub use plan::{plan, plan_delta};
+
+use crate::spec::binary_row::Datum;
+use crate::spec::manifest::DataFileMeta;
+use crate::spec::schema::TableSchema;
+use std::collections::HashMap;
+
+/// Where the deletion vector of one data file is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeletionFile {
+    /// Store key of the DV index file (`<table>/index/<name>`).
+    pub index_file_path: String,
+    /// Byte offset of the vector (its 4-byte size prefix) in the index file.
+    pub offset: i64,
+    /// Length of the serialized vector in bytes.
+    pub length: i64,
+    /// Number of deleted rows, when the writer recorded it.
+    pub cardinality: Option<i64>,
+}
+
+/// The live files of one (partition, bucket).
+///
+/// `files` are sorted by (level, min key, min sequence number, file name); the min key is
+/// compared as decoded values of the trimmed primary key (files whose key cannot be decoded
+/// compare as empty keys). No level-0 visibility rule is applied: that is the reader's job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    /// Partition values, decoded from the manifest's `_PARTITION` (partition-key order).
+    pub partition: Vec<Datum>,
+    /// The raw `_PARTITION` BinaryRow bytes.
+    pub partition_bytes: Vec<u8>,
+    /// Bucket number.
+    pub bucket: i32,
+    /// Total buckets recorded for the partition (newest entry), if the writer recorded it.
+    pub total_buckets: Option<i32>,
+    /// Live data files.
+    pub files: Vec<DataFileMeta>,
+    /// Deletion vectors by data file name.
+    pub deletion_files: HashMap<String, DeletionFile>,
+}
+
+impl Split {
+    /// Sum of the files' `row_count` (rows stored, before merging or deletion vectors).
+    pub fn row_count(&self) -> i64 {
+        self.files.iter().map(|f| f.row_count).sum()
+    }
+}
+
+/// The result of planning a full scan of one snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The snapshot planned.
+    pub snapshot_id: i64,
+    /// The snapshot's schema id.
+    pub schema_id: i64,
+    /// Splits sorted by (partition, bucket).
+    pub splits: Vec<Split>,
+}
+
+impl Plan {
+    /// Sum of all live files' `row_count` (equals the snapshot's `totalRecordCount`).
+    pub fn row_count(&self) -> i64 {
+        self.splits.iter().map(Split::row_count).sum()
+    }
+
+    /// Number of live data files.
+    pub fn file_count(&self) -> usize {
+        self.splits.iter().map(|s| s.files.len()).sum()
+    }
+}
+
+/// The changes of one snapshot (its delta manifest list only).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeltaPlan {
+    /// The snapshot planned.
+    pub snapshot_id: i64,
+    /// The snapshot's schema id.
+    pub schema_id: i64,
+    /// Files the commit added, grouped like [`Plan::splits`] (deletion files: the snapshot's).
+    pub added: Vec<Split>,
+    /// Files the commit removed (compaction inputs, overwritten files), grouped the same way.
+    pub deleted: Vec<Split>,
+}
+
+/// Which partitions to plan.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum PartitionFilter {
+    /// Every partition.
+    #[default]
+    All,
+    /// Partitions whose named columns equal the given values (`Datum::Null` matches NULL).
+    Eq(Vec<(String, Datum)>),
+}
+
+impl PartitionFilter {
+    /// Whether a partition (values in the schema's partition-key order) passes.
+    pub fn matches(&self, schema: &TableSchema, partition: &[Datum]) -> bool {
+        match self {
+            PartitionFilter::All => true,
+            PartitionFilter::Eq(conds) => conds.iter().all(|(name, want)| {
+                schema
+                    .partition_keys
+                    .iter()
+                    .position(|k| k == name)
+                    .and_then(|i| partition.get(i))
+                    .is_some_and(|got| got.total_cmp(want).is_eq())
+            }),
+        }
+    }
+
+    /// Checks that every named column is a partition key of `schema`.
+    pub fn validate(&self, schema: &TableSchema) -> crate::Result<()> {
+        if let PartitionFilter::Eq(conds) = self {
+            for (name, _) in conds {
+                if !schema.partition_keys.contains(name) {
+                    return Err(crate::Error::Invalid(format!(
+                        "'{name}' is not a partition column (partition keys: {:?})",
+                        schema.partition_keys
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
