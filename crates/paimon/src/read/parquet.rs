@@ -1,0 +1,298 @@
+//! Parquet data files: whole-bytes decoding and ranged reads (footer + needed column chunks only).
+
+use super::{assemble, evolution, wanted_columns, FileKind, Wanted, BATCH_SIZE};
+use crate::spec::DataField;
+use crate::{Error, Result};
+use arrow_array::RecordBatch;
+use arrow_schema::Schema;
+use bytes::{Buf, Bytes};
+use lakescope_storage::ObjectStore;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use parquet::arrow::{ProjectionMask, PARQUET_FIELD_ID_META_KEY};
+use parquet::errors::ParquetError;
+use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
+use parquet::file::reader::{ChunkReader, Length};
+use parquet::schema::types::SchemaDescriptor;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Bytes fetched from the end of the file in one request, hoping to get the whole footer.
+pub const FOOTER_PREFETCH: u64 = 64 * 1024;
+/// Column chunks closer than this are fetched in one request.
+const COALESCE_GAP: u64 = 64 * 1024;
+
+fn corrupt(file: &str, e: impl std::fmt::Display) -> Error {
+    Error::corrupt(file, format!("invalid Parquet file: {e}"))
+}
+
+/// Root column indices to decode, and the file column name → wanted name renames (only
+/// differing when a column was matched by Parquet field id).
+fn projection(schema: &Schema, wanted: &[Wanted]) -> (Vec<usize>, HashMap<String, String>) {
+    let ids: HashMap<i32, usize> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let id = f.metadata().get(PARQUET_FIELD_ID_META_KEY)?.parse().ok()?;
+            Some((id, i))
+        })
+        .collect();
+    let mut roots = Vec::new();
+    let mut renames = HashMap::new();
+    for w in wanted {
+        let by_id = if ids.is_empty() {
+            None
+        } else {
+            w.id.and_then(|id| ids.get(&id).copied())
+        };
+        let index = by_id.or_else(|| schema.fields().iter().position(|f| f.name() == &w.name));
+        if let Some(i) = index {
+            if !roots.contains(&i) {
+                roots.push(i);
+            }
+            renames.insert(schema.field(i).name().clone(), w.name.clone());
+        }
+    }
+    roots.sort_unstable();
+    (roots, renames)
+}
+
+fn rename(
+    file: &str,
+    batch: RecordBatch,
+    renames: &HashMap<String, String>,
+) -> Result<RecordBatch> {
+    if batch
+        .schema()
+        .fields()
+        .iter()
+        .all(|f| renames.get(f.name()).is_none_or(|n| n == f.name()))
+    {
+        return Ok(batch);
+    }
+    let schema = batch.schema();
+    let fields: Vec<_> = schema
+        .fields()
+        .iter()
+        .map(|f| match renames.get(f.name()) {
+            Some(n) => f.as_ref().clone().with_name(n),
+            None => f.as_ref().clone(),
+        })
+        .collect();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), batch.columns().to_vec())
+        .map_err(|e| corrupt(file, e))
+}
+
+fn decode_with<T: ChunkReader + 'static>(
+    file: &str,
+    builder: ParquetRecordBatchReaderBuilder<T>,
+    wanted: &[Wanted],
+) -> Result<Vec<RecordBatch>> {
+    let (roots, renames) = projection(builder.schema(), wanted);
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    let reader = builder
+        .with_projection(mask)
+        .with_batch_size(BATCH_SIZE)
+        .build()
+        .map_err(|e| corrupt(file, e))?;
+    reader
+        .map(|b| rename(file, b.map_err(|e| corrupt(file, e))?, &renames))
+        .collect()
+}
+
+/// Decodes the wanted columns of a whole Parquet file (columns keep their wanted names).
+pub(crate) fn decode(file: &str, bytes: Bytes, wanted: &[Wanted]) -> Result<Vec<RecordBatch>> {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(|e| corrupt(file, e))?;
+    decode_with(file, builder, wanted)
+}
+
+/// Reads a Parquet data file through `store` with ranged requests: the footer (one request of
+/// the last [`FOOTER_PREFETCH`] bytes, two if the footer is larger), then only the column chunks
+/// the read schema needs. `size` avoids a `head` request when the manifest already gave it.
+/// Returns the same batches as [`read_file`](super::read_file).
+pub async fn read_parquet_async(
+    store: &dyn ObjectStore,
+    path: &str,
+    size: Option<u64>,
+    file_fields: &[DataField],
+    read_fields: &[DataField],
+    kind: FileKind,
+) -> Result<Vec<RecordBatch>> {
+    read_parquet_ranged(
+        store,
+        path,
+        size,
+        file_fields,
+        read_fields,
+        kind,
+        FOOTER_PREFETCH,
+    )
+    .await
+}
+
+/// [`read_parquet_async`] with a chosen footer prefetch size.
+pub async fn read_parquet_ranged(
+    store: &dyn ObjectStore,
+    path: &str,
+    size: Option<u64>,
+    file_fields: &[DataField],
+    read_fields: &[DataField],
+    kind: FileKind,
+    footer_prefetch: u64,
+) -> Result<Vec<RecordBatch>> {
+    let plan = evolution::plan(file_fields, read_fields);
+    let wanted = wanted_columns(&plan, kind);
+    let size = match size {
+        Some(s) => s,
+        None => store.head(path).await?.size,
+    };
+    if size < 12 {
+        return Err(corrupt(path, format!("{size} bytes is too small")));
+    }
+    let tail_len = footer_prefetch.clamp(8, size);
+    let tail = store.get_range(path, size - tail_len..size).await?;
+    if tail.len() as u64 != tail_len {
+        return Err(corrupt(path, "short read of the footer"));
+    }
+    if tail_len == size {
+        // The prefetch got the whole file.
+        let decoded = decode(path, tail, &wanted)?;
+        return assemble(path, &plan, kind, decoded);
+    }
+    let end = tail.len();
+    if &tail[end - 4..] != b"PAR1" {
+        return Err(corrupt(path, "no PAR1 magic at the end"));
+    }
+    let mut len_bytes = [0u8; 4];
+    len_bytes.copy_from_slice(&tail[end - 8..end - 4]);
+    let meta_len = u64::from(u32::from_le_bytes(len_bytes));
+    if meta_len + 12 > size {
+        return Err(corrupt(
+            path,
+            format!("footer of {meta_len} bytes in a {size}-byte file"),
+        ));
+    }
+    let meta_bytes = if meta_len + 8 <= tail_len {
+        let start = (tail_len - 8 - meta_len) as usize;
+        tail.slice(start..end - 8)
+    } else {
+        store.get_range(path, size - 8 - meta_len..size - 8).await?
+    };
+    let metadata =
+        ParquetMetaDataReader::decode_metadata(&meta_bytes).map_err(|e| corrupt(path, e))?;
+    let arrow_meta = ArrowReaderMetadata::try_new(Arc::new(metadata), ArrowReaderOptions::new())
+        .map_err(|e| corrupt(path, e))?;
+    let (roots, _) = projection(arrow_meta.schema(), &wanted);
+    let mask = ProjectionMask::roots(arrow_meta.parquet_schema(), roots);
+    let ranges = chunk_ranges(
+        path,
+        arrow_meta.metadata(),
+        arrow_meta.parquet_schema(),
+        &mask,
+        size,
+    )?;
+    let mut chunks = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        let start = range.start;
+        let bytes = store.get_range(path, range).await?;
+        chunks.push((start, bytes));
+    }
+    let reader = SparseFile { len: size, chunks };
+    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, arrow_meta);
+    let decoded = decode_with(path, builder, &wanted)?;
+    assemble(path, &plan, kind, decoded)
+}
+
+/// Byte ranges of the projected column chunks of every row group, coalesced.
+fn chunk_ranges(
+    file: &str,
+    metadata: &ParquetMetaData,
+    schema: &SchemaDescriptor,
+    mask: &ProjectionMask,
+    size: u64,
+) -> Result<Vec<Range<u64>>> {
+    let mut ranges: Vec<Range<u64>> = Vec::new();
+    for row_group in metadata.row_groups() {
+        for (i, column) in row_group.columns().iter().enumerate() {
+            if i >= schema.num_columns() || !mask.leaf_included(i) {
+                continue;
+            }
+            let start = column
+                .dictionary_page_offset()
+                .filter(|o| *o > 0)
+                .unwrap_or_else(|| column.data_page_offset());
+            let len = column.compressed_size();
+            let (Ok(start), Ok(len)) = (u64::try_from(start), u64::try_from(len)) else {
+                return Err(corrupt(file, "negative column chunk offset or size"));
+            };
+            let end = start.checked_add(len).filter(|e| *e <= size);
+            let Some(end) = end else {
+                return Err(corrupt(
+                    file,
+                    format!("column chunk {start}+{len} past the end ({size})"),
+                ));
+            };
+            ranges.push(start..end);
+        }
+    }
+    ranges.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<u64>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end + COALESCE_GAP => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    Ok(merged)
+}
+
+/// A file of which only some byte ranges were fetched.
+struct SparseFile {
+    len: u64,
+    chunks: Vec<(u64, Bytes)>,
+}
+
+impl SparseFile {
+    fn find(&self, start: u64, len: u64) -> parquet::errors::Result<Bytes> {
+        for (offset, bytes) in &self.chunks {
+            let end = offset + bytes.len() as u64;
+            if *offset <= start && start + len <= end {
+                let from = (start - offset) as usize;
+                return Ok(bytes.slice(from..from + len as usize));
+            }
+        }
+        Err(ParquetError::General(format!(
+            "bytes {start}..{} were not fetched",
+            start + len
+        )))
+    }
+}
+
+impl Length for SparseFile {
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl ChunkReader for SparseFile {
+    type T = bytes::buf::Reader<Bytes>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        for (offset, bytes) in &self.chunks {
+            let end = offset + bytes.len() as u64;
+            if *offset <= start && start < end {
+                return Ok(bytes.slice((start - offset) as usize..).reader());
+            }
+        }
+        Err(ParquetError::General(format!(
+            "byte {start} was not fetched"
+        )))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        self.find(start, length as u64)
+    }
+}
