@@ -4,8 +4,8 @@
 //! value columns followed by `_SEQUENCE_NUMBER` (Int64) and `_VALUE_KIND` (Int8). Output: the
 //! merged rows in key order, value columns followed by `_VALUE_KIND`.
 //!
-//! Semantics follow Apache Paimon's `SortMergeReaderWithMinHeap` + `ReducerMergeFunctionWrapper`
-//! + the merge functions: rows with equal keys are ordered by the user `sequence.field` (if
+//! Semantics follow Apache Paimon's `SortMergeReaderWithMinHeap`, `ReducerMergeFunctionWrapper`
+//! and the merge functions: rows with equal keys are ordered by the user `sequence.field` (if
 //! set), then `_SEQUENCE_NUMBER`, then retract-before-add; a key with a single row is passed
 //! through unchanged; the engine decides the rest. Rows whose result kind is a retraction
 //! (-U/-D) are dropped unless [`MergeSettings::keep_deletes`] is set.
@@ -144,6 +144,7 @@ pub struct MergeReader {
     builder: OutputBuilder,
     group: Vec<Entry>,
     done: bool,
+    failed: bool,
 }
 
 /// Merges the sorted runs of one (partition, bucket) into batches (see the module docs).
@@ -247,6 +248,7 @@ impl MergeReader {
             builder,
             group: Vec::new(),
             done: false,
+            failed: false,
         })
     }
 
@@ -325,11 +327,14 @@ impl Iterator for MergeReader {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
         match self.next_batch() {
             Ok(Some(b)) => Some(Ok(b)),
             Ok(None) => None,
             Err(e) => {
-                self.done = true;
+                self.failed = true;
                 Some(Err(e))
             }
         }
