@@ -2,5 +2,10 @@
 
 pub mod canonical;
 pub mod catalog;
+pub mod error;
+pub mod scan;
+pub mod table_ref;
 
 pub use catalog::{Catalog, DatabaseEntry, TableEntry};
+pub use error::{Error, Result};
+pub use table_ref::TableRef;

@@ -7,6 +7,8 @@ pub mod merge;
 pub mod read;
 pub mod scan;
 pub mod spec;
+pub mod system;
 pub mod table;
+pub mod table_read;
 
 pub use error::{Error, Result};

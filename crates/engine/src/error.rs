@@ -1,0 +1,24 @@
+//! Errors of the engine façade.
+
+/// Result alias for engine operations.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Why an engine operation failed; the message names the table or file and the cause.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading the table format failed.
+    #[error(transparent)]
+    Paimon(#[from] lakescope_paimon::Error),
+    /// Storage failed.
+    #[error(transparent)]
+    Storage(#[from] lakescope_storage::Error),
+    /// Arrow failed to build or convert a batch.
+    #[error("{context}: {source}")]
+    Arrow {
+        context: String,
+        source: arrow_schema::ArrowError,
+    },
+    /// The request is invalid (unknown column, unknown system table, ...).
+    #[error("{0}")]
+    Invalid(String),
+}

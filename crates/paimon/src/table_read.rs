@@ -1,0 +1,299 @@
+//! Reading a whole snapshot: plan → read data files → apply deletion vectors → merge (PK) → rows.
+
+use crate::merge::{MergeReader, MergeSettings, RowKind};
+use crate::read::{self, DeletionVector, FileFormat, FileKind};
+use crate::scan::{self, PartitionFilter, Split};
+use crate::spec::{DataField, DataFileMeta, MergeEngine, Snapshot, TableSchema};
+use crate::table::Table;
+use crate::{Error, Result};
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
+use std::sync::Arc;
+
+/// What to read from a snapshot.
+#[derive(Debug, Clone, Default)]
+pub struct ReadRequest {
+    /// Only these columns, in this order (all when `None`).
+    pub columns: Option<Vec<String>>,
+    /// Add a leading `rowkind` column (`+I`, `-U`, `+U`, `-D`) as the `$audit_log` view does,
+    /// and keep retractions.
+    pub with_row_kind: bool,
+    /// Read only the top level of each bucket, without merging (`$ro`, read-optimized).
+    pub read_optimized: bool,
+}
+
+/// Rows read, with their schema.
+#[derive(Debug, Clone)]
+pub struct ReadOutput {
+    /// Schema of the batches (meaningful also with no rows).
+    pub schema: SchemaRef,
+    /// The rows.
+    pub batches: Vec<RecordBatch>,
+}
+
+/// Reads the table as of `snapshot` (an empty table when `None`) with the snapshot's schema.
+pub async fn read_snapshot(
+    table: &Table,
+    snapshot: Option<&Snapshot>,
+    request: &ReadRequest,
+) -> Result<ReadOutput> {
+    let schema = match snapshot {
+        Some(s) => table.schema(s.schema_id).await?,
+        None => table.latest_schema().await?,
+    };
+    let projection = projection(&schema, request.columns.as_deref())?;
+    let Some(snapshot) = snapshot else {
+        return Ok(ReadOutput {
+            schema: project_schema(&schema.fields, &projection)?,
+            batches: Vec::new(),
+        });
+    };
+    let plan = scan::plan(table, snapshot, &PartitionFilter::All).await?;
+    let reader = SplitReader::new(table, &schema)?;
+    let out_schema = project_schema(&schema.fields, &projection)?;
+    let (out_schema, projection) = if request.with_row_kind {
+        let mut fields = vec![Arc::new(Field::new(
+            ROW_KIND_COLUMN,
+            ArrowType::Utf8,
+            false,
+        ))];
+        fields.extend(out_schema.fields().iter().cloned());
+        let shifted = std::iter::once(0)
+            .chain(projection.iter().map(|p| p + 1))
+            .collect();
+        (Arc::new(Schema::new(fields)), shifted)
+    } else {
+        (out_schema, projection)
+    };
+    let mut batches = Vec::new();
+    for split in &plan.splits {
+        for batch in reader.read_split(split, request).await? {
+            let projected = batch
+                .project(&projection)
+                .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))?;
+            batches.push(
+                RecordBatch::try_new(out_schema.clone(), projected.columns().to_vec())
+                    .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))?,
+            );
+        }
+    }
+    Ok(ReadOutput {
+        schema: out_schema,
+        batches,
+    })
+}
+
+/// Name of the row-kind column of `$audit_log`.
+pub const ROW_KIND_COLUMN: &str = "rowkind";
+
+/// Column indices of the requested columns in the table schema.
+fn projection(schema: &TableSchema, columns: Option<&[String]>) -> Result<Vec<usize>> {
+    match columns {
+        None => Ok((0..schema.fields.len()).collect()),
+        Some(cols) => cols
+            .iter()
+            .map(|c| {
+                schema.field_index(c).ok_or_else(|| Error::NotFound {
+                    what: format!("column '{c}'"),
+                    context: Some(format!(
+                        "columns: {}",
+                        schema
+                            .fields
+                            .iter()
+                            .map(|f| f.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                })
+            })
+            .collect(),
+    }
+}
+
+fn project_schema(fields: &[DataField], projection: &[usize]) -> Result<SchemaRef> {
+    let full = read::to_arrow_schema(fields);
+    full.project(projection)
+        .map(Arc::new)
+        .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))
+}
+
+/// Reads the splits of one table with one read schema.
+struct SplitReader<'a> {
+    table: &'a Table,
+    schema: &'a TableSchema,
+    primary_keys: Vec<String>,
+    merge_engine: MergeEngine,
+    deletion_vectors: bool,
+    default_format: Option<FileFormat>,
+}
+
+impl<'a> SplitReader<'a> {
+    fn new(table: &'a Table, schema: &'a TableSchema) -> Result<Self> {
+        let options = schema.core_options();
+        Ok(Self {
+            table,
+            schema,
+            primary_keys: schema.primary_keys.clone(),
+            merge_engine: options.merge_engine()?,
+            deletion_vectors: options.deletion_vectors_enabled()?,
+            default_format: FileFormat::from_option(&options.file_format()),
+        })
+    }
+
+    fn is_primary_key_table(&self) -> bool {
+        !self.primary_keys.is_empty()
+    }
+
+    /// Batch reads of deletion-vector and first-row tables see only compacted (level ≥ 1) files.
+    fn skips_level_zero(&self) -> bool {
+        self.is_primary_key_table()
+            && (self.deletion_vectors || self.merge_engine == MergeEngine::FirstRow)
+    }
+
+    async fn read_split(&self, split: &Split, request: &ReadRequest) -> Result<Vec<RecordBatch>> {
+        let mut files: Vec<&DataFileMeta> = split.files.iter().collect();
+        if self.skips_level_zero() || (request.read_optimized && self.is_primary_key_table()) {
+            files.retain(|f| f.level > 0);
+        }
+        if request.read_optimized && self.is_primary_key_table() {
+            let top = files.iter().map(|f| f.level).max();
+            files.retain(|f| Some(f.level) == top);
+        }
+        let kind = if self.is_primary_key_table() {
+            FileKind::KeyValue
+        } else {
+            FileKind::Append
+        };
+        let mut per_file = Vec::with_capacity(files.len());
+        for file in &files {
+            let mut batches = self.read_data_file(split, file, kind).await?;
+            if let Some(dv) = self.deletion_vector(split, file).await? {
+                batches = dv.apply(batches)?;
+            }
+            per_file.push(batches);
+        }
+        if !self.is_primary_key_table() || per_file.is_empty() {
+            return Ok(per_file.into_iter().flatten().collect());
+        }
+        let raw_convertible = self.deletion_vectors || request.read_optimized;
+        if raw_convertible && !request.with_row_kind {
+            // Deletion-vector tables: compacted files hold at most one live row per key.
+            return per_file
+                .into_iter()
+                .flatten()
+                .map(|b| drop_system_columns(&b))
+                .collect();
+        }
+        let settings = MergeSettings {
+            keep_deletes: request.with_row_kind,
+            ..MergeSettings::default()
+        };
+        let merger = MergeReader::new(
+            per_file,
+            &self.schema.fields,
+            &self.primary_keys,
+            &self.schema.options,
+            settings,
+        )?;
+        let merged = merger.collect::<Result<Vec<_>>>()?;
+        if request.with_row_kind {
+            merged.iter().map(row_kind_first).collect()
+        } else {
+            merged.iter().map(drop_value_kind).collect()
+        }
+    }
+
+    async fn read_data_file(
+        &self,
+        split: &Split,
+        file: &DataFileMeta,
+        kind: FileKind,
+    ) -> Result<Vec<RecordBatch>> {
+        let path = self
+            .table
+            .data_file_path(&split.partition, split.bucket, file)?;
+        let format = FileFormat::from_file_name(&file.file_name)
+            .or(self.default_format)
+            .ok_or_else(|| Error::unsupported(&path, "unknown data file format"))?;
+        let file_schema = self.table.schema(file.schema_id).await?;
+        let bytes = self.table.store().get(&path).await?;
+        read::read_file(
+            &path,
+            bytes,
+            format,
+            &file_schema.fields,
+            &self.schema.fields,
+            kind,
+        )
+    }
+
+    async fn deletion_vector(
+        &self,
+        split: &Split,
+        file: &DataFileMeta,
+    ) -> Result<Option<DeletionVector>> {
+        let Some(dv) = split.deletion_files.get(&file.file_name) else {
+            return Ok(None);
+        };
+        let bytes = self.table.store().get(&dv.index_file_path).await?;
+        read::deletion_vector::decode_range(
+            &dv.index_file_path,
+            &bytes,
+            dv.offset as u64,
+            dv.length as u64,
+        )
+        .map(Some)
+    }
+}
+
+/// Drops `_SEQUENCE_NUMBER` and `_VALUE_KIND` (the last two columns) of a key-value batch,
+/// keeping only rows that are additions.
+fn drop_system_columns(batch: &RecordBatch) -> Result<RecordBatch> {
+    let n = batch.num_columns().saturating_sub(2);
+    let kinds = batch.column(n + 1);
+    let keep = additions_mask(kinds)?;
+    let filtered = arrow_select::filter::filter_record_batch(batch, &keep)
+        .map_err(|e| Error::Invalid(format!("filtering retractions: {e}")))?;
+    filtered
+        .project(&(0..n).collect::<Vec<_>>())
+        .map_err(|e| Error::Invalid(format!("dropping system columns: {e}")))
+}
+
+/// Drops the trailing `_VALUE_KIND` column of merged output.
+fn drop_value_kind(batch: &RecordBatch) -> Result<RecordBatch> {
+    let n = batch.num_columns().saturating_sub(1);
+    batch
+        .project(&(0..n).collect::<Vec<_>>())
+        .map_err(|e| Error::Invalid(format!("dropping _VALUE_KIND: {e}")))
+}
+
+/// Moves the trailing `_VALUE_KIND` of merged output to a leading `rowkind` text column.
+fn row_kind_first(batch: &RecordBatch) -> Result<RecordBatch> {
+    let n = batch.num_columns().saturating_sub(1);
+    let kinds = batch
+        .column(n)
+        .as_any()
+        .downcast_ref::<arrow_array::Int8Array>()
+        .ok_or_else(|| Error::Invalid("_VALUE_KIND is not TINYINT".into()))?;
+    let text: arrow_array::StringArray = kinds
+        .iter()
+        .map(|k| k.and_then(RowKind::from_i8).map(RowKind::short_string))
+        .collect();
+    let mut columns: Vec<arrow_array::ArrayRef> = vec![Arc::new(text)];
+    columns.extend(batch.columns()[..n].iter().cloned());
+    let mut fields = vec![Arc::new(Field::new(ROW_KIND_COLUMN, ArrowType::Utf8, true))];
+    fields.extend(batch.schema().fields()[..n].iter().cloned());
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+        .map_err(|e| Error::Invalid(format!("adding rowkind: {e}")))
+}
+
+fn additions_mask(kinds: &arrow_array::ArrayRef) -> Result<arrow_array::BooleanArray> {
+    let kinds = kinds
+        .as_any()
+        .downcast_ref::<arrow_array::Int8Array>()
+        .ok_or_else(|| Error::Invalid("_VALUE_KIND is not TINYINT".into()))?;
+    Ok(kinds
+        .iter()
+        .map(|k| Some(matches!(k, Some(0) | Some(2))))
+        .collect())
+}
