@@ -448,7 +448,7 @@ mod tests {
 
     #[test]
     fn floats_use_the_shortest_f32_decimal() {
-        assert_eq!(python_float32_repr(3.14), "3.14");
+        assert_eq!(python_float32_repr(2.71), "2.71");
         assert_eq!(python_float32_repr(0.001), "0.001");
         assert_eq!(python_float32_repr(-1.25), "-1.25");
         assert_eq!(python_float32_repr(1e16), "1e+16");
