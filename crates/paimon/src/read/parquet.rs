@@ -259,14 +259,14 @@ impl SparseFile {
     fn find(&self, start: u64, len: u64) -> parquet::errors::Result<Bytes> {
         for (offset, bytes) in &self.chunks {
             let end = offset + bytes.len() as u64;
-            if *offset <= start && start + len <= end {
+            if *offset <= start && start.saturating_add(len) <= end {
                 let from = (start - offset) as usize;
                 return Ok(bytes.slice(from..from + len as usize));
             }
         }
         Err(ParquetError::General(format!(
             "bytes {start}..{} were not fetched",
-            start + len
+            start.saturating_add(len)
         )))
     }
 }
