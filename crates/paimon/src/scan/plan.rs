@@ -4,7 +4,8 @@ use super::{DeletionFile, DeltaPlan, PartitionFilter, Plan, Split};
 use crate::error::{Error, Result};
 use crate::spec::binary_row::{BinaryRow, Datum};
 use crate::spec::manifest::{
-    FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta, DELETION_VECTORS_INDEX,
+    FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta, SimpleStats,
+    DELETION_VECTORS_INDEX,
 };
 use crate::spec::schema::TableSchema;
 use crate::spec::snapshot::Snapshot;
@@ -39,56 +40,77 @@ pub async fn plan(table: &Table, snapshot: &Snapshot, filter: &PartitionFilter) 
         deletion_vectors(table, snapshot),
     )
     .await?;
-    let metas: Vec<&ManifestFileMeta> = base.iter().chain(delta.iter()).collect();
+    let mut partitions = Partitions::new(table, &schema, filter);
+    let metas: Vec<&ManifestFileMeta> = base
+        .iter()
+        .chain(delta.iter())
+        .filter(|m| partitions.may_match(&m.partition_stats))
+        .collect();
     let manifests = fetch_manifests(table, &metas).await?;
 
-    let mut live: HashMap<FileKey, Live<'_>> = HashMap::new();
-    let mut order: Vec<FileKey> = Vec::new();
+    let mut items = Vec::new();
     for (meta, entries) in metas.iter().zip(&manifests) {
-        let manifest = manifest_key(table, &meta.file_name);
         for entry in entries.iter() {
-            let key = file_key(entry);
-            match entry.kind {
-                FileKind::Add => {
-                    if live.contains_key(&key) {
-                        return Err(Error::corrupt(
-                            manifest,
-                            format!(
-                                "ADD of {} (bucket {}, level {}) which is already live",
-                                entry.file.file_name, entry.bucket, entry.file.level
-                            ),
-                        ));
-                    }
-                    order.push(key.clone());
-                    live.insert(
-                        key,
-                        Live {
-                            entry,
-                            manifest: &meta.file_name,
-                        },
-                    );
-                }
-                FileKind::Delete => {
-                    if live.remove(&key).is_none() {
-                        return Err(Error::corrupt(
-                            manifest,
-                            format!(
-                                "DELETE of {} (bucket {}, level {}) which is not live",
-                                entry.file.file_name, entry.bucket, entry.file.level
-                            ),
-                        ));
-                    }
-                }
+            // Entries of filtered-out partitions are dropped before the replay, so pruned
+            // manifests cannot leave unmatched DELETEs behind.
+            if partitions.get(&meta.file_name, &entry.partition)?.is_some() {
+                items.push(Live {
+                    entry,
+                    manifest: &meta.file_name,
+                });
             }
         }
     }
-    let entries: Vec<Live<'_>> = order.into_iter().filter_map(|k| live.remove(&k)).collect();
-    let splits = group(table, &schema, filter, entries, &dvs)?;
+    let entries = replay(items, |m| manifest_key(table, m))?;
+    let splits = group(&mut partitions, entries, &dvs, &schema)?;
     Ok(Plan {
         snapshot_id: snapshot.id,
         schema_id: snapshot.schema_id,
         splits,
     })
+}
+
+/// Replays entries in order: returns the live ADDs (in the order of their last ADD). A DELETE of a file
+/// that is not live, or an ADD of a live file, is [`Error::Corrupt`] naming the manifest
+/// (through `manifest_key`).
+fn replay<'a>(
+    items: Vec<Live<'a>>,
+    manifest_key: impl Fn(&str) -> String,
+) -> Result<Vec<Live<'a>>> {
+    // Live files with the position of their (last) ADD.
+    let mut live: HashMap<FileKey, (usize, Live<'a>)> = HashMap::new();
+    for (pos, item) in items.into_iter().enumerate() {
+        let entry = item.entry;
+        let key = file_key(entry);
+        let what = || {
+            format!(
+                "{} (bucket {}, level {})",
+                entry.file.file_name, entry.bucket, entry.file.level
+            )
+        };
+        match entry.kind {
+            FileKind::Add => {
+                if live.contains_key(&key) {
+                    return Err(Error::corrupt(
+                        manifest_key(item.manifest),
+                        format!("ADD of {} which is already live", what()),
+                    ));
+                }
+                live.insert(key, (pos, item));
+            }
+            FileKind::Delete => {
+                if live.remove(&key).is_none() {
+                    return Err(Error::corrupt(
+                        manifest_key(item.manifest),
+                        format!("DELETE of {} which is not live", what()),
+                    ));
+                }
+            }
+        }
+    }
+    let mut out: Vec<(usize, Live<'a>)> = live.into_values().collect();
+    out.sort_by_key(|(pos, _)| *pos);
+    Ok(out.into_iter().map(|(_, l)| l).collect())
 }
 
 /// Plans only `snapshot`'s own changes (its delta manifest list), for diffs and incremental
@@ -105,39 +127,39 @@ pub async fn plan_delta(table: &Table, snapshot: &Snapshot) -> Result<DeltaPlan>
     let metas: Vec<&ManifestFileMeta> = delta.iter().collect();
     let manifests = fetch_manifests(table, &metas).await?;
 
-    let mut added: HashMap<FileKey, Live<'_>> = HashMap::new();
-    let mut added_order: Vec<FileKey> = Vec::new();
+    let mut added: HashMap<FileKey, (usize, Live<'_>)> = HashMap::new();
     let mut deleted: Vec<Live<'_>> = Vec::new();
-    for (meta, entries) in metas.iter().zip(&manifests) {
-        for entry in entries.iter() {
-            let key = file_key(entry);
-            let item = Live {
-                entry,
-                manifest: &meta.file_name,
-            };
-            match entry.kind {
-                FileKind::Add => {
-                    added_order.push(key.clone());
-                    added.insert(key, item);
-                }
-                FileKind::Delete => {
-                    if added.remove(&key).is_none() {
-                        deleted.push(item);
-                    }
+    let all = metas
+        .iter()
+        .zip(&manifests)
+        .flat_map(|(meta, entries)| entries.iter().map(move |e| (meta, e)));
+    for (pos, (meta, entry)) in all.enumerate() {
+        let key = file_key(entry);
+        let item = Live {
+            entry,
+            manifest: &meta.file_name,
+        };
+        match entry.kind {
+            FileKind::Add => {
+                added.insert(key, (pos, item));
+            }
+            FileKind::Delete => {
+                if added.remove(&key).is_none() {
+                    deleted.push(item);
                 }
             }
         }
     }
-    let added_entries: Vec<Live<'_>> = added_order
-        .into_iter()
-        .filter_map(|k| added.remove(&k))
-        .collect();
+    let mut added: Vec<(usize, Live<'_>)> = added.into_values().collect();
+    added.sort_by_key(|(pos, _)| *pos);
+    let added_entries: Vec<Live<'_>> = added.into_iter().map(|(_, l)| l).collect();
     let no_dvs = HashMap::new();
+    let mut partitions = Partitions::new(table, &schema, &PartitionFilter::All);
     Ok(DeltaPlan {
         snapshot_id: snapshot.id,
         schema_id: snapshot.schema_id,
-        added: group(table, &schema, &PartitionFilter::All, added_entries, &dvs)?,
-        deleted: group(table, &schema, &PartitionFilter::All, deleted, &no_dvs)?,
+        added: group(&mut partitions, added_entries, &dvs, &schema)?,
+        deleted: group(&mut partitions, deleted, &no_dvs, &schema)?,
     })
 }
 
@@ -211,40 +233,89 @@ async fn deletion_vectors(table: &Table, snapshot: &Snapshot) -> Result<DvMap> {
     Ok(out)
 }
 
-/// Groups entries into splits by (partition, bucket), filtering partitions and sorting.
+/// Decodes partitions (once per distinct BinaryRow) and applies the partition filter.
+struct Partitions<'a> {
+    table: &'a Table,
+    schema: &'a TableSchema,
+    filter: &'a PartitionFilter,
+    types: Vec<DataType>,
+    /// Decoded values, `None` when the filter rejects the partition.
+    cache: HashMap<Vec<u8>, Option<Vec<Datum>>>,
+}
+
+impl<'a> Partitions<'a> {
+    fn new(table: &'a Table, schema: &'a TableSchema, filter: &'a PartitionFilter) -> Self {
+        Partitions {
+            table,
+            schema,
+            filter,
+            types: schema.partition_types(),
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The partition's values, or `None` if filtered out; errors name `manifest`.
+    fn get(&mut self, manifest: &str, bytes: &[u8]) -> Result<Option<&Vec<Datum>>> {
+        if !self.cache.contains_key(bytes) {
+            let file = manifest_key(self.table, manifest);
+            let values = BinaryRow::decode_in(&file, bytes, &self.types)?;
+            let keep = self.filter.matches(self.schema, &values).then_some(values);
+            self.cache.insert(bytes.to_vec(), keep);
+        }
+        Ok(self.cache.get(bytes).and_then(Option::as_ref))
+    }
+
+    /// Whether a manifest whose partitions span `stats` may hold a partition the filter
+    /// accepts. Undecodable stats never prune.
+    fn may_match(&self, stats: &SimpleStats) -> bool {
+        let PartitionFilter::Eq(conds) = self.filter else {
+            return true;
+        };
+        let (Ok(min), Ok(max)) = (
+            BinaryRow::decode(&stats.min_values, &self.types),
+            BinaryRow::decode(&stats.max_values, &self.types),
+        ) else {
+            return true;
+        };
+        conds.iter().all(|(name, want)| {
+            let Some(i) = self.schema.partition_keys.iter().position(|k| k == name) else {
+                return true;
+            };
+            if want.is_null() {
+                // Only a manifest known to have no NULL in this column can be skipped.
+                return stats.null_counts.get(i).copied().flatten() != Some(0);
+            }
+            match (min.get(i), max.get(i)) {
+                (Some(lo), Some(hi)) if !lo.is_null() && !hi.is_null() => {
+                    want.total_cmp(lo).is_ge() && want.total_cmp(hi).is_le()
+                }
+                _ => true,
+            }
+        })
+    }
+}
+
+/// Groups entries into splits by (partition, bucket), sorted; entries of filtered-out
+/// partitions are skipped.
 fn group(
-    table: &Table,
-    schema: &TableSchema,
-    filter: &PartitionFilter,
+    partitions: &mut Partitions<'_>,
     entries: Vec<Live<'_>>,
     dvs: &DvMap,
+    schema: &TableSchema,
 ) -> Result<Vec<Split>> {
-    let partition_types = schema.partition_types();
     let key_types: Vec<DataType> = schema
         .trimmed_primary_key_fields()
         .into_iter()
         .map(|f| f.data_type.clone())
         .collect();
-    let mut decoded: HashMap<Vec<u8>, Option<Vec<Datum>>> = HashMap::new();
     let mut groups: HashMap<(Vec<u8>, i32), Split> = HashMap::new();
     for Live { entry, manifest } in entries {
-        let values = match decoded.get(&entry.partition) {
-            Some(v) => v.clone(),
-            None => {
-                let values = BinaryRow::decode_in(
-                    &manifest_key(table, manifest),
-                    &entry.partition,
-                    &partition_types,
-                )?;
-                let keep = filter.matches(schema, &values).then_some(values);
-                decoded.insert(entry.partition.clone(), keep.clone());
-                keep
-            }
+        let Some(values) = partitions.get(manifest, &entry.partition)? else {
+            continue;
         };
-        let Some(values) = values else { continue };
         let group_key = (entry.partition.clone(), entry.bucket);
         let split = groups.entry(group_key.clone()).or_insert_with(|| Split {
-            partition: values,
+            partition: values.clone(),
             partition_bytes: entry.partition.clone(),
             bucket: entry.bucket,
             total_buckets: None,
@@ -297,4 +368,74 @@ fn sort_files(split: &mut Split, key_types: &[DataType]) {
             .then_with(|| a.file_name.cmp(&b.file_name))
     });
     split.files = keyed.into_iter().map(|(_, f)| f).collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::manifest::DataFileMeta;
+
+    fn entry(kind: FileKind, name: &str, level: i32) -> ManifestEntry {
+        ManifestEntry {
+            kind,
+            partition: vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            bucket: 0,
+            total_buckets: Some(1),
+            file: DataFileMeta {
+                file_name: name.into(),
+                level,
+                ..Default::default()
+            },
+        }
+    }
+
+    fn names(live: &[Live<'_>]) -> Vec<String> {
+        live.iter()
+            .map(|l| format!("{}@{}", l.entry.file.file_name, l.entry.file.level))
+            .collect()
+    }
+
+    fn run<'a>(items: &'a [(&'a str, ManifestEntry)]) -> Result<Vec<Live<'a>>> {
+        let live = items
+            .iter()
+            .map(|(m, e)| Live {
+                entry: e,
+                manifest: m,
+            })
+            .collect();
+        replay(live, |m| format!("t/manifest/{m}"))
+    }
+
+    #[test]
+    fn last_state_wins() {
+        use FileKind::*;
+        let items = [
+            ("m1", entry(Add, "a", 0)),
+            ("m1", entry(Add, "b", 0)),
+            ("m2", entry(Delete, "a", 0)),
+            ("m2", entry(Delete, "b", 0)),
+            ("m2", entry(Add, "c", 5)),
+            // Same name at another level is another file.
+            ("m3", entry(Add, "c", 0)),
+            ("m3", entry(Add, "b", 0)),
+        ];
+        assert_eq!(names(&run(&items).unwrap()), ["c@5", "c@0", "b@0"]);
+    }
+
+    #[test]
+    fn unmatched_delete_is_corrupt_naming_the_manifest() {
+        use FileKind::*;
+        let items = [("m1", entry(Add, "a", 0)), ("m2", entry(Delete, "a", 1))];
+        let err = run(&items).err().unwrap();
+        assert!(
+            matches!(&err, Error::Corrupt { file, reason } if file == "t/manifest/m2" && reason.contains("DELETE of a")),
+            "{err}"
+        );
+        let items = [("m1", entry(Add, "a", 0)), ("m9", entry(Add, "a", 0))];
+        let err = run(&items).err().unwrap();
+        assert!(
+            err.to_string().starts_with("t/manifest/m9: ADD of a"),
+            "{err}"
+        );
+    }
 }

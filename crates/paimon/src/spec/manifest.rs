@@ -61,7 +61,7 @@ pub struct ManifestFileMeta {
 }
 
 /// Metadata of one data (or changelog) file, `_FILE` of a manifest entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DataFileMeta {
     /// File name (in the bucket directory).
     pub file_name: String,
