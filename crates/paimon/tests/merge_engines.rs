@@ -647,7 +647,7 @@ mod corpus {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     use std::path::{Path, PathBuf};
 
-    const ROOT: &str = "/work/shared/corpus";
+    const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus");
 
     fn parquet_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {

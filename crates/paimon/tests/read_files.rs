@@ -20,9 +20,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> PathBuf {
-    PathBuf::from(
-        std::env::var("LAKESCOPE_CORPUS").unwrap_or_else(|_| "/work/shared/corpus".into()),
-    )
+    match std::env::var("LAKESCOPE_CORPUS") {
+        Ok(dir) => PathBuf::from(dir),
+        Err(_) => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    }
 }
 
 fn table_dir(db: &str, table: &str) -> PathBuf {
