@@ -2,7 +2,9 @@
 //!
 //! Everything reads through [`lakescope_storage::ObjectStore`]; nothing here knows about HTTP or browsers.
 
+pub mod diff;
 pub mod error;
+pub mod incremental;
 pub mod merge;
 pub mod read;
 pub mod scan;

@@ -1,23 +1,63 @@
-//! System tables (`t$snapshots`, `t$schemas`, ...) as Arrow record batches, with Paimon's column names.
+//! System tables (`t$snapshots`, `t$files`, `t$audit_log`, ...) as Arrow record batches, with Paimon's column names.
 
+mod files;
 mod metadata;
+mod render;
+mod views;
 
+use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
 use crate::table_read::ReadOutput;
 use crate::{Error, Result};
 
 /// Names of the system tables this reader serves.
-pub const SYSTEM_TABLES: &[&str] = &["snapshots", "schemas", "options", "tags"];
+pub const SYSTEM_TABLES: &[&str] = &[
+    "snapshots",
+    "schemas",
+    "options",
+    "tags",
+    "files",
+    "manifests",
+    "partitions",
+    "buckets",
+    "audit_log",
+    "ro",
+];
 
-/// Reads the system table `name` of `table`.
+/// Whether the system table `name` depends on a snapshot (so time travel applies to it).
+pub fn is_snapshot_dependent(name: &str) -> bool {
+    matches!(
+        name,
+        "files" | "manifests" | "partitions" | "buckets" | "audit_log" | "ro"
+    )
+}
+
+/// Reads the system table `name` of `table` at the latest snapshot.
 pub async fn scan(table: &Table, name: &str) -> Result<ReadOutput> {
+    if is_snapshot_dependent(name) {
+        let latest = table.latest_snapshot().await?;
+        return scan_at(table, name, latest.as_ref()).await;
+    }
+    scan_at(table, name, None).await
+}
+
+/// Reads the system table `name` of `table`; snapshot-dependent tables (`$files`,
+/// `$manifests`, `$partitions`, `$buckets`, `$audit_log`, `$ro`) describe `snapshot` (empty
+/// when `None`), the others ignore it.
+pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> Result<ReadOutput> {
     match name {
         "snapshots" => metadata::snapshots(table).await,
         "schemas" => metadata::schemas(table).await,
         "options" => metadata::options(table).await,
         "tags" => metadata::tags(table).await,
+        "files" => files::files(table, snapshot).await,
+        "manifests" => files::manifests(table, snapshot).await,
+        "partitions" => files::partitions(table, snapshot).await,
+        "buckets" => files::buckets(table, snapshot).await,
+        "audit_log" => views::audit_log(table, snapshot).await,
+        "ro" => views::read_optimized(table, snapshot).await,
         other => Err(Error::NotFound {
-            what: format!("system table '{other}'"),
+            what: format!("system table '{other}' of {}", table.path()),
             context: Some(format!("available: {}", SYSTEM_TABLES.join(", "))),
         }),
     }

@@ -1,0 +1,611 @@
+//! Snapshot diff for the UI: the rows inserted, deleted and updated between two snapshots.
+//!
+//! # What is compared
+//! Both snapshots are *planned* (metadata only: manifests, cached by [`Table`]); data files are
+//! read only for the (partition, bucket)s whose live file set or deletion vectors differ
+//! between the two. Untouched buckets cost no data read at all, so two snapshots a few commits
+//! apart read only the files those commits wrote plus the other files of the buckets they
+//! touched — never the whole table twice (unless every bucket changed).
+//!
+//! * **Primary-key tables**: each touched bucket is merged at A and at B exactly as a batch read
+//!   does (merge engine, deletion vectors, level-0 rules), and the merged rows are matched by
+//!   primary key: a key only in B is an `insert`, only in A a `delete`, in both with different
+//!   values an `update_before` (A's row) followed by `update_after` (B's row).
+//! * **Append tables**: rows of files live in B but not in A are `insert`s, rows of files live
+//!   in A but not in B are `delete`s; for a file live in both whose deletion vector changed,
+//!   the rows newly deleted in B are `delete`s (and rows deleted in A but not B `insert`s).
+//!
+//! Both sides are read with B's schema (columns matched by field id).
+
+use crate::merge::{MergeReader, MergeSettings};
+use crate::read::{self, DeletionVector, FileFormat, FileKind};
+use crate::scan::{self, PartitionFilter, Split};
+use crate::spec::binary_row::Datum;
+use crate::spec::manifest::DataFileMeta;
+use crate::spec::options::MergeEngine;
+use crate::spec::schema::TableSchema;
+use crate::spec::snapshot::Snapshot;
+use crate::table::Table;
+use crate::{Error, Result};
+use arrow_array::{Array, ArrayRef, BooleanArray, Int8Array, RecordBatch, StringArray};
+use arrow_row::{RowConverter, SortField};
+use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Name of the change column leading every diff batch.
+pub const CHANGE_COLUMN: &str = "_change";
+
+/// What happened to a row between A and B.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Change {
+    /// The row exists in B only.
+    Insert,
+    /// The row exists in A only.
+    Delete,
+    /// A's version of a key whose values changed (always followed by its `UpdateAfter`).
+    UpdateBefore,
+    /// B's version of a key whose values changed.
+    UpdateAfter,
+}
+
+impl Change {
+    /// The text of the `_change` column: `insert`, `delete`, `update_before`, `update_after`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Insert => "insert",
+            Change::Delete => "delete",
+            Change::UpdateBefore => "update_before",
+            Change::UpdateAfter => "update_after",
+        }
+    }
+}
+
+/// Change counts of one partition (an update counts once, not as two rows).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PartitionCounts {
+    /// Partition values in partition-key order (empty for unpartitioned tables).
+    pub partition: Vec<Datum>,
+    /// Rows inserted.
+    pub inserted: u64,
+    /// Rows deleted.
+    pub deleted: u64,
+    /// Keys updated (primary-key tables only).
+    pub updated: u64,
+}
+
+/// The difference between two snapshots.
+#[derive(Debug, Clone)]
+pub struct SnapshotDiff {
+    /// The "from" snapshot id (`None`: the empty table before the first snapshot).
+    pub from: Option<i64>,
+    /// The "to" snapshot id.
+    pub to: Option<i64>,
+    /// `_change` (Utf8: insert/delete/update_before/update_after), then the table's columns
+    /// (B's schema). Each `update_before` row is immediately followed by its `update_after`.
+    pub schema: SchemaRef,
+    /// Changed rows, grouped by (partition, bucket).
+    pub batches: Vec<RecordBatch>,
+    /// Counts per partition that has at least one change, in partition order.
+    pub partitions: Vec<PartitionCounts>,
+    /// How many (partition, bucket)s had to be read (their files or deletion vectors differ).
+    pub buckets_read: usize,
+    /// How many data files were read.
+    pub files_read: usize,
+}
+
+impl SnapshotDiff {
+    /// Total rows of [`SnapshotDiff::batches`].
+    pub fn num_rows(&self) -> usize {
+        self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+}
+
+/// Diffs snapshot `from` (A, `None` = empty table) against snapshot `to` (B).
+///
+/// See the module docs for the semantics. Errors name the table and snapshots.
+pub async fn diff_snapshots(
+    table: &Table,
+    from: Option<&Snapshot>,
+    to: &Snapshot,
+) -> Result<SnapshotDiff> {
+    let context = |e: Error| match e {
+        Error::Invalid(m) => Error::Invalid(format!(
+            "diff of {} snapshot {} → {}: {m}",
+            table.path(),
+            from.map_or("none".to_string(), |s| s.id.to_string()),
+            to.id
+        )),
+        other => other,
+    };
+    diff_inner(table, from, to).await.map_err(context)
+}
+
+async fn diff_inner(table: &Table, from: Option<&Snapshot>, to: &Snapshot) -> Result<SnapshotDiff> {
+    let schema = table.schema(to.schema_id).await?;
+    let reader = BucketReader::new(table, schema.clone())?;
+    let pairs = touched_buckets(table, from, to).await?;
+    let out_schema = diff_schema(&reader.value_schema());
+    let mut batches = Vec::new();
+    let mut counts: BTreeMap<Vec<u8>, PartitionCounts> = BTreeMap::new();
+    let mut files_read = 0;
+    for (before, after) in &pairs {
+        let any = after.as_ref().or(before.as_ref());
+        let Some(any) = any else { continue };
+        let entry = counts
+            .entry(any.partition_bytes.clone())
+            .or_insert_with(|| PartitionCounts {
+                partition: any.partition.clone(),
+                ..PartitionCounts::default()
+            });
+        let (changes, read) = if reader.is_primary_key_table() {
+            pk_bucket_diff(&reader, before.as_ref(), after.as_ref(), entry).await?
+        } else {
+            append_bucket_diff(&reader, before.as_ref(), after.as_ref(), entry).await?
+        };
+        files_read += read;
+        for batch in changes {
+            batches.push(
+                RecordBatch::try_new(out_schema.clone(), batch.columns().to_vec())
+                    .map_err(|e| Error::Invalid(format!("assembling diff rows: {e}")))?,
+            );
+        }
+    }
+    let mut partitions: Vec<PartitionCounts> = counts
+        .into_values()
+        .filter(|c| c.inserted + c.deleted + c.updated > 0)
+        .collect();
+    partitions.sort_by(|a, b| cmp_datums(&a.partition, &b.partition));
+    Ok(SnapshotDiff {
+        from: from.map(|s| s.id),
+        to: Some(to.id),
+        schema: out_schema,
+        batches,
+        partitions,
+        buckets_read: pairs.len(),
+        files_read,
+    })
+}
+
+fn cmp_datums(a: &[Datum], b: &[Datum]) -> std::cmp::Ordering {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x.total_cmp(y))
+        .find(|o| o.is_ne())
+        .unwrap_or_else(|| a.len().cmp(&b.len()))
+}
+
+fn diff_schema(values: &SchemaRef) -> SchemaRef {
+    let mut fields = vec![Arc::new(Field::new(CHANGE_COLUMN, ArrowType::Utf8, false))];
+    fields.extend(values.fields().iter().cloned());
+    Arc::new(Schema::new(fields))
+}
+
+/// Identity of a live file: level and name (names are unique within a bucket).
+fn file_set(split: &Split) -> Vec<(i32, &str, Option<(&str, i64)>)> {
+    let mut v: Vec<_> = split
+        .files
+        .iter()
+        .map(|f| {
+            let dv = split
+                .deletion_files
+                .get(&f.file_name)
+                .map(|d| (d.index_file_path.as_str(), d.offset));
+            (f.level, f.file_name.as_str(), dv)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The (partition, bucket)s whose files or deletion vectors differ, as (A's split, B's split).
+pub(crate) async fn touched_buckets(
+    table: &Table,
+    from: Option<&Snapshot>,
+    to: &Snapshot,
+) -> Result<Vec<(Option<Split>, Option<Split>)>> {
+    let after = scan::plan(table, to, &PartitionFilter::All).await?;
+    let before = match from {
+        Some(s) => Some(scan::plan(table, s, &PartitionFilter::All).await?),
+        None => None,
+    };
+    let mut by_key: HashMap<(Vec<u8>, i32), Split> = HashMap::new();
+    for split in before.into_iter().flat_map(|p| p.splits) {
+        by_key.insert((split.partition_bytes.clone(), split.bucket), split);
+    }
+    let mut out = Vec::new();
+    for split in after.splits {
+        match by_key.remove(&(split.partition_bytes.clone(), split.bucket)) {
+            Some(old) if file_set(&old) == file_set(&split) => {}
+            old => out.push((old, Some(split))),
+        }
+    }
+    let mut removed: Vec<Split> = by_key.into_values().collect();
+    removed.sort_by(|a, b| cmp_datums(&a.partition, &b.partition).then(a.bucket.cmp(&b.bucket)));
+    out.extend(removed.into_iter().map(|s| (Some(s), None)));
+    Ok(out)
+}
+
+/// One side of a bucket: merged rows (value columns + `_VALUE_KIND`) concatenated in key order.
+pub(crate) struct MergedSide {
+    pub batch: Option<RecordBatch>,
+}
+
+/// Builds a batch holding `_change` then the rows picked by `(source, row)` from `sources`.
+fn pick(
+    sources: &[&RecordBatch],
+    picks: &[(usize, usize)],
+    changes: &[Change],
+    value_columns: usize,
+) -> Result<RecordBatch> {
+    let mut columns: Vec<ArrayRef> = vec![Arc::new(StringArray::from(
+        changes.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
+    ))];
+    for col in 0..value_columns {
+        let arrays: Vec<&dyn Array> = sources.iter().map(|b| b.column(col).as_ref()).collect();
+        columns.push(
+            arrow_select::interleave::interleave(&arrays, picks)
+                .map_err(|e| Error::Invalid(format!("assembling diff rows: {e}")))?,
+        );
+    }
+    let mut fields = vec![Arc::new(Field::new(CHANGE_COLUMN, ArrowType::Utf8, false))];
+    let schema = sources
+        .first()
+        .map(|b| b.schema())
+        .ok_or_else(|| Error::Invalid("no input rows".into()))?;
+    fields.extend(schema.fields()[..value_columns].iter().cloned());
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+        .map_err(|e| Error::Invalid(format!("assembling diff rows: {e}")))
+}
+
+/// Row-comparable encodings of the key columns and of all value columns of a merged batch.
+pub(crate) fn encode(
+    batch: &RecordBatch,
+    key_cols: &[usize],
+    value_columns: usize,
+) -> Result<(arrow_row::Rows, arrow_row::Rows)> {
+    let err = |e: arrow_schema::ArrowError| Error::Invalid(format!("comparing rows: {e}"));
+    let key_fields: Vec<SortField> = key_cols
+        .iter()
+        .map(|&i| SortField::new(batch.schema().field(i).data_type().clone()))
+        .collect();
+    let keys = RowConverter::new(key_fields)
+        .map_err(err)?
+        .convert_columns(
+            &key_cols
+                .iter()
+                .map(|&i| batch.column(i).clone())
+                .collect::<Vec<_>>(),
+        )
+        .map_err(err)?;
+    let all_fields: Vec<SortField> = (0..value_columns)
+        .map(|i| SortField::new(batch.schema().field(i).data_type().clone()))
+        .collect();
+    let all = RowConverter::new(all_fields)
+        .map_err(err)?
+        .convert_columns(&batch.columns()[..value_columns])
+        .map_err(err)?;
+    Ok((keys, all))
+}
+
+async fn pk_bucket_diff(
+    reader: &BucketReader<'_>,
+    before: Option<&Split>,
+    after: Option<&Split>,
+    counts: &mut PartitionCounts,
+) -> Result<(Vec<RecordBatch>, usize)> {
+    let (a, read_a) = reader.merged(before, false).await?;
+    let (b, read_b) = reader.merged(after, false).await?;
+    let files = read_a + read_b;
+    let n = reader.value_columns();
+    let key_cols = reader.key_columns()?;
+    let (a, b) = match (a.batch, b.batch) {
+        (None, None) => return Ok((Vec::new(), files)),
+        (Some(a), None) => {
+            counts.deleted += a.num_rows() as u64;
+            let picks: Vec<_> = (0..a.num_rows()).map(|r| (0, r)).collect();
+            let changes = vec![Change::Delete; picks.len()];
+            return Ok((vec![pick(&[&a], &picks, &changes, n)?], files));
+        }
+        (None, Some(b)) => {
+            counts.inserted += b.num_rows() as u64;
+            let picks: Vec<_> = (0..b.num_rows()).map(|r| (0, r)).collect();
+            let changes = vec![Change::Insert; picks.len()];
+            return Ok((vec![pick(&[&b], &picks, &changes, n)?], files));
+        }
+        (Some(a), Some(b)) => (a, b),
+    };
+    let (a_keys, a_all) = encode(&a, &key_cols, n)?;
+    let (b_keys, b_all) = encode(&b, &key_cols, n)?;
+    let mut a_index: HashMap<&[u8], usize> = HashMap::with_capacity(a.num_rows());
+    for r in 0..a.num_rows() {
+        a_index.insert(a_keys.row(r).data(), r);
+    }
+    let mut picks = Vec::new();
+    let mut changes = Vec::new();
+    let mut matched = vec![false; a.num_rows()];
+    for r in 0..b.num_rows() {
+        match a_index.get(b_keys.row(r).data()) {
+            None => {
+                picks.push((1, r));
+                changes.push(Change::Insert);
+                counts.inserted += 1;
+            }
+            Some(&ar) => {
+                matched[ar] = true;
+                if a_all.row(ar) != b_all.row(r) {
+                    picks.push((0, ar));
+                    changes.push(Change::UpdateBefore);
+                    picks.push((1, r));
+                    changes.push(Change::UpdateAfter);
+                    counts.updated += 1;
+                }
+            }
+        }
+    }
+    for (ar, seen) in matched.iter().enumerate() {
+        if !seen {
+            picks.push((0, ar));
+            changes.push(Change::Delete);
+            counts.deleted += 1;
+        }
+    }
+    if picks.is_empty() {
+        return Ok((Vec::new(), files));
+    }
+    Ok((vec![pick(&[&a, &b], &picks, &changes, n)?], files))
+}
+
+async fn append_bucket_diff(
+    reader: &BucketReader<'_>,
+    before: Option<&Split>,
+    after: Option<&Split>,
+    counts: &mut PartitionCounts,
+) -> Result<(Vec<RecordBatch>, usize)> {
+    let n = reader.value_columns();
+    let empty: Vec<DataFileMeta> = Vec::new();
+    let a_files = before.map_or(&empty, |s| &s.files);
+    let b_files = after.map_or(&empty, |s| &s.files);
+    let mut out = Vec::new();
+    let mut files = 0;
+    // (split, file, change, DV to keep from (None = all rows), DV of the other side)
+    for (side, other_side, change) in [
+        (after, before, Change::Insert),
+        (before, after, Change::Delete),
+    ] {
+        let Some(split) = side else { continue };
+        let others = if change == Change::Insert {
+            a_files
+        } else {
+            b_files
+        };
+        for file in if change == Change::Insert {
+            b_files
+        } else {
+            a_files
+        } {
+            let in_other = others.iter().any(|o| o.file_name == file.file_name);
+            let own_dv = reader.deletion_vector(split, file).await?;
+            let batches = if !in_other {
+                let raw = reader.read_file(split, file).await?;
+                files += 1;
+                match own_dv {
+                    Some(dv) => dv.apply(raw)?,
+                    None => raw,
+                }
+            } else {
+                // Live on both sides: rows deleted only on the other side changed.
+                let Some(other) = other_side else { continue };
+                let other_dv = reader.deletion_vector(other, file).await?;
+                let newly: Vec<u64> = match (&own_dv, &other_dv) {
+                    (_, None) => continue,
+                    (None, Some(o)) => o.positions().collect(),
+                    (Some(d), Some(o)) => o.positions().filter(|p| !d.is_deleted(*p)).collect(),
+                };
+                if newly.is_empty() {
+                    continue;
+                }
+                let raw = reader.read_file(split, file).await?;
+                files += 1;
+                let keep = DeletionVector::from_positions(newly);
+                let mut start = 0u64;
+                let mut picked = Vec::new();
+                for b in raw {
+                    let rows = b.num_rows() as u64;
+                    let mask: BooleanArray = (start..start + rows)
+                        .map(|p| Some(keep.is_deleted(p)))
+                        .collect();
+                    picked.push(
+                        arrow_select::filter::filter_record_batch(&b, &mask)
+                            .map_err(|e| Error::Invalid(format!("selecting rows: {e}")))?,
+                    );
+                    start += rows;
+                }
+                // These rows exist on `side` but not on the other: the opposite change.
+                let flipped = if change == Change::Insert {
+                    Change::Delete
+                } else {
+                    Change::Insert
+                };
+                for b in picked.iter().filter(|b| b.num_rows() > 0) {
+                    add_count(counts, flipped, b.num_rows());
+                    let picks: Vec<_> = (0..b.num_rows()).map(|r| (0, r)).collect();
+                    out.push(pick(&[b], &picks, &vec![flipped; picks.len()], n)?);
+                }
+                continue;
+            };
+            for b in batches.iter().filter(|b| b.num_rows() > 0) {
+                add_count(counts, change, b.num_rows());
+                let picks: Vec<_> = (0..b.num_rows()).map(|r| (0, r)).collect();
+                out.push(pick(&[b], &picks, &vec![change; picks.len()], n)?);
+            }
+        }
+    }
+    Ok((out, files))
+}
+
+fn add_count(counts: &mut PartitionCounts, change: Change, rows: usize) {
+    match change {
+        Change::Insert => counts.inserted += rows as u64,
+        Change::Delete => counts.deleted += rows as u64,
+        _ => counts.updated += rows as u64,
+    }
+}
+
+/// Reads the files of single (partition, bucket)s with one read schema, like a batch read.
+pub(crate) struct BucketReader<'a> {
+    table: &'a Table,
+    schema: Rc<TableSchema>,
+    deletion_vectors: bool,
+    merge_engine: MergeEngine,
+    default_format: Option<FileFormat>,
+}
+
+impl<'a> BucketReader<'a> {
+    pub(crate) fn new(table: &'a Table, schema: Rc<TableSchema>) -> Result<Self> {
+        let options = schema.core_options();
+        Ok(Self {
+            table,
+            deletion_vectors: options.deletion_vectors_enabled()?,
+            merge_engine: options.merge_engine()?,
+            default_format: FileFormat::from_option(&options.file_format()),
+            schema,
+        })
+    }
+
+    pub(crate) fn is_primary_key_table(&self) -> bool {
+        !self.schema.primary_keys.is_empty()
+    }
+
+    pub(crate) fn kind(&self) -> FileKind {
+        if self.is_primary_key_table() {
+            FileKind::KeyValue
+        } else {
+            FileKind::Append
+        }
+    }
+
+    /// Arrow schema of the table's columns (without system columns).
+    pub(crate) fn value_schema(&self) -> SchemaRef {
+        read::to_arrow_schema(&self.schema.fields)
+    }
+
+    pub(crate) fn value_columns(&self) -> usize {
+        self.schema.fields.len()
+    }
+
+    /// Indices of the primary-key columns among the value columns.
+    pub(crate) fn key_columns(&self) -> Result<Vec<usize>> {
+        self.schema
+            .primary_keys
+            .iter()
+            .map(|k| {
+                self.schema
+                    .field_index(k)
+                    .ok_or_else(|| Error::Invalid(format!("primary key '{k}' is not a column")))
+            })
+            .collect()
+    }
+
+    /// Decodes one data file (no deletion vector applied): the table's columns, plus
+    /// `_SEQUENCE_NUMBER` and `_VALUE_KIND` for key-value files.
+    pub(crate) async fn read_file(
+        &self,
+        split: &Split,
+        file: &DataFileMeta,
+    ) -> Result<Vec<RecordBatch>> {
+        let path = self
+            .table
+            .data_file_path(&split.partition, split.bucket, file)?;
+        let format = FileFormat::from_file_name(&file.file_name)
+            .or(self.default_format)
+            .ok_or_else(|| Error::unsupported(&path, "unknown data file format"))?;
+        let file_schema = self.table.schema(file.schema_id).await?;
+        let bytes = self.table.store().get(&path).await?;
+        read::read_file(
+            &path,
+            bytes,
+            format,
+            &file_schema.fields,
+            &self.schema.fields,
+            self.kind(),
+        )
+    }
+
+    /// The deletion vector of `file` in `split`, if any.
+    pub(crate) async fn deletion_vector(
+        &self,
+        split: &Split,
+        file: &DataFileMeta,
+    ) -> Result<Option<DeletionVector>> {
+        let Some(dv) = split.deletion_files.get(&file.file_name) else {
+            return Ok(None);
+        };
+        let bytes = self.table.store().get(&dv.index_file_path).await?;
+        read::deletion_vector::decode_range(
+            &dv.index_file_path,
+            &bytes,
+            u64::try_from(dv.offset).unwrap_or(0),
+            u64::try_from(dv.length).unwrap_or(0),
+        )
+        .map(Some)
+    }
+
+    /// Merges the live files of a primary-key bucket as a batch read does (level-0 files
+    /// skipped for deletion-vector and first-row tables, deletion vectors applied). Returns the
+    /// merged rows (value columns + `_VALUE_KIND`) as one batch, and the number of files read.
+    /// With `keep_deletes`, keys whose merged record is a retraction are kept.
+    pub(crate) async fn merged(
+        &self,
+        split: Option<&Split>,
+        keep_deletes: bool,
+    ) -> Result<(MergedSide, usize)> {
+        let Some(split) = split else {
+            return Ok((MergedSide { batch: None }, 0));
+        };
+        let skip_level0 = self.deletion_vectors || self.merge_engine == MergeEngine::FirstRow;
+        let mut runs = Vec::new();
+        for file in split.files.iter().filter(|f| !skip_level0 || f.level > 0) {
+            let mut batches = self.read_file(split, file).await?;
+            if let Some(dv) = self.deletion_vector(split, file).await? {
+                batches = dv.apply(batches)?;
+            }
+            runs.push(batches);
+        }
+        let files = runs.len();
+        if runs.iter().all(|r| r.iter().all(|b| b.num_rows() == 0)) {
+            return Ok((MergedSide { batch: None }, files));
+        }
+        let merger = MergeReader::new(
+            runs,
+            &self.schema.fields,
+            &self.schema.primary_keys,
+            &self.schema.options,
+            MergeSettings {
+                keep_deletes,
+                ..MergeSettings::default()
+            },
+        )?;
+        let schema = merger.schema();
+        let batches = merger.collect::<Result<Vec<_>>>()?;
+        let Some(schema) = schema else {
+            return Ok((MergedSide { batch: None }, files));
+        };
+        let batch = arrow_select::concat::concat_batches(&schema, &batches)
+            .map_err(|e| Error::Invalid(format!("concatenating merged rows: {e}")))?;
+        if batch.num_rows() == 0 {
+            return Ok((MergedSide { batch: None }, files));
+        }
+        Ok((MergedSide { batch: Some(batch) }, files))
+    }
+}
+
+/// `_VALUE_KIND` of a merged/key-value batch column.
+pub(crate) fn value_kinds(batch: &RecordBatch, column: usize) -> Result<&Int8Array> {
+    batch
+        .column(column)
+        .as_any()
+        .downcast_ref::<Int8Array>()
+        .ok_or_else(|| Error::Invalid("_VALUE_KIND is not TINYINT".into()))
+}
