@@ -8,6 +8,7 @@ use crate::table::Table;
 use crate::{Error, Result};
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// What to read from a snapshot.
@@ -31,56 +32,108 @@ pub struct ReadOutput {
     pub batches: Vec<RecordBatch>,
 }
 
-/// Reads the table as of `snapshot` (an empty table when `None`) with the snapshot's schema.
+/// Reads the table as of `snapshot` (an empty table when `None`) with the snapshot's schema,
+/// collecting every batch. Prefer [`SnapshotReader`] to stream split by split.
 pub async fn read_snapshot(
     table: &Table,
     snapshot: Option<&Snapshot>,
     request: &ReadRequest,
 ) -> Result<ReadOutput> {
-    let schema = match snapshot {
-        Some(s) => table.schema(s.schema_id).await?,
-        None => table.latest_schema().await?,
-    };
-    let projection = projection(&schema, request.columns.as_deref())?;
-    let Some(snapshot) = snapshot else {
-        return Ok(ReadOutput {
-            schema: project_schema(&schema.fields, &projection)?,
-            batches: Vec::new(),
-        });
-    };
-    let plan = scan::plan(table, snapshot, &PartitionFilter::All).await?;
-    let reader = SplitReader::new(table, &schema)?;
-    let out_schema = project_schema(&schema.fields, &projection)?;
-    let (out_schema, projection) = if request.with_row_kind {
-        let mut fields = vec![Arc::new(Field::new(
-            ROW_KIND_COLUMN,
-            ArrowType::Utf8,
-            false,
-        ))];
-        fields.extend(out_schema.fields().iter().cloned());
-        let shifted = std::iter::once(0)
-            .chain(projection.iter().map(|p| p + 1))
-            .collect();
-        (Arc::new(Schema::new(fields)), shifted)
-    } else {
-        (out_schema, projection)
-    };
+    let mut reader = SnapshotReader::open(table, snapshot, request).await?;
     let mut batches = Vec::new();
-    for split in &plan.splits {
-        for batch in reader.read_split(split, request).await? {
-            let projected = batch
-                .project(&projection)
-                .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))?;
-            batches.push(
-                RecordBatch::try_new(out_schema.clone(), projected.columns().to_vec())
-                    .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))?,
-            );
-        }
+    while let Some(split_batches) = reader.next_split().await {
+        batches.extend(split_batches?);
     }
     Ok(ReadOutput {
-        schema: out_schema,
+        schema: reader.schema().clone(),
         batches,
     })
+}
+
+/// Streams the rows of a snapshot one split (partition, bucket) at a time, so memory stays
+/// bounded by the largest bucket and the first rows arrive after the first split.
+pub struct SnapshotReader<'a> {
+    reader: SplitReader<'a>,
+    splits: std::vec::IntoIter<Split>,
+    request: ReadRequest,
+    projection: Vec<usize>,
+    schema: SchemaRef,
+}
+
+impl<'a> SnapshotReader<'a> {
+    /// Plans the snapshot (reads its manifests); no data file is read yet.
+    pub async fn open(
+        table: &'a Table,
+        snapshot: Option<&Snapshot>,
+        request: &ReadRequest,
+    ) -> Result<SnapshotReader<'a>> {
+        let schema = match snapshot {
+            Some(s) => table.schema(s.schema_id).await?,
+            None => table.latest_schema().await?,
+        };
+        let projection = projection(&schema, request.columns.as_deref())?;
+        let out_schema = project_schema(&schema.fields, &projection)?;
+        let (out_schema, projection) = if request.with_row_kind {
+            let mut fields = vec![Arc::new(Field::new(
+                ROW_KIND_COLUMN,
+                ArrowType::Utf8,
+                false,
+            ))];
+            fields.extend(out_schema.fields().iter().cloned());
+            let shifted = std::iter::once(0)
+                .chain(projection.iter().map(|p| p + 1))
+                .collect();
+            (Arc::new(Schema::new(fields)), shifted)
+        } else {
+            (out_schema, projection)
+        };
+        let splits = match snapshot {
+            Some(snapshot) => {
+                scan::plan(table, snapshot, &PartitionFilter::All)
+                    .await?
+                    .splits
+            }
+            None => Vec::new(),
+        };
+        Ok(Self {
+            reader: SplitReader::new(table, schema)?,
+            splits: splits.into_iter(),
+            request: request.clone(),
+            projection,
+            schema: out_schema,
+        })
+    }
+
+    /// Schema of the batches this reader yields.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Number of splits not read yet.
+    pub fn remaining_splits(&self) -> usize {
+        self.splits.len()
+    }
+
+    /// The rows of the next split, or `None` when every split has been read.
+    pub async fn next_split(&mut self) -> Option<Result<Vec<RecordBatch>>> {
+        let split = self.splits.next()?;
+        Some(self.read(&split).await)
+    }
+
+    async fn read(&self, split: &Split) -> Result<Vec<RecordBatch>> {
+        self.reader
+            .read_split(split, &self.request)
+            .await?
+            .iter()
+            .map(|batch| {
+                let projected = batch
+                    .project(&self.projection)
+                    .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))?;
+                RecordBatch::try_new(self.schema.clone(), projected.columns().to_vec())
+                    .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))
+            })
+            .collect()
+    }
 }
 
 /// Name of the row-kind column of `$audit_log`.
@@ -120,7 +173,7 @@ fn project_schema(fields: &[DataField], projection: &[usize]) -> Result<SchemaRe
 /// Reads the splits of one table with one read schema.
 struct SplitReader<'a> {
     table: &'a Table,
-    schema: &'a TableSchema,
+    schema: Rc<TableSchema>,
     primary_keys: Vec<String>,
     merge_engine: MergeEngine,
     deletion_vectors: bool,
@@ -128,15 +181,15 @@ struct SplitReader<'a> {
 }
 
 impl<'a> SplitReader<'a> {
-    fn new(table: &'a Table, schema: &'a TableSchema) -> Result<Self> {
+    fn new(table: &'a Table, schema: Rc<TableSchema>) -> Result<Self> {
         let options = schema.core_options();
         Ok(Self {
             table,
-            schema,
             primary_keys: schema.primary_keys.clone(),
             merge_engine: options.merge_engine()?,
             deletion_vectors: options.deletion_vectors_enabled()?,
             default_format: FileFormat::from_option(&options.file_format()),
+            schema,
         })
     }
 
