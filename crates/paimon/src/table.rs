@@ -654,26 +654,7 @@ mod tests {
         let t = table_with(&[]).await;
         let file = DataFileMeta {
             file_name: "data-1.parquet".into(),
-            file_size: 0,
-            row_count: 0,
-            min_key: vec![],
-            max_key: vec![],
-            key_stats: Default::default(),
-            value_stats: Default::default(),
-            min_sequence_number: 0,
-            max_sequence_number: 0,
-            schema_id: 0,
-            level: 0,
-            extra_files: vec![],
-            creation_time: None,
-            delete_row_count: None,
-            embedded_file_index: None,
-            file_source: None,
-            value_stats_cols: None,
-            external_path: None,
-            first_row_id: None,
-            write_cols: None,
-            write_cols_sequences: None,
+            ..Default::default()
         };
         let p = t
             .data_file_path(
