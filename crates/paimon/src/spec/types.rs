@@ -39,7 +39,10 @@ pub enum TypeKind {
     BigInt,
     Float,
     Double,
-    Decimal { precision: u8, scale: u8 },
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
     Char(u32),
     VarChar(u32),
     Binary(u32),
@@ -87,7 +90,8 @@ impl DataType {
         } else {
             (upper, true)
         };
-        let kind = parse_scalar_kind(&body).ok_or_else(|| format!("unknown Paimon type '{trimmed}'"))?;
+        let kind =
+            parse_scalar_kind(&body).ok_or_else(|| format!("unknown Paimon type '{trimmed}'"))?;
         Ok(Self { nullable, kind })
     }
 
@@ -105,8 +109,8 @@ impl DataType {
                     Some(h) => (h.trim().to_string(), true),
                     None => (upper.clone(), false),
                 };
-                let nullable = !not_null
-                    && map.get("nullable").and_then(Value::as_bool).unwrap_or(true);
+                let nullable =
+                    !not_null && map.get("nullable").and_then(Value::as_bool).unwrap_or(true);
                 let child = |key: &str| -> Result<Box<DataType>, String> {
                     let v = map
                         .get(key)
@@ -123,7 +127,8 @@ impl DataType {
                             .cloned()
                             .ok_or_else(|| format!("ROW type without \"fields\": {value}"))?;
                         TypeKind::Row(
-                            serde_json::from_value(fields).map_err(|e| format!("ROW fields: {e}"))?,
+                            serde_json::from_value(fields)
+                                .map_err(|e| format!("ROW fields: {e}"))?,
                         )
                     }
                     other => parse_scalar_kind(other)
@@ -298,11 +303,23 @@ mod tests {
         assert!(!t.nullable);
         assert_eq!(
             DataType::parse("DECIMAL(10, 2)").unwrap().kind,
-            TypeKind::Decimal { precision: 10, scale: 2 }
+            TypeKind::Decimal {
+                precision: 10,
+                scale: 2
+            }
         );
-        assert_eq!(DataType::parse("TIMESTAMP_LTZ(6)").unwrap().kind, TypeKind::LocalZonedTimestamp(6));
-        assert_eq!(DataType::parse("STRING").unwrap().kind, TypeKind::VarChar(MAX_LENGTH));
-        assert_eq!(DataType::parse("TIMESTAMP").unwrap().kind, TypeKind::Timestamp(6));
+        assert_eq!(
+            DataType::parse("TIMESTAMP_LTZ(6)").unwrap().kind,
+            TypeKind::LocalZonedTimestamp(6)
+        );
+        assert_eq!(
+            DataType::parse("STRING").unwrap().kind,
+            TypeKind::VarChar(MAX_LENGTH)
+        );
+        assert_eq!(
+            DataType::parse("TIMESTAMP").unwrap().kind,
+            TypeKind::Timestamp(6)
+        );
         assert!(DataType::parse("INTEGRAL").is_err());
         assert!(DataType::parse("DECIMAL(x, 2)").is_err());
     }
@@ -314,7 +331,9 @@ mod tests {
         )
         .unwrap();
         let t = DataType::from_json(&v).unwrap();
-        let TypeKind::Map(k, val) = &t.kind else { panic!("not a map: {t:?}") };
+        let TypeKind::Map(k, val) = &t.kind else {
+            panic!("not a map: {t:?}")
+        };
         assert!(!k.nullable);
         assert!(!val.nullable);
         assert_eq!(DataType::from_json(&t.to_json()).unwrap(), t);
