@@ -369,7 +369,8 @@ async fn append_bucket_diff(
     let b_files = after.map_or(&empty, |s| &s.files);
     let mut out = Vec::new();
     let mut files = 0;
-    // (split, file, change, DV to keep from (None = all rows), DV of the other side)
+    // Inserts: B's files (all rows of files new in B; rows of common files deleted only in A).
+    // Deletes: A's files (all rows of files gone in B; rows of common files deleted only in B).
     for (side, other_side, change) in [
         (after, before, Change::Insert),
         (before, after, Change::Delete),
@@ -422,16 +423,11 @@ async fn append_bucket_diff(
                     );
                     start += rows;
                 }
-                // These rows exist on `side` but not on the other: the opposite change.
-                let flipped = if change == Change::Insert {
-                    Change::Delete
-                } else {
-                    Change::Insert
-                };
+                // Rows live on `side` but deleted on the other side: `change` itself.
                 for b in picked.iter().filter(|b| b.num_rows() > 0) {
-                    add_count(counts, flipped, b.num_rows());
+                    add_count(counts, change, b.num_rows());
                     let picks: Vec<_> = (0..b.num_rows()).map(|r| (0, r)).collect();
-                    out.push(pick(&[b], &picks, &vec![flipped; picks.len()], n)?);
+                    out.push(pick(&[b], &picks, &vec![change; picks.len()], n)?);
                 }
                 continue;
             };

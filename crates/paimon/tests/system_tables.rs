@@ -1,0 +1,224 @@
+//! System tables ($files, $manifests, $partitions, $buckets, $audit_log, $ro) over corpus tables.
+
+use arrow_array::{Array, Int64Array, RecordBatch, StringArray};
+use lakescope_paimon::scan::{plan, PartitionFilter};
+use lakescope_paimon::system::{scan, scan_at};
+use lakescope_paimon::table::Table;
+use lakescope_storage::{LocalStore, ObjectStore};
+use std::path::Path;
+use std::rc::Rc;
+
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus");
+
+fn warehouse() -> std::path::PathBuf {
+    Path::new(CORPUS).join("paimon/warehouse")
+}
+
+async fn open(table: &str) -> Table {
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(warehouse()));
+    Table::open(store, table).await.unwrap()
+}
+
+fn all_tables() -> Vec<String> {
+    let mut out = Vec::new();
+    for db in ["corpus.db", "java09.db"] {
+        let mut names: Vec<String> = std::fs::read_dir(warehouse().join(db))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        out.extend(names.into_iter().map(|n| format!("{db}/{n}")));
+    }
+    out
+}
+
+fn num_rows(batches: &[RecordBatch]) -> usize {
+    batches.iter().map(|b| b.num_rows()).sum()
+}
+
+fn strings(batches: &[RecordBatch], col: &str) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    for b in batches {
+        let i = b.schema().index_of(col).unwrap();
+        let a = b.column(i).as_any().downcast_ref::<StringArray>().unwrap();
+        out.extend((0..a.len()).map(|r| (!a.is_null(r)).then(|| a.value(r).to_string())));
+    }
+    out
+}
+
+fn sum_i64(batches: &[RecordBatch], col: &str) -> i64 {
+    batches
+        .iter()
+        .map(|b| {
+            let i = b.schema().index_of(col).unwrap();
+            let a = b.column(i).as_any().downcast_ref::<Int64Array>().unwrap();
+            a.iter().flatten().sum::<i64>()
+        })
+        .sum()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn files_lists_every_live_file_of_every_table() {
+    for path in all_tables() {
+        let t = open(&path).await;
+        let out = scan(&t, "files").await.unwrap();
+        let names: Vec<&str> = out
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
+        assert_eq!(
+            &names[..16],
+            &[
+                "partition",
+                "bucket",
+                "file_path",
+                "file_format",
+                "schema_id",
+                "level",
+                "record_count",
+                "file_size_in_bytes",
+                "min_key",
+                "max_key",
+                "null_value_counts",
+                "min_value_stats",
+                "max_value_stats",
+                "min_sequence_number",
+                "max_sequence_number",
+                "creation_time"
+            ]
+        );
+        let Some(snapshot) = t.latest_snapshot().await.unwrap() else {
+            assert_eq!(num_rows(&out.batches), 0);
+            continue;
+        };
+        let p = plan(&t, &snapshot, &PartitionFilter::All).await.unwrap();
+        assert_eq!(num_rows(&out.batches), p.file_count(), "{path}");
+        assert_eq!(
+            sum_i64(&out.batches, "record_count"),
+            p.row_count(),
+            "{path}"
+        );
+        // Every file_path exists.
+        for f in strings(&out.batches, "file_path").into_iter().flatten() {
+            assert!(warehouse().join(&f).exists(), "{path}: {f}");
+        }
+        // $buckets and $partitions add up to the same totals.
+        let buckets = scan(&t, "buckets").await.unwrap();
+        assert_eq!(
+            sum_i64(&buckets.batches, "record_count"),
+            p.row_count(),
+            "{path}"
+        );
+        assert_eq!(
+            sum_i64(&buckets.batches, "file_count") as usize,
+            p.file_count()
+        );
+        let partitions = scan(&t, "partitions").await.unwrap();
+        assert_eq!(
+            sum_i64(&partitions.batches, "record_count"),
+            p.row_count(),
+            "{path}"
+        );
+        let manifests = scan(&t, "manifests").await.unwrap();
+        let added = sum_i64(&manifests.batches, "num_added_files");
+        let deleted = sum_i64(&manifests.batches, "num_deleted_files");
+        assert!(added - deleted >= p.file_count() as i64, "{path}");
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn files_renders_keys_partitions_and_stats_like_paimon() {
+    let t = open("java09.db/pk_compacted").await;
+    let s4 = t.snapshot(4).await.unwrap();
+    let out = scan_at(&t, "files", Some(&s4)).await.unwrap();
+    let parts = strings(&out.batches, "partition");
+    assert!(parts
+        .iter()
+        .all(|p| p.as_deref().is_some_and(|p| p.starts_with("{2024-03-0"))));
+    let min_keys = strings(&out.batches, "min_key");
+    // Trimmed primary key (id) only, as Arrays.toString.
+    assert!(min_keys.iter().all(|k| k
+        .as_deref()
+        .is_some_and(|k| k.starts_with('[') && !k.contains(','))));
+    let stats = strings(&out.batches, "null_value_counts");
+    assert!(stats
+        .iter()
+        .all(|s| s.as_deref() == Some("{dt=0, id=0, name=0, price=0, qty=0}")));
+    let mins = strings(&out.batches, "min_value_stats");
+    assert!(mins.iter().any(|s| s
+        .as_deref()
+        .is_some_and(|s| s.contains("dt=2024-03-01, id=0"))));
+    // Append table: no key.
+    let t = open("corpus.db/append_dt").await;
+    let out = scan(&t, "files").await.unwrap();
+    assert!(strings(&out.batches, "min_key").iter().all(Option::is_none));
+    let parts = scan(&t, "partitions").await.unwrap();
+    assert_eq!(
+        strings(&parts.batches, "partition"),
+        [
+            "dt=2024-01-02",
+            "dt=2024-01-03",
+            "dt=2024-01-04",
+            "dt=2024-01-05"
+        ]
+        .iter()
+        .map(|s| Some(s.to_string()))
+        .collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn audit_log_keeps_deletes_with_rowkind() {
+    let t = open("corpus.db/pk_dedup").await;
+    let out = scan(&t, "audit_log").await.unwrap();
+    assert_eq!(out.schema.field(0).name(), "rowkind");
+    let kinds = strings(&out.batches, "rowkind");
+    let live = kinds
+        .iter()
+        .filter(|k| matches!(k.as_deref(), Some("+I") | Some("+U")))
+        .count();
+    let expected = std::fs::read_to_string(
+        Path::new(CORPUS).join("expected/paimon/corpus.pk_dedup/snapshot-5.jsonl"),
+    )
+    .unwrap();
+    assert_eq!(live, expected.lines().count());
+    assert!(kinds.iter().any(|k| k.as_deref() == Some("-D")));
+    // Append table: every row +I.
+    let t = open("corpus.db/append_dt").await;
+    let out = scan(&t, "audit_log").await.unwrap();
+    assert_eq!(
+        strings(&out.batches, "rowkind")
+            .iter()
+            .filter(|k| k.as_deref() == Some("+I"))
+            .count(),
+        12
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn ro_reads_only_the_top_level() {
+    let t = open("java09.db/pk_compacted").await;
+    // Snapshot 4 is a full compaction: $ro equals the merged read.
+    let s4 = t.snapshot(4).await.unwrap();
+    assert_eq!(
+        num_rows(&scan_at(&t, "ro", Some(&s4)).await.unwrap().batches),
+        14
+    );
+    // Snapshot 5 adds level-0 upserts: $ro still shows the level-5 values.
+    let s5 = t.snapshot(5).await.unwrap();
+    let out = scan_at(&t, "ro", Some(&s5)).await.unwrap();
+    assert_eq!(num_rows(&out.batches), 14);
+    let names = strings(&out.batches, "name");
+    assert!(!names
+        .iter()
+        .any(|n| n.as_deref().is_some_and(|n| n.starts_with("v3_"))));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn unknown_system_table_names_the_table() {
+    let t = open("corpus.db/pk_dedup").await;
+    let e = scan(&t, "nope").await.unwrap_err().to_string();
+    assert!(e.contains("pk_dedup") && e.contains("nope"), "{e}");
+}
