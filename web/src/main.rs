@@ -1,1 +1,21 @@
-fn main() {}
+//! Entry point of the lakescope browser app (wasm32 only; natively this binary only explains that).
+
+#[cfg(target_arch = "wasm32")]
+mod app;
+#[cfg(target_arch = "wasm32")]
+mod catalog_tree;
+#[cfg(target_arch = "wasm32")]
+mod table_panel;
+#[cfg(target_arch = "wasm32")]
+mod warehouse;
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(app::App);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("lakescope-web runs in the browser: `trunk serve` or `bash scripts/run-demo.sh` (see README)");
+}

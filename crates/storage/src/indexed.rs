@@ -104,8 +104,14 @@ mod tests {
         block_on(async {
             let mem = MemoryStore::new();
             let files = vec![
-                ObjectMeta { path: "d.db/t/snapshot/snapshot-1".into(), size: 3 },
-                ObjectMeta { path: "d.db/u/schema/schema-0".into(), size: 2 },
+                ObjectMeta {
+                    path: "d.db/t/snapshot/snapshot-1".into(),
+                    size: 3,
+                },
+                ObjectMeta {
+                    path: "d.db/u/schema/schema-0".into(),
+                    size: 2,
+                },
             ];
             mem.put(
                 INDEX_FILE_NAME,
@@ -118,7 +124,9 @@ mod tests {
             assert_eq!(s.list_dir("d.db").await.unwrap().dirs, vec!["t", "u"]);
 
             let bad = MemoryStore::new();
-            bad.put(INDEX_FILE_NAME, Bytes::from_static(b"{oops")).await.unwrap();
+            bad.put(INDEX_FILE_NAME, Bytes::from_static(b"{oops"))
+                .await
+                .unwrap();
             let s = IndexedStore::new(bad);
             assert!(matches!(s.list_dir("").await, Err(Error::BadIndex { .. })));
 

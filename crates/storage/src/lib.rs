@@ -3,8 +3,11 @@
 //! Paths are `/`-separated keys relative to the store's root (a warehouse), never absolute URLs.
 //! Backends: [`MemoryStore`] (tests), [`LocalStore`] (native folders), and [`IndexedStore`], which
 //! adds listing to a store that cannot list (a static web host) from a generated index file.
+//! With the `browser` feature on wasm32, [`HttpStore`] reads over `fetch` (read-only).
 
 mod error;
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
+mod http;
 mod indexed;
 #[cfg(not(target_arch = "wasm32"))]
 mod local;
@@ -12,6 +15,8 @@ mod memory;
 mod path;
 
 pub use error::{Error, Result};
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
+pub use http::HttpStore;
 pub use indexed::{IndexedStore, INDEX_FILE_NAME};
 #[cfg(not(target_arch = "wasm32"))]
 pub use local::LocalStore;

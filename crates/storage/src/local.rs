@@ -186,7 +186,9 @@ mod tests {
     async fn local_roundtrip_and_create_new() {
         let dir = tempfile::tempdir().unwrap();
         let s = LocalStore::new(dir.path());
-        s.put("a/b/c.txt", Bytes::from_static(b"hello")).await.unwrap();
+        s.put("a/b/c.txt", Bytes::from_static(b"hello"))
+            .await
+            .unwrap();
         assert_eq!(s.get_range("a/b/c.txt", 1..4).await.unwrap(), "ell");
         assert!(matches!(
             s.get_range("a/b/c.txt", 2..10).await,

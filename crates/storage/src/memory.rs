@@ -52,11 +52,10 @@ pub(crate) fn listing_from_keys<'a>(
             continue;
         };
         match rest.split_once('/') {
-            Some((dir, _)) => {
-                if listing.dirs.last().map(String::as_str) != Some(dir) {
-                    listing.dirs.push(dir.to_string());
-                }
+            Some((dir, _)) if listing.dirs.last().map(String::as_str) != Some(dir) => {
+                listing.dirs.push(dir.to_string());
             }
+            Some(_) => {}
             None if !rest.is_empty() => listing.files.push(ObjectMeta {
                 path: key.to_string(),
                 size,

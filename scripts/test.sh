@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# README command 2: install what is missing, then run every check and all three test layers:
+#   fmt, clippy (native + wasm32), layer 1 native `cargo test`, layer 2 wasm-bindgen-test in
+#   headless Chromium, layer 3 end-to-end tests of the built app (dist/) on a static server.
+# Idempotent; exits non-zero on the first failure. Timings per step are printed at the end.
+#
+#   bash scripts/test.sh                  # everything
+#   SKIP_SETUP=1 bash scripts/test.sh     # skip the toolchain check (already set up)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+export TRUNK_SKIP_VERSION_CHECK=true
+export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
+export WASM_BINDGEN_TEST_WEBDRIVER_JSON=${WASM_BINDGEN_TEST_WEBDRIVER_JSON:-$ROOT/scripts/webdriver.json}
+export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
+LOGS=$CARGO_TARGET_DIR/test-logs
+mkdir -p "$LOGS"
+
+T_START=$(date +%s)
+TIMINGS=()
+RESULTS=()
+CURRENT=""
+
+SERVER_PID=""
+stop_server() { if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; fi; }
+
+finish() {
+  local rc=$?
+  stop_server
+  echo
+  echo "== timings"
+  for t in "${TIMINGS[@]}"; do echo "  $t"; done
+  echo "  total: $(( $(date +%s) - T_START ))s"
+  if ((${#RESULTS[@]})); then
+    echo "== results"
+    for r in "${RESULTS[@]}"; do echo "  $r"; done
+  fi
+  if [ "$rc" -ne 0 ]; then
+    echo "FAILED${CURRENT:+ in step: $CURRENT} (exit $rc; logs in $LOGS)" >&2
+  else
+    echo "ALL PASSED"
+  fi
+}
+trap finish EXIT
+
+# run NAME CMD...: runs one step, prints and records its duration.
+run() {
+  local name=$1 t0
+  shift
+  CURRENT=$name
+  t0=$(date +%s)
+  printf '\n== %s\n' "$name"
+  "$@"
+  TIMINGS+=("$(printf '%-34s %5ss' "$name" "$(( $(date +%s) - t0 ))")")
+  CURRENT=""
+}
+
+# Sums the `test result:` lines of cargo test output.
+cargo_counts() {
+  awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "%d passed, %d failed, %d ignored", p, f, i }' "$1"
+}
+
+setup() {
+  if [ "${SKIP_SETUP:-0}" = 1 ]; then echo "skipped (SKIP_SETUP=1)"; return; fi
+  NPM_DIRS=tests/e2e bash scripts/setup-toolchain.sh
+}
+
+layer1() {
+  cargo test --workspace 2>&1 | tee "$LOGS/layer1.log"
+  local counts; counts=$(cargo_counts "$LOGS/layer1.log")
+  echo "LAYER 1 (native cargo test): $counts"
+  RESULTS+=("layer 1 native cargo test:        $counts")
+}
+
+layer2() {
+  cargo test --target wasm32-unknown-unknown -p lakescope-storage -p lakescope-paimon \
+    --features lakescope-storage/browser 2>&1 | tee "$LOGS/layer2.log"
+  local counts; counts=$(cargo_counts "$LOGS/layer2.log")
+  echo "LAYER 2 (wasm-bindgen-test, headless Chromium): $counts"
+  RESULTS+=("layer 2 wasm-bindgen-test:        $counts")
+}
+
+build_app() {
+  CARGO_NET_OFFLINE=true trunk build --release
+  bash scripts/payload-size.sh dist | tee "$LOGS/payload.txt"
+  RESULTS+=("payload: $(tail -n 1 "$LOGS/payload.txt")")
+}
+
+layer3() {
+  local port
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  python3 -m http.server "$port" --bind 127.0.0.1 --directory dist >"$LOGS/http-server.log" 2>&1 &
+  SERVER_PID=$!
+  python3 - "$port" <<'PY'
+import sys, time, urllib.request
+url = f"http://127.0.0.1:{sys.argv[1]}/"
+for _ in range(100):
+    try:
+        urllib.request.urlopen(url, timeout=1).read()
+        sys.exit(0)
+    except Exception:
+        time.sleep(0.1)
+sys.exit(f"static server at {url} did not answer")
+PY
+  echo "serving dist/ at http://127.0.0.1:$port/ (python3 -m http.server)"
+  local rc=0
+  (cd tests/e2e && LAKESCOPE_URL="http://127.0.0.1:$port/" node --test --test-reporter=spec 2>&1) |
+    tee "$LOGS/layer3.log" || rc=$?
+  stop_server
+  local pass fail
+  pass=$(sed -n 's/^ℹ pass \([0-9]*\)$/\1/p' "$LOGS/layer3.log" | tail -n 1)
+  fail=$(sed -n 's/^ℹ fail \([0-9]*\)$/\1/p' "$LOGS/layer3.log" | tail -n 1)
+  echo "LAYER 3 (e2e, dist/ on a static server, headless Chromium): ${pass:-0} passed, ${fail:-?} failed"
+  echo "screenshots: $CARGO_TARGET_DIR/e2e-screens/"
+  RESULTS+=("layer 3 e2e (node --test):        ${pass:-0} passed, ${fail:-?} failed")
+  return "$rc"
+}
+
+run "toolchain set-up" setup
+run "cargo fetch" cargo fetch
+run "cargo fmt --check" cargo fmt --all --check
+run "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
+run "clippy (wasm32: app + storage)" cargo clippy --target wasm32-unknown-unknown \
+  -p lakescope-web -p lakescope-storage --features lakescope-storage/browser --all-targets -- -D warnings
+run "layer 1: native cargo test" layer1
+run "layer 2: wasm-bindgen-test" layer2
+run "trunk build --release" build_app
+run "layer 3: e2e" layer3
