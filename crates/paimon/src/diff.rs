@@ -182,8 +182,11 @@ fn diff_schema(values: &SchemaRef) -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// Identity of a live file: level and name (names are unique within a bucket).
-fn file_set(split: &Split) -> Vec<(i32, &str, Option<(&str, i64)>)> {
+/// A live file as (level, name, deletion vector location).
+type FileIdentity<'a> = (i32, &'a str, Option<(&'a str, i64)>);
+
+/// Identity of the live files of a bucket (names are unique within a bucket).
+fn file_set(split: &Split) -> Vec<FileIdentity<'_>> {
     let mut v: Vec<_> = split
         .files
         .iter()
