@@ -6,6 +6,7 @@ pub mod diff;
 pub mod error;
 pub mod incremental;
 pub mod merge;
+pub mod predicate;
 pub mod read;
 pub mod scan;
 pub mod spec;
