@@ -21,6 +21,9 @@ pub struct ReadRequest {
     pub with_row_kind: bool,
     /// Read only the top level of each bucket, without merging (`$ro`, read-optimized).
     pub read_optimized: bool,
+    /// Only rows where this holds: prunes partitions and files when planning, then filters the
+    /// final (merged) rows.
+    pub filter: Option<crate::predicate::Predicate>,
 }
 
 /// Rows read, with their schema.
@@ -58,6 +61,9 @@ pub struct SnapshotReader<'a> {
     request: ReadRequest,
     projection: Vec<usize>,
     schema: SchemaRef,
+    /// Row filter with the batch column of each field id.
+    filter: Option<(crate::predicate::BoundPredicate, Vec<(i32, usize)>)>,
+    pruned_files: usize,
 }
 
 impl<'a> SnapshotReader<'a> {
@@ -87,13 +93,22 @@ impl<'a> SnapshotReader<'a> {
         } else {
             (out_schema, projection)
         };
-        let splits = match snapshot {
-            Some(snapshot) => {
-                scan::plan(table, snapshot, &PartitionFilter::All)
-                    .await?
-                    .splits
+        let filter = match &request.filter {
+            Some(p) => {
+                let offset = usize::from(request.with_row_kind);
+                let columns = schema.fields.iter().enumerate();
+                let columns = columns.map(|(i, f)| (f.id, i + offset)).collect();
+                Some((p.bind(&schema)?, columns))
             }
-            None => Vec::new(),
+            None => None,
+        };
+        let (splits, pruned_files) = match snapshot {
+            Some(snapshot) => {
+                let p = request.filter.as_ref();
+                let plan = scan::plan_filtered(table, snapshot, &PartitionFilter::All, p).await?;
+                (plan.splits, plan.pruned_files)
+            }
+            None => (Vec::new(), 0),
         };
         Ok(Self {
             reader: SplitReader::new(table, schema)?,
@@ -101,7 +116,14 @@ impl<'a> SnapshotReader<'a> {
             request: request.clone(),
             projection,
             schema: out_schema,
+            filter,
+            pruned_files,
         })
+    }
+
+    /// Data files the filter's min/max-stats pruning removed from the plan.
+    pub fn pruned_files(&self) -> usize {
+        self.pruned_files
     }
 
     /// Schema of the batches this reader yields.
@@ -126,6 +148,16 @@ impl<'a> SnapshotReader<'a> {
             .await?
             .iter()
             .map(|batch| {
+                let filtered;
+                let batch = match &self.filter {
+                    Some((p, cols)) => {
+                        let column_of =
+                            |id: i32| cols.iter().find(|(f, _)| *f == id).map(|(_, i)| *i);
+                        filtered = p.filter(batch, &column_of)?;
+                        &filtered
+                    }
+                    None => batch,
+                };
                 let projected = batch
                     .project(&self.projection)
                     .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))?;

@@ -1,8 +1,9 @@
 //! Scan planning: replaying manifests into splits per (partition, bucket).
 
 mod plan;
+mod prune;
 
-pub use plan::{plan, plan_delta};
+pub use plan::{plan, plan_delta, plan_filtered};
 
 use crate::spec::binary_row::Datum;
 use crate::spec::manifest::DataFileMeta;
@@ -59,6 +60,10 @@ pub struct Plan {
     pub schema_id: i64,
     /// Splits sorted by (partition, bucket).
     pub splits: Vec<Split>,
+    /// Live data files dropped by min/max-stats pruning ([`plan_filtered`] with a predicate).
+    pub pruned_files: usize,
+    /// Manifest files skipped by partition stats (partition filter or predicate).
+    pub pruned_manifests: usize,
 }
 
 impl Plan {

@@ -1,7 +1,9 @@
 //! Manifest replay: base + delta manifest lists → live files → splits, plus deletion vectors.
 
+use super::prune::Pruner;
 use super::{DeletionFile, DeltaPlan, PartitionFilter, Plan, Split};
 use crate::error::{Error, Result};
+use crate::predicate::{BoundPredicate, ColStats, Predicate};
 use crate::spec::binary_row::{BinaryRow, Datum};
 use crate::spec::manifest::{
     FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta, SimpleStats,
@@ -32,8 +34,23 @@ struct Live<'a> {
 /// A DELETE without a live ADD, or a second ADD of a live file, is [`Error::Corrupt`] naming
 /// the manifest. Level-0 visibility rules are not applied.
 pub async fn plan(table: &Table, snapshot: &Snapshot, filter: &PartitionFilter) -> Result<Plan> {
+    plan_filtered(table, snapshot, filter, None).await
+}
+
+/// [`plan`] with a predicate over the snapshot's schema: partitions it rejects are skipped
+/// (manifests by their partition stats, entries by their partition values), then data files
+/// whose min/max stats show no row can match are dropped where that is safe (see
+/// [`super::prune`]); [`Plan::pruned_files`] counts them. The plan may still hold rows that do
+/// not match: readers filter rows after merging.
+pub async fn plan_filtered(
+    table: &Table,
+    snapshot: &Snapshot,
+    filter: &PartitionFilter,
+    predicate: Option<&Predicate>,
+) -> Result<Plan> {
     let schema = table.schema(snapshot.schema_id).await?;
     filter.validate(&schema)?;
+    let bound = predicate.map(|p| p.bind(&schema)).transpose()?;
     let (base, delta, dvs) = futures::future::try_join3(
         table.manifest_list(&snapshot.base_manifest_list),
         table.manifest_list(&snapshot.delta_manifest_list),
@@ -41,11 +58,14 @@ pub async fn plan(table: &Table, snapshot: &Snapshot, filter: &PartitionFilter) 
     )
     .await?;
     let mut partitions = Partitions::new(table, &schema, filter);
+    partitions.predicate = bound.as_ref();
+    let all_metas = base.len() + delta.len();
     let metas: Vec<&ManifestFileMeta> = base
         .iter()
         .chain(delta.iter())
-        .filter(|m| partitions.may_match(&m.partition_stats))
+        .filter(|m| partitions.may_match(m))
         .collect();
+    let pruned_manifests = all_metas - metas.len();
     let manifests = fetch_manifests(table, &metas).await?;
 
     let mut items = Vec::new();
@@ -62,12 +82,44 @@ pub async fn plan(table: &Table, snapshot: &Snapshot, filter: &PartitionFilter) 
         }
     }
     let entries = replay(items, |m| manifest_key(table, m))?;
-    let splits = group(&mut partitions, entries, &dvs, &schema)?;
+    let mut splits = group(&mut partitions, entries, &dvs, &schema)?;
+    let pruned_files = match &bound {
+        Some(predicate) => prune_by_stats(table, &schema, predicate, &mut splits).await?,
+        None => 0,
+    };
     Ok(Plan {
         snapshot_id: snapshot.id,
         schema_id: snapshot.schema_id,
         splits,
+        pruned_files,
+        pruned_manifests,
     })
+}
+
+/// Loads the schemas of the planned files and drops the files the stats rule out.
+async fn prune_by_stats(
+    table: &Table,
+    schema: &TableSchema,
+    predicate: &BoundPredicate,
+    splits: &mut Vec<Split>,
+) -> Result<usize> {
+    let ids: std::collections::BTreeSet<i64> = splits
+        .iter()
+        .flat_map(|s| s.files.iter().map(|f| f.schema_id))
+        .collect();
+    let mut file_schemas = HashMap::new();
+    for id in ids {
+        file_schemas.insert(id, table.schema(id).await?);
+    }
+    let options = schema.core_options();
+    let pruner = Pruner {
+        predicate,
+        schema,
+        file_schemas: &file_schemas,
+        deletion_vectors: options.deletion_vectors_enabled()?,
+        merge_engine: options.merge_engine()?,
+    };
+    Ok(pruner.prune(splits))
 }
 
 /// Replays entries in order: returns the live ADDs (in the order of their last ADD). A DELETE of a file
@@ -238,6 +290,10 @@ struct Partitions<'a> {
     table: &'a Table,
     schema: &'a TableSchema,
     filter: &'a PartitionFilter,
+    /// Predicate evaluated on partition values (other columns unknown).
+    predicate: Option<&'a BoundPredicate>,
+    /// Field ids of the partition columns, in partition-key order.
+    ids: Vec<i32>,
     types: Vec<DataType>,
     /// Decoded values, `None` when the filter rejects the partition.
     cache: HashMap<Vec<u8>, Option<Vec<Datum>>>,
@@ -249,6 +305,8 @@ impl<'a> Partitions<'a> {
             table,
             schema,
             filter,
+            predicate: None,
+            ids: schema.partition_fields().iter().map(|f| f.id).collect(),
             types: schema.partition_types(),
             cache: HashMap::new(),
         }
@@ -259,7 +317,14 @@ impl<'a> Partitions<'a> {
         if !self.cache.contains_key(bytes) {
             let file = manifest_key(self.table, manifest);
             let values = BinaryRow::decode_in(&file, bytes, &self.types)?;
-            let keep = self.filter.matches(self.schema, &values).then_some(values);
+            let keep = self.filter.matches(self.schema, &values)
+                && self.predicate.is_none_or(|p| {
+                    p.may_match(&|id| {
+                        let i = self.ids.iter().position(|x| *x == id)?;
+                        values.get(i).map(ColStats::exact)
+                    })
+                });
+            let keep = keep.then_some(values);
             self.cache.insert(bytes.to_vec(), keep);
         }
         Ok(self.cache.get(bytes).and_then(Option::as_ref))
@@ -267,7 +332,35 @@ impl<'a> Partitions<'a> {
 
     /// Whether a manifest whose partitions span `stats` may hold a partition the filter
     /// accepts. Undecodable stats never prune.
-    fn may_match(&self, stats: &SimpleStats) -> bool {
+    fn may_match(&self, meta: &ManifestFileMeta) -> bool {
+        self.filter_may_match(&meta.partition_stats) && self.predicate_may_match(meta)
+    }
+
+    /// The predicate on a manifest's partition stats (rows: its entries).
+    fn predicate_may_match(&self, meta: &ManifestFileMeta) -> bool {
+        let Some(predicate) = self.predicate else {
+            return true;
+        };
+        let stats = &meta.partition_stats;
+        let (Ok(min), Ok(max)) = (
+            BinaryRow::decode(&stats.min_values, &self.types),
+            BinaryRow::decode(&stats.max_values, &self.types),
+        ) else {
+            return true;
+        };
+        let rows = meta.num_added_files.saturating_add(meta.num_deleted_files);
+        predicate.may_match(&|id| {
+            let i = self.ids.iter().position(|x| *x == id)?;
+            Some(ColStats {
+                min: min.get(i).filter(|d| !d.is_null()).cloned(),
+                max: max.get(i).filter(|d| !d.is_null()).cloned(),
+                null_count: stats.null_counts.get(i).copied().flatten(),
+                row_count: Some(rows),
+            })
+        })
+    }
+
+    fn filter_may_match(&self, stats: &SimpleStats) -> bool {
         let PartitionFilter::Eq(conds) = self.filter else {
             return true;
         };
