@@ -1,5 +1,6 @@
 //! `lakescope`: look into Paimon and Iceberg lakes from the command line.
 
+mod bench;
 mod output;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -75,6 +76,17 @@ enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
     },
+    /// Benchmark read: read the whole table, count rows and touch every column without printing
+    /// them; prints one JSON line (rows, checksum, in-process seconds).
+    BenchRead {
+        /// Warehouse: a local path or file:// URI.
+        warehouse: String,
+        /// <DB>.<TABLE>
+        table: String,
+        /// Read this snapshot id (default: the latest).
+        #[arg(long)]
+        snapshot: Option<i64>,
+    },
     /// Rows inserted, deleted and updated between two snapshots (ids or tag names).
     Diff {
         /// Warehouse: a local path or file:// URI.
@@ -104,6 +116,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    let started = std::time::Instant::now();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -115,7 +128,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    match runtime.block_on(run(cli, started)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -132,7 +145,7 @@ fn parse_table(text: &str) -> Result<TableRef, String> {
     text.parse()
 }
 
-async fn run(cli: Cli) -> Result<(), String> {
+async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
     match cli.command {
         Command::Tables { warehouse } => {
             let tree = open_catalog(&warehouse)
@@ -182,6 +195,31 @@ async fn run(cli: Cli) -> Result<(), String> {
             };
             let request = ScanRequest { at, columns, limit };
             scan_and_print(&warehouse, &table, &request, format).await
+        }
+        Command::BenchRead {
+            warehouse,
+            table,
+            snapshot,
+        } => {
+            let table_ref = parse_table(&table)?;
+            let request = ScanRequest {
+                at: snapshot.map_or(TimeTravel::Latest, TimeTravel::SnapshotId),
+                ..ScanRequest::default()
+            };
+            let result = open_catalog(&warehouse)
+                .scan(&table_ref, &request)
+                .await
+                .map_err(|e| e.to_string())?;
+            let (rows, checksum) = bench::touch(&result.batches);
+            let line = serde_json::json!({
+                "reader": concat!("lakescope-", env!("CARGO_PKG_VERSION")),
+                "rows": rows,
+                "batches": result.batches.len(),
+                "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
+                "checksum": checksum,
+            });
+            println!("{line}");
+            Ok(())
         }
         Command::Diff {
             warehouse,
