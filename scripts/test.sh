@@ -6,6 +6,7 @@
 #
 #   bash scripts/test.sh                  # everything
 #   SKIP_SETUP=1 bash scripts/test.sh     # skip the toolchain check (already set up)
+#   KEEP_GOING=1 bash scripts/test.sh     # run every step even after a failure (still exits 1)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -22,6 +23,7 @@ mkdir -p "$LOGS"
 T_START=$(date +%s)
 TIMINGS=()
 RESULTS=()
+FAILED=()
 CURRENT=""
 
 SERVER_PID=""
@@ -38,7 +40,9 @@ finish() {
     echo "== results"
     for r in "${RESULTS[@]}"; do echo "  $r"; done
   fi
-  if [ "$rc" -ne 0 ]; then
+  if ((${#FAILED[@]})); then
+    echo "FAILED steps: ${FAILED[*]} (logs in $LOGS)" >&2
+  elif [ "$rc" -ne 0 ]; then
     echo "FAILED${CURRENT:+ in step: $CURRENT} (exit $rc; logs in $LOGS)" >&2
   else
     echo "ALL PASSED"
@@ -46,16 +50,22 @@ finish() {
 }
 trap finish EXIT
 
-# run NAME CMD...: runs one step, prints and records its duration.
+# run NAME CMD...: runs one step, prints and records its duration; stops at a failure
+# unless KEEP_GOING=1. Step functions propagate failures explicitly (`set -e` does not apply
+# inside a function called from a condition).
 run() {
-  local name=$1 t0
+  local name=$1 t0 rc=0
   shift
   CURRENT=$name
   t0=$(date +%s)
   printf '\n== %s\n' "$name"
-  "$@"
-  TIMINGS+=("$(printf '%-34s %5ss' "$name" "$(( $(date +%s) - t0 ))")")
+  if "$@"; then rc=0; else rc=$?; fi
+  TIMINGS+=("$(printf '%-34s %5ss%s' "$name" "$(( $(date +%s) - t0 ))" "$( ((rc)) && echo "  FAILED ($rc)")")")
   CURRENT=""
+  if ((rc)); then
+    FAILED+=("'$name'")
+    [ "${KEEP_GOING:-0}" = 1 ] || exit "$rc"
+  fi
 }
 
 # Sums the `test result:` lines of cargo test output.
@@ -69,32 +79,39 @@ setup() {
 }
 
 layer1() {
-  cargo test --workspace 2>&1 | tee "$LOGS/layer1.log"
-  local counts; counts=$(cargo_counts "$LOGS/layer1.log")
+  cargo test --workspace --no-fail-fast 2>&1 | tee "$LOGS/layer1.log"
+  local rc=${PIPESTATUS[0]} counts
+  counts=$(cargo_counts "$LOGS/layer1.log")
   echo "LAYER 1 (native cargo test): $counts"
   RESULTS+=("layer 1 native cargo test:        $counts")
+  return "$rc"
 }
 
 layer2() {
   cargo test --target wasm32-unknown-unknown -p lakescope-storage -p lakescope-paimon \
-    --features lakescope-storage/browser 2>&1 | tee "$LOGS/layer2.log"
-  local counts; counts=$(cargo_counts "$LOGS/layer2.log")
+    --features lakescope-storage/browser --no-fail-fast 2>&1 | tee "$LOGS/layer2.log"
+  local rc=${PIPESTATUS[0]} counts
+  counts=$(cargo_counts "$LOGS/layer2.log")
   echo "LAYER 2 (wasm-bindgen-test, headless Chromium): $counts"
   RESULTS+=("layer 2 wasm-bindgen-test:        $counts")
+  return "$rc"
 }
 
 build_app() {
-  CARGO_NET_OFFLINE=true trunk build --release
-  bash scripts/payload-size.sh dist | tee "$LOGS/payload.txt"
+  rm -rf dist # never let layer 3 test a stale build
+  CARGO_NET_OFFLINE=true trunk build --release || return
+  bash scripts/payload-size.sh dist >"$LOGS/payload.txt" || return
+  cat "$LOGS/payload.txt"
   RESULTS+=("payload: $(tail -n 1 "$LOGS/payload.txt")")
 }
 
 layer3() {
   local port
+  [ -f dist/index.html ] || { echo "no dist/index.html: the app build failed" >&2; return 1; }
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   python3 -m http.server "$port" --bind 127.0.0.1 --directory dist >"$LOGS/http-server.log" 2>&1 &
   SERVER_PID=$!
-  python3 - "$port" <<'PY'
+  if python3 - "$port" <<'PY'
 import sys, time, urllib.request
 url = f"http://127.0.0.1:{sys.argv[1]}/"
 for _ in range(100):
@@ -105,9 +122,11 @@ for _ in range(100):
         time.sleep(0.1)
 sys.exit(f"static server at {url} did not answer")
 PY
+  then :; else stop_server; return 1; fi
   echo "serving dist/ at http://127.0.0.1:$port/ (python3 -m http.server)"
   local rc=0
-  (cd tests/e2e && LAKESCOPE_URL="http://127.0.0.1:$port/" node --test --test-reporter=spec 2>&1) |
+  (cd tests/e2e && LAKESCOPE_URL="http://127.0.0.1:$port/" \
+    LAKESCOPE_SCREENS="$CARGO_TARGET_DIR/e2e-screens" node --test --test-reporter=spec 2>&1) |
     tee "$LOGS/layer3.log" || rc=$?
   stop_server
   local pass fail
@@ -129,3 +148,4 @@ run "layer 1: native cargo test" layer1
 run "layer 2: wasm-bindgen-test" layer2
 run "trunk build --release" build_app
 run "layer 3: e2e" layer3
+((${#FAILED[@]} == 0)) || exit 1
