@@ -62,6 +62,10 @@ enum Command {
         /// At most this many rows.
         #[arg(long)]
         limit: Option<usize>,
+        /// Only rows where this holds, e.g. "a = 'x' AND n >= 3", "b IS NULL", "c IN (1, 2)",
+        /// "s LIKE 'ab%'"; dates and timestamps as strings ('2024-01-31 10:00:00').
+        #[arg(long)]
+        filter: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
@@ -169,8 +173,14 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
             incremental_mode,
             columns,
             limit,
+            filter,
             format,
         } => {
+            let filter = filter
+                .as_deref()
+                .map(lakescope_paimon::predicate::parse::parse)
+                .transpose()
+                .map_err(|e| e.to_string())?;
             let mode = incremental_mode
                 .as_deref()
                 .map(lakescope_paimon::incremental::IncrementalMode::parse)
@@ -193,7 +203,12 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
                 (_, _, Some(ms)) => TimeTravel::TimestampMillis(ms),
                 _ => TimeTravel::Latest,
             };
-            let request = ScanRequest { at, columns, limit };
+            let request = ScanRequest {
+                at,
+                columns,
+                limit,
+                filter,
+            };
             scan_and_print(&warehouse, &table, &request, format).await
         }
         Command::BenchRead {

@@ -42,6 +42,9 @@ pub struct ScanRequest {
     pub columns: Option<Vec<String>>,
     /// At most this many rows.
     pub limit: Option<usize>,
+    /// Only rows where this holds (tables only; prunes partitions and files, then filters the
+    /// merged rows).
+    pub filter: Option<lakescope_paimon::predicate::Predicate>,
 }
 
 /// Rows read, with their schema.
@@ -61,7 +64,18 @@ impl Catalog {
 
     /// Reads a table or system table.
     pub async fn scan(&self, table_ref: &TableRef, request: &ScanRequest) -> Result<ScanResult> {
+        if let Some(key) = crate::iceberg_scan::locate(self, table_ref).await {
+            return crate::iceberg_scan::scan(self, &key, table_ref, request).await;
+        }
         let table = self.open_table(table_ref).await?;
+        if request.filter.is_some()
+            && (table_ref.system.is_some()
+                || matches!(request.at, TimeTravel::IncrementalBetween { .. }))
+        {
+            return Err(Error::Invalid(format!(
+                "{table_ref}: a filter applies to table reads at one snapshot, not to system tables or incremental reads"
+            )));
+        }
         if let TimeTravel::IncrementalBetween { start, end, mode } = &request.at {
             let with_row_kind = match table_ref.system.as_deref() {
                 None => false,
@@ -90,6 +104,7 @@ impl Catalog {
                 let snapshot = resolve_snapshot(&table, table_ref, &request.at).await?;
                 let read = ReadRequest {
                     columns: request.columns.clone(),
+                    filter: request.filter.clone(),
                     ..ReadRequest::default()
                 };
                 let mut reader = SnapshotReader::open(&table, snapshot.as_ref(), &read).await?;
