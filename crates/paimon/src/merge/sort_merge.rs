@@ -1,13 +1,13 @@
-//! K-way merge of sorted runs (min-heap over run cursors, keys compared as arrow-row bytes).
+//! K-way merge of sorted runs (min-heap over run cursors; integer keys compared as i64, others as arrow-row bytes).
 
 use std::cmp::Ordering;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int64Type, Int8Type};
-use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_array::types::{Date32Type, Int16Type, Int32Type, Int64Type, Int8Type};
+use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, RecordBatch};
 use arrow_buffer::ScalarBuffer;
 use arrow_row::{RowConverter, Rows, SortField};
-use arrow_schema::SortOptions;
+use arrow_schema::{DataType, SortOptions};
 
 use super::{arrow_err, RowKind};
 use crate::{Error, Result};
@@ -31,7 +31,7 @@ pub(crate) struct MergeInput {
     pub batches: Vec<RecordBatch>,
     /// Number of value columns (the batch columns before the two system columns).
     pub value_columns: usize,
-    key_rows: Vec<Rows>,
+    keys: Keys,
     /// Rows of the user sequence fields (`sequence.field`), if any.
     user_seq_rows: Option<Vec<Rows>>,
     seqs: Vec<ScalarBuffer<i64>>,
@@ -59,6 +59,77 @@ pub(crate) fn convert_columns(
         .map(|b| {
             let cols: Vec<ArrayRef> = columns.iter().map(|&c| b.column(c).clone()).collect();
             converter.convert_columns(&cols).map_err(arrow_err)
+        })
+        .collect()
+}
+
+/// Comparable primary keys of every input batch.
+enum Keys {
+    /// A single integer key column without nulls (the common case), widened to i64: compared
+    /// as integers, which is the order arrow-row gives them.
+    Int(Vec<ScalarBuffer<i64>>),
+    /// Any other key: arrow-row bytes.
+    Rows(Vec<Rows>),
+}
+
+impl Keys {
+    fn new(batches: &[RecordBatch], columns: &[usize]) -> Result<Self> {
+        if let Some(ints) = int_keys(batches, columns) {
+            return Ok(Keys::Int(ints));
+        }
+        Ok(Keys::Rows(convert_columns(
+            batches,
+            columns,
+            SortOptions::default(),
+        )?))
+    }
+
+    /// Order of the keys at (batch a, row a) and (batch b, row b).
+    #[inline]
+    fn cmp(&self, a: (usize, usize), b: (usize, usize)) -> Ordering {
+        match self {
+            Keys::Int(k) => k[a.0][a.1].cmp(&k[b.0][b.1]),
+            Keys::Rows(r) => r[a.0].row(a.1).cmp(&r[b.0].row(b.1)),
+        }
+    }
+
+    /// The integer key at (batch, row), 0 for arrow-row keys.
+    #[inline]
+    fn int(&self, batch: usize, row: usize) -> i64 {
+        match self {
+            Keys::Int(k) => k[batch][row],
+            Keys::Rows(_) => 0,
+        }
+    }
+}
+
+/// The single key column of every batch as i64, when it is a null-free integer column.
+fn int_keys(batches: &[RecordBatch], columns: &[usize]) -> Option<Vec<ScalarBuffer<i64>>> {
+    let &[column] = columns else {
+        return None;
+    };
+    batches
+        .iter()
+        .map(|b| {
+            let array = b.column(column);
+            if array.null_count() > 0 {
+                return None;
+            }
+            fn widen<T: ArrowPrimitiveType>(a: &dyn Array) -> Option<ScalarBuffer<i64>>
+            where
+                T::Native: Into<i64>,
+            {
+                let a = a.as_primitive_opt::<T>()?;
+                Some(a.values().iter().map(|&v| v.into()).collect())
+            }
+            match array.data_type() {
+                DataType::Int64 => Some(array.as_primitive_opt::<Int64Type>()?.values().clone()),
+                DataType::Int32 => widen::<Int32Type>(array.as_ref()),
+                DataType::Int16 => widen::<Int16Type>(array.as_ref()),
+                DataType::Int8 => widen::<Int8Type>(array.as_ref()),
+                DataType::Date32 => widen::<Date32Type>(array.as_ref()),
+                _ => None,
+            }
         })
         .collect()
 }
@@ -107,7 +178,7 @@ impl MergeInput {
             seqs.push(seq.values().clone());
             kinds.push(kind.values().clone());
         }
-        let key_rows = convert_columns(&batches, key_columns, SortOptions::default())?;
+        let keys = Keys::new(&batches, key_columns)?;
         let user_seq_rows = if user_seq_columns.is_empty() {
             None
         } else {
@@ -122,7 +193,7 @@ impl MergeInput {
         Ok(Self {
             batches,
             value_columns,
-            key_rows,
+            keys,
             user_seq_rows,
             seqs,
             kinds,
@@ -182,14 +253,18 @@ struct Cursor {
     batch: usize,
     end: usize,
     row: usize,
+    /// Rows of `batch`.
+    len: usize,
     run: usize,
+    /// The integer key of the current row (integer keys only).
+    key: i64,
 }
 
 /// Produces the groups of rows with equal keys, in key order, each sorted in Paimon's order.
 pub(crate) struct SortMerger {
     pub input: MergeInput,
     cursors: Vec<Cursor>,
-    /// Min-heap of cursor ids.
+    /// Min-heap of cursor ids, ordered by (key, run).
     heap: Vec<usize>,
 }
 
@@ -202,7 +277,9 @@ impl SortMerger {
                     batch: start,
                     end,
                     row: 0,
+                    len: input.batches[start].num_rows(),
                     run,
+                    key: input.keys.int(start, 0),
                 });
             }
         }
@@ -217,11 +294,14 @@ impl SortMerger {
         this
     }
 
+    #[inline]
     fn less(&self, a: usize, b: usize) -> bool {
         let (ca, cb) = (&self.cursors[a], &self.cursors[b]);
-        let ka = self.input.key_rows[ca.batch].row(ca.row);
-        let kb = self.input.key_rows[cb.batch].row(cb.row);
-        match ka.cmp(&kb) {
+        let by_key = match &self.input.keys {
+            Keys::Int(_) => ca.key.cmp(&cb.key),
+            keys => keys.cmp((ca.batch, ca.row), (cb.batch, cb.row)),
+        };
+        match by_key {
             Ordering::Less => true,
             Ordering::Greater => false,
             Ordering::Equal => ca.run < cb.run,
@@ -242,11 +322,8 @@ impl SortMerger {
         }
     }
 
-    fn pop(&mut self) -> Option<usize> {
-        if self.heap.is_empty() {
-            return None;
-        }
-        let top = self.heap.swap_remove(0);
+    /// Restores the heap order after the top cursor moved on.
+    fn sift_down(&mut self) {
         let n = self.heap.len();
         let mut i = 0;
         loop {
@@ -264,61 +341,77 @@ impl SortMerger {
             self.heap.swap(i, m);
             i = m;
         }
-        Some(top)
     }
 
     /// Advances a cursor; false when its run is exhausted.
+    #[inline]
     fn advance(&mut self, c: usize) -> bool {
         let cur = &mut self.cursors[c];
         cur.row += 1;
-        if cur.row >= self.input.batches[cur.batch].num_rows() {
+        if cur.row >= cur.len {
             cur.row = 0;
             cur.batch += 1;
+            if cur.batch >= cur.end {
+                return false;
+            }
+            cur.len = self.input.batches[cur.batch].num_rows();
         }
-        cur.batch < cur.end
+        cur.key = self.input.keys.int(cur.batch, cur.row);
+        true
+    }
+
+    /// Whether cursor `c` is at the key of `group` ((batch, row) of the group's first row, and
+    /// its integer key).
+    #[inline]
+    fn at_key(&self, c: usize, group: (usize, usize), group_key: i64) -> bool {
+        let cur = &self.cursors[c];
+        match &self.input.keys {
+            Keys::Int(_) => cur.key == group_key,
+            keys => keys.cmp((cur.batch, cur.row), group) == Ordering::Equal,
+        }
     }
 
     /// Fills `out` with the next key group in Paimon's merge order; false at the end.
     pub fn next_group(&mut self, out: &mut Vec<Entry>) -> Result<bool> {
         out.clear();
-        let Some(first) = self.pop() else {
+        let Some(&first) = self.heap.first() else {
             return Ok(false);
         };
-        let (kb, kr) = (self.cursors[first].batch, self.cursors[first].row);
-        let mut next = Some(first);
-        while let Some(c) = next {
-            // Take every row of this cursor with the group key (a run may repeat a key).
+        let first = self.cursors[first];
+        let group = (first.batch, first.row);
+        let group_key = first.key;
+        // Cursors leave the heap top in (key, run) order; take every row of the group key from
+        // each (a run may repeat a key).
+        while let Some(&c) = self.heap.first() {
+            if !self.at_key(c, group, group_key) {
+                break;
+            }
             loop {
                 let cur = self.cursors[c];
                 out.push(self.input.entry(cur.batch, cur.row)?);
                 if !self.advance(c) {
+                    self.heap.swap_remove(0);
+                    self.sift_down();
                     break;
                 }
-                let cur = self.cursors[c];
-                let same =
-                    self.input.key_rows[cur.batch].row(cur.row) == self.input.key_rows[kb].row(kr);
-                if !same {
-                    self.push(c);
+                if !self.at_key(c, group, group_key) {
+                    self.sift_down();
                     break;
                 }
             }
-            next = match self.heap.first() {
-                Some(&top) => {
-                    let cur = self.cursors[top];
-                    if self.input.key_rows[cur.batch].row(cur.row)
-                        == self.input.key_rows[kb].row(kr)
-                    {
-                        self.pop()
-                    } else {
-                        None
-                    }
-                }
-                None => None,
-            };
         }
-        if out.len() > 1 {
-            let input = &self.input;
-            out.sort_by(|a, b| input.order(a, b));
+        match out.as_mut_slice() {
+            [] | [_] => {}
+            [a, b] => {
+                // A stable sort of two.
+                if self.input.order(b, a) == Ordering::Less {
+                    std::mem::swap(a, b);
+                }
+            }
+            many => {
+                let input = &self.input;
+                many.sort_by(|a, b| input.order(a, b));
+            }
         }
         Ok(true)
     }
