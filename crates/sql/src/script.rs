@@ -98,7 +98,11 @@ pub fn split_script(sql: &str) -> Vec<StatementSource> {
     let flush = |current: &mut Vec<TokenWithSpan>, error: Option<SqlError>, out: &mut Vec<StatementSource>| {
         let toks = std::mem::take(current);
         let first = toks.iter().find(|t| !is_comment(&t.token));
-        let last = toks.iter().rev().find(|t| !is_comment(&t.token));
+        // Trailing block comments (hints such as `/*+ OPTIONS(...) */`) belong to the statement.
+        let last = toks
+            .iter()
+            .rev()
+            .find(|t| !matches!(t.token, Token::Whitespace(Whitespace::SingleLineComment { .. })));
         let (first, last) = match (first, last, &error) {
             (Some(f), Some(l), _) => (f.span.start, l.span.end),
             (None, _, Some(e)) => {

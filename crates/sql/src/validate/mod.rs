@@ -1,1 +1,158 @@
-//! x
+//! Validation of parsed statements with Flink's and Paimon's rules (pure: existing schemas are passed in).
+
+mod alter;
+mod casts;
+mod create;
+pub mod options;
+
+use crate::ast::*;
+use crate::error::{Result, SqlError};
+use lakescope_paimon::spec::schema::TableSchema;
+
+pub use casts::supports_cast;
+
+/// The table format of the catalog a statement runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TableFormat {
+    /// A Paimon catalog (or a table with `'connector' = 'paimon'`).
+    #[default]
+    Paimon,
+    /// An Iceberg catalog.
+    Iceberg,
+    /// Not known (e.g. Flink's in-memory `default_catalog`): only format-independent checks.
+    Unknown,
+}
+
+/// What validation knows beyond the statement.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ValidationContext<'a> {
+    /// The format of the current catalog.
+    pub format: TableFormat,
+    /// The current schema of the table an ALTER TABLE / INSERT targets, when the engine has it.
+    pub existing: Option<&'a TableSchema>,
+}
+
+const PROCEDURES: &[&str] = &[
+    "create_tag", "delete_tag", "rollback_to", "compact", "expire_snapshots", "create_branch",
+    "delete_branch", "fast_forward", "rename_tag", "replace_tag", "expire_partitions",
+    "create_tag_from_timestamp", "rollback_to_timestamp", "remove_orphan_files", "reset_consumer",
+    "mark_partition_done", "expire_tags", "compact_database", "drop_partition", "merge_into",
+    "migrate_table", "repair", "rewrite_file_index", "trigger_tag_automatic_creation",
+];
+
+/// Validates one statement; the error points at the offending token.
+pub fn validate(stmt: &Statement, ctx: &ValidationContext) -> Result<()> {
+    match stmt {
+        Statement::CreateCatalog { name, options } => create_catalog(name, options),
+        Statement::CreateTable(t) => create::create_table(t, ctx),
+        Statement::AlterTable(a) => alter::alter_table(a, ctx),
+        Statement::Query(q) => query(q),
+        Statement::Insert(i) => {
+            options::check_hints(&i.hints)?;
+            if let InsertSource::Select(q) = &i.source {
+                query(q)?;
+            }
+            if let Some(schema) = ctx.existing {
+                for p in &i.partition {
+                    if !schema.partition_keys.contains(&p.key) {
+                        return Err(SqlError::validation(
+                            p.key_pos,
+                            format!("'{}' is not a partition column of the table; partition keys: [{}]", p.key, schema.partition_keys.join(", ")),
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+        Statement::Set(Some(o)) if o.key == "execution.runtime-mode" => {
+            let v = o.value.to_ascii_lowercase();
+            if !["batch", "streaming", "automatic"].contains(&v.as_str()) {
+                return Err(SqlError::validation(
+                    o.value_pos,
+                    format!("Could not parse value '{}' for key 'execution.runtime-mode': possible values are [streaming, batch, automatic]", o.value),
+                ));
+            }
+            Ok(())
+        }
+        Statement::Call { procedure, .. } => {
+            let name = procedure.name().to_ascii_lowercase();
+            let in_sys = procedure.parts.len() == 2 && procedure.parts[0].eq_ignore_ascii_case("sys");
+            if !in_sys || !PROCEDURES.contains(&name.as_str()) {
+                return Err(SqlError::validation(
+                    procedure.pos,
+                    format!("Procedure '{procedure}' is not found; Paimon procedures are called as sys.<name>, e.g. sys.create_tag"),
+                ));
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn query(q: &QueryStatement) -> Result<()> {
+    for t in &q.tables {
+        options::check_hints(&t.hints)?;
+        if let Some(sys) = &t.system_table {
+            const SYSTEM: &[&str] = &[
+                "snapshots", "schemas", "options", "files", "tags", "branches", "consumers",
+                "manifests", "partitions", "buckets", "audit_log", "binlog", "ro", "read_optimized",
+                "aggregation_fields", "statistics", "table_indexes", "file_keys", "row_tracking",
+                "history", "metadata_log_entries", "refs", "entries", "all_data_files",
+            ];
+            let base = sys.split('$').next().unwrap_or(sys);
+            if !SYSTEM.contains(&base.to_ascii_lowercase().as_str()) && !base.starts_with("branch_") {
+                return Err(SqlError::validation(
+                    t.name.pos,
+                    format!("Unknown system table '{}' in '{}'; known: {}", sys, t.name, SYSTEM.join(", ")),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn option<'a>(options: &'a [OptionEntry], key: &str) -> Option<&'a OptionEntry> {
+    options.iter().find(|o| o.key == key)
+}
+
+fn create_catalog(name: &Ident, options: &[OptionEntry]) -> Result<()> {
+    let Some(ty) = option(options, "type") else {
+        return Err(SqlError::validation(name.pos, "Catalog options must contain 'type' ('paimon' or 'iceberg')"));
+    };
+    match ty.value.as_str() {
+        "paimon" => {
+            if let Some(m) = option(options, "metastore") {
+                if m.value != "filesystem" {
+                    return Err(SqlError::unsupported(
+                        m.value_pos,
+                        format!(
+                            "Paimon catalogs with 'metastore' = '{}' need a connection to the metastore service (Thrift/JDBC), which lakescope cannot open from a browser or the CLI; use a filesystem catalog (no 'metastore' option) on the same warehouse",
+                            m.value
+                        ),
+                    ));
+                }
+            }
+        }
+        "iceberg" => {
+            if let Some(t) = option(options, "catalog-type") {
+                if t.value != "hadoop" {
+                    return Err(SqlError::unsupported(
+                        t.value_pos,
+                        format!("Iceberg 'catalog-type' = '{}' is not supported; lakescope reads and writes Hadoop (warehouse path) catalogs", t.value),
+                    ));
+                }
+            }
+        }
+        "generic_in_memory" => return Ok(()),
+        other => {
+            return Err(SqlError::unsupported(
+                ty.value_pos,
+                format!("Catalog type '{other}' is not supported; use 'paimon' or 'iceberg'"),
+            ))
+        }
+    }
+    if option(options, "warehouse").is_none() {
+        return Err(SqlError::validation(name.pos, "Catalog options must contain 'warehouse'"));
+    }
+    Ok(())
+}
