@@ -56,7 +56,7 @@ pub enum ColumnKind {
     /// `name AS expr`.
     Computed {
         /// The expression.
-        expr: sp::Expr,
+        expr: Box<sp::Expr>,
         /// Its text.
         text: String,
     },
@@ -171,7 +171,9 @@ pub struct LikeClause {
 impl LikeClause {
     /// Whether the source's WITH options are excluded.
     pub fn excludes_options(&self) -> bool {
-        self.options.iter().any(|(s, f)| *s == LikeStrategy::Excluding && (f == "OPTIONS" || f == "ALL"))
+        self.options
+            .iter()
+            .any(|(s, f)| *s == LikeStrategy::Excluding && (f == "OPTIONS" || f == "ALL"))
     }
 }
 
@@ -366,6 +368,8 @@ pub struct CreateDatabase {
 }
 
 /// A Flink SQL statement.
+// Statements are parsed once and moved rarely: variant size does not matter here.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Statement {
     /// CREATE CATALOG name WITH (...).

@@ -58,7 +58,10 @@ impl Cursor {
                 toks.push(t.clone());
             }
         }
-        let end = toks.last().map(|t| t.span.end).unwrap_or(Location::new(1, 1));
+        let end = toks
+            .last()
+            .map(|t| t.span.end)
+            .unwrap_or(Location::new(1, 1));
         Self {
             toks,
             comments,
@@ -73,7 +76,10 @@ impl Cursor {
     }
 
     pub(crate) fn peek_nth(&self, n: usize) -> &Token {
-        self.toks.get(self.i + n).map(|t| &t.token).unwrap_or(&Token::EOF)
+        self.toks
+            .get(self.i + n)
+            .map(|t| &t.token)
+            .unwrap_or(&Token::EOF)
     }
 
     pub(crate) fn at_end(&self) -> bool {
@@ -214,7 +220,10 @@ impl Cursor {
         if parts.len() > 3 {
             return Err(SqlError::syntax(
                 pos,
-                format!("object name '{}' has more than three parts (catalog.database.object)", parts.join(".")),
+                format!(
+                    "object name '{}' has more than three parts (catalog.database.object)",
+                    parts.join(".")
+                ),
             ));
         }
         Ok(ObjectName { parts, pos })
@@ -241,7 +250,10 @@ impl Cursor {
                     self.advance();
                     Ok((v, pos))
                 }
-                Err(_) => Err(SqlError::syntax(pos, format!("expected an integer, found {n}"))),
+                Err(_) => Err(SqlError::syntax(
+                    pos,
+                    format!("expected an integer, found {n}"),
+                )),
             },
             _ => self.err("an integer"),
         }
@@ -314,7 +326,11 @@ impl Cursor {
         to: usize,
         f: impl FnOnce(&mut Parser) -> std::result::Result<T, ParserError>,
     ) -> Result<T> {
-        let toks: Vec<TokenWithSpan> = self.toks.get(from..to).map(|s| s.to_vec()).unwrap_or_default();
+        let toks: Vec<TokenWithSpan> = self
+            .toks
+            .get(from..to)
+            .map(|s| s.to_vec())
+            .unwrap_or_default();
         let end = toks.last().map(|t| t.span.end).unwrap_or(self.end);
         let dialect = FlinkDialect;
         let mut parser = Parser::new(&dialect).with_tokens_with_locations(toks);
@@ -333,11 +349,17 @@ impl Cursor {
             Err(e) => {
                 let raw = match e {
                     ParserError::ParserError(m) | ParserError::TokenizerError(m) => m,
-                    ParserError::RecursionLimitExceeded => "expression nested too deeply".to_string(),
+                    ParserError::RecursionLimitExceeded => {
+                        "expression nested too deeply".to_string()
+                    }
                 };
                 let (msg, pos) = split_location(&raw).unwrap_or_else(|| {
                     let cur = parser.peek_token_ref();
-                    let l = if cur.token == Token::EOF { end } else { cur.span.start };
+                    let l = if cur.token == Token::EOF {
+                        end
+                    } else {
+                        cur.span.start
+                    };
                     (raw.clone(), loc_pos(l))
                 });
                 Err(SqlError::syntax(pos, msg))
@@ -356,7 +378,10 @@ fn split_location(msg: &str) -> Option<(String, Pos)> {
     if line == 0 {
         return None;
     }
-    Some((msg[..at].replace("Expected: ", "expected ").to_string(), Pos::new(line, col.max(1))))
+    let text = msg[..at]
+        .replace("Expected: ", "expected ")
+        .replacen("Expected ", "expected ", 1);
+    Some((text, Pos::new(line, col.max(1))))
 }
 
 /// A span's start as a position.

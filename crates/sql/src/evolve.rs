@@ -8,7 +8,11 @@ fn place(fields: &mut Vec<DataField>, f: DataField, pos: &Option<ColumnPosition>
     let idx = match pos {
         None => fields.len(),
         Some(ColumnPosition::First) => 0,
-        Some(ColumnPosition::After(a)) => fields.iter().position(|x| x.name == a.name).map(|i| i + 1).unwrap_or(fields.len()),
+        Some(ColumnPosition::After(a)) => fields
+            .iter()
+            .position(|x| x.name == a.name)
+            .map(|i| i + 1)
+            .unwrap_or(fields.len()),
     };
     fields.insert(idx, f);
 }
@@ -39,10 +43,14 @@ pub fn apply_alter(old: &TableSchema, alter: &AlterTable) -> TableSchema {
                 }
             }
         }
-        AlterAction::DropColumns(cols) => s.fields.retain(|f| !cols.iter().any(|c| c.name == f.name)),
+        AlterAction::DropColumns(cols) => {
+            s.fields.retain(|f| !cols.iter().any(|c| c.name == f.name))
+        }
         AlterAction::Add(ch) => {
             for cc in &ch.columns {
-                let Some(t) = cc.column.data_type() else { continue };
+                let Some(t) = cc.column.data_type() else {
+                    continue;
+                };
                 s.highest_field_id += 1;
                 let f = DataField {
                     id: s.highest_field_id,
@@ -55,7 +63,9 @@ pub fn apply_alter(old: &TableSchema, alter: &AlterTable) -> TableSchema {
         }
         AlterAction::Modify(ch) => {
             for cc in &ch.columns {
-                let Some(i) = s.fields.iter().position(|f| f.name == cc.column.name.name) else { continue };
+                let Some(i) = s.fields.iter().position(|f| f.name == cc.column.name.name) else {
+                    continue;
+                };
                 let mut f = s.fields.remove(i);
                 if let Some(t) = cc.column.data_type() {
                     let pk = s.primary_keys.contains(&f.name);

@@ -15,8 +15,8 @@ pub mod types;
 pub mod validate;
 
 pub use ast::{Parsed, Statement};
-pub use evolve::apply_alter;
 pub use error::{ErrorKind, Pos, Result, SqlError};
+pub use evolve::apply_alter;
 pub use parser::{parse_script, parse_statement};
 pub use script::{split_script, StatementSource};
 pub use show::{create_table_schema, show_create_table};

@@ -50,7 +50,11 @@ impl<'a> LineIndex<'a> {
         let Some(&start) = self.starts.get(line) else {
             return self.text.len();
         };
-        let end = self.starts.get(line + 1).copied().unwrap_or(self.text.len());
+        let end = self
+            .starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.text.len());
         let line_text = self.text.get(start..end).unwrap_or("");
         let col = (loc.column.max(1) - 1) as usize;
         match line_text.char_indices().nth(col) {
@@ -95,14 +99,18 @@ pub fn split_script(sql: &str) -> Vec<StatementSource> {
     let index = LineIndex::new(sql);
     let mut out = Vec::new();
     let mut current: Vec<TokenWithSpan> = Vec::new();
-    let flush = |current: &mut Vec<TokenWithSpan>, error: Option<SqlError>, out: &mut Vec<StatementSource>| {
+    let flush = |current: &mut Vec<TokenWithSpan>,
+                 error: Option<SqlError>,
+                 out: &mut Vec<StatementSource>| {
         let toks = std::mem::take(current);
         let first = toks.iter().find(|t| !is_comment(&t.token));
         // Trailing block comments (hints such as `/*+ OPTIONS(...) */`) belong to the statement.
-        let last = toks
-            .iter()
-            .rev()
-            .find(|t| !matches!(t.token, Token::Whitespace(Whitespace::SingleLineComment { .. })));
+        let last = toks.iter().rev().find(|t| {
+            !matches!(
+                t.token,
+                Token::Whitespace(Whitespace::SingleLineComment { .. })
+            )
+        });
         let (first, last) = match (first, last, &error) {
             (Some(f), Some(l), _) => (f.span.start, l.span.end),
             (None, _, Some(e)) => {

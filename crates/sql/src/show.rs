@@ -27,7 +27,12 @@ pub fn flink_type(t: &DataType) -> String {
             let inner: Vec<String> = fields
                 .iter()
                 .map(|f| match &f.description {
-                    Some(d) => format!("{} {} {}", quote_ident(&f.name), flink_type(&f.data_type), quote_str(d)),
+                    Some(d) => format!(
+                        "{} {} {}",
+                        quote_ident(&f.name),
+                        flink_type(&f.data_type),
+                        quote_str(d)
+                    ),
                     None => format!("{} {}", quote_ident(&f.name), flink_type(&f.data_type)),
                 })
                 .collect();
@@ -69,7 +74,11 @@ pub fn show_create_table(name: &[&str], schema: &TableSchema) -> String {
         let _ = write!(out, "\nCOMMENT {}", quote_str(c));
     }
     if !schema.partition_keys.is_empty() {
-        let keys: Vec<String> = schema.partition_keys.iter().map(|k| quote_ident(k)).collect();
+        let keys: Vec<String> = schema
+            .partition_keys
+            .iter()
+            .map(|k| quote_ident(k))
+            .collect();
         let _ = write!(out, "\nPARTITIONED BY ({})", keys.join(", "));
     }
     if !schema.options.is_empty() {
@@ -112,29 +121,51 @@ pub fn create_table_schema(t: &CreateTable) -> Result<TableSchema> {
         ));
     }
     if let Some(p) = t.partitioned_by.iter().find(|p| p.transform.is_some()) {
-        return Err(SqlError::unsupported(p.pos, "partition transforms have no Paimon schema"));
+        return Err(SqlError::unsupported(
+            p.pos,
+            "partition transforms have no Paimon schema",
+        ));
     }
-    let pk: Vec<String> = t.primary_key.iter().flat_map(|p| p.columns.iter().map(|c| c.name.clone())).collect();
+    let pk: Vec<String> = t
+        .primary_key
+        .iter()
+        .flat_map(|p| p.columns.iter().map(|c| c.name.clone()))
+        .collect();
     let mut fields = Vec::new();
     for c in &t.columns {
-        let ColumnKind::Physical(dt) = &c.kind else { continue };
+        let ColumnKind::Physical(dt) = &c.kind else {
+            continue;
+        };
         let mut dt = dt.clone();
         if pk.contains(&c.name.name) {
             dt.nullable = false;
         }
-        fields.push(DataField { id: fields.len() as i32, name: c.name.name.clone(), data_type: dt, description: c.comment.clone() });
+        fields.push(DataField {
+            id: fields.len() as i32,
+            name: c.name.name.clone(),
+            data_type: dt,
+            description: c.comment.clone(),
+        });
     }
     let mut next = fields.len() as i32 - 1;
     for f in fields.iter_mut() {
         assign_nested_ids(&mut f.data_type, &mut next);
     }
-    let options: BTreeMap<String, String> = t.options.iter().map(|o| (o.key.clone(), o.value.clone())).collect();
+    let options: BTreeMap<String, String> = t
+        .options
+        .iter()
+        .map(|o| (o.key.clone(), o.value.clone()))
+        .collect();
     Ok(TableSchema {
         version: CURRENT_SCHEMA_VERSION,
         id: 0,
         fields,
         highest_field_id: next,
-        partition_keys: t.partitioned_by.iter().map(|p| p.column.name.clone()).collect(),
+        partition_keys: t
+            .partitioned_by
+            .iter()
+            .map(|p| p.column.name.clone())
+            .collect(),
         primary_keys: pk,
         options,
         comment: t.comment.clone(),

@@ -185,14 +185,21 @@ fn parse_type_body(c: &mut Cursor) -> Result<DataType> {
         "ROW" => {
             let paren = open_nested(c)?;
             let mut fields = Vec::new();
-            let empty = if paren { c.is(&Token::RParen) } else { c.is_gt() };
+            let empty = if paren {
+                c.is(&Token::RParen)
+            } else {
+                c.is_gt()
+            };
             if !empty {
                 loop {
                     let fname = c.ident()?;
                     if fields.iter().any(|f: &DataField| f.name == fname.name) {
                         return Err(SqlError::validation(
                             fname.pos,
-                            format!("Field names must be unique. Found duplicates: [{}]", fname.name),
+                            format!(
+                                "Field names must be unique. Found duplicates: [{}]",
+                                fname.name
+                            ),
                         ));
                     }
                     let ftype = parse_type(c)?;

@@ -3,10 +3,15 @@
 
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_sql::ast::Statement;
-use lakescope_sql::{apply_alter, create_table_schema, parse_script, validate, TableFormat, ValidationContext};
+use lakescope_sql::{
+    apply_alter, create_table_schema, parse_script, validate, TableFormat, ValidationContext,
+};
 use std::collections::HashMap;
 
-const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/seeds/seed-statements.sql");
+const SEED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/seeds/seed-statements.sql"
+);
 
 /// `-- expect: error` statements that need a catalog or runtime (the engine decides them).
 const ENGINE_DECIDES: &[&str] = &[
@@ -28,24 +33,48 @@ fn seed_script_verdicts() {
     let mut failures = Vec::new();
     for p in &statements {
         let line_text = text[p.byte_range.end..].lines().next().unwrap_or("");
-        let expect = line_text.split("-- expect:").nth(1).map(str::trim).unwrap_or("?").to_string();
+        let expect = line_text
+            .split("-- expect:")
+            .nth(1)
+            .map(str::trim)
+            .unwrap_or("?")
+            .to_string();
         // The catalog a statement targets: the first part of a three-part name, else the current one.
         let target = match &p.statement {
             Ok(Statement::CreateTable(t)) if t.name.parts.len() == 3 => t.name.parts[0].clone(),
             _ => current.clone(),
         };
-        let format = catalogs.get(&target).copied().unwrap_or(TableFormat::Unknown);
+        let format = catalogs
+            .get(&target)
+            .copied()
+            .unwrap_or(TableFormat::Unknown);
         let verdict = p.statement.as_ref().map_err(|e| e.clone()).and_then(|s| {
             let key = |n: &lakescope_sql::ast::ObjectName| format!("{current}.{}", n.name());
             let existing = match s {
                 Statement::AlterTable(a) => schemas.get(&key(&a.name)).cloned(),
                 _ => None,
             };
-            validate(s, &ValidationContext { format, existing: existing.as_ref() })?;
+            validate(
+                s,
+                &ValidationContext {
+                    format,
+                    existing: existing.as_ref(),
+                },
+            )?;
             match s {
                 Statement::CreateCatalog { name, options } => {
-                    let ty = options.iter().find(|o| o.key == "type").map(|o| o.value.as_str());
-                    catalogs.insert(name.name.clone(), if ty == Some("iceberg") { TableFormat::Iceberg } else { TableFormat::Paimon });
+                    let ty = options
+                        .iter()
+                        .find(|o| o.key == "type")
+                        .map(|o| o.value.as_str());
+                    catalogs.insert(
+                        name.name.clone(),
+                        if ty == Some("iceberg") {
+                            TableFormat::Iceberg
+                        } else {
+                            TableFormat::Paimon
+                        },
+                    );
                 }
                 Statement::UseCatalog(c) => current = c.name.clone(),
                 Statement::CreateTable(t) => {
@@ -63,11 +92,29 @@ fn seed_script_verdicts() {
             Ok(())
         });
         let tag = match (&verdict, expect.as_str()) {
-            (Ok(()), "ok") => { ok += 1; "ok" }
-            (Err(_), "error") => { rejected += 1; "rejected" }
-            (_, "either") => { either += 1; "either" }
-            (Ok(()), "error") if ENGINE_DECIDES.iter().any(|m| p.text.contains(m)) => { engine += 1; "engine" }
-            _ => { failures.push(format!("statement {} ({}): expected {expect}, got {verdict:?}: {}", p.number, p.pos, p.text)); "FAIL" }
+            (Ok(()), "ok") => {
+                ok += 1;
+                "ok"
+            }
+            (Err(_), "error") => {
+                rejected += 1;
+                "rejected"
+            }
+            (_, "either") => {
+                either += 1;
+                "either"
+            }
+            (Ok(()), "error") if ENGINE_DECIDES.iter().any(|m| p.text.contains(m)) => {
+                engine += 1;
+                "engine"
+            }
+            _ => {
+                failures.push(format!(
+                    "statement {} ({}): expected {expect}, got {verdict:?}: {}",
+                    p.number, p.pos, p.text
+                ));
+                "FAIL"
+            }
         };
         match &verdict {
             Err(e) => println!("{:>3} {tag:<8} {e}", p.number),

@@ -6,7 +6,8 @@ use crate::error::{Result, SqlError};
 use crate::types::parse_type;
 use sqlparser::tokenizer::Token;
 
-/// One element of a column list in CREATE TABLE or ALTER TABLE ADD/MODIFY.
+/// One element of a column list in CREATE TABLE or ALTER TABLE ADD/MODIFY (short-lived).
+#[allow(clippy::large_enum_variant)]
 enum Element {
     Column(ColumnDef, Option<ColumnPosition>),
     PrimaryKey(PrimaryKey),
@@ -39,7 +40,12 @@ fn primary_key(ctx: &mut Ctx, name: Option<String>) -> Result<PrimaryKey> {
     ctx.c.expect_kws(&["PRIMARY", "KEY"])?;
     let columns = ctx.c.ident_list()?;
     let not_enforced = not_enforced(ctx)?;
-    Ok(PrimaryKey { name, columns, not_enforced, pos })
+    Ok(PrimaryKey {
+        name,
+        columns,
+        not_enforced,
+        pos,
+    })
 }
 
 fn not_enforced(ctx: &mut Ctx) -> Result<bool> {
@@ -62,7 +68,12 @@ fn watermark(ctx: &mut Ctx) -> Result<Watermark> {
     let column = ctx.c.ident()?;
     ctx.c.expect_kw("AS")?;
     let (expr, text) = expr_until_element_end(ctx)?;
-    Ok(Watermark { column, expr, text, pos })
+    Ok(Watermark {
+        column,
+        expr,
+        text,
+        pos,
+    })
 }
 
 fn position(ctx: &mut Ctx) -> Result<Option<ColumnPosition>> {
@@ -93,19 +104,34 @@ fn element(ctx: &mut Ctx) -> Result<Element> {
     let mut pk = None;
     let kind = if c.eat_kw("AS") {
         let (expr, text) = expr_until_element_end(ctx)?;
-        ColumnKind::Computed { expr, text }
+        ColumnKind::Computed {
+            expr: Box::new(expr),
+            text,
+        }
     } else {
         let data_type = parse_type(&mut ctx.c)?;
         if ctx.c.eat_kw("METADATA") {
-            let key = if ctx.c.eat_kw("FROM") { Some(ctx.c.string()?.0) } else { None };
+            let key = if ctx.c.eat_kw("FROM") {
+                Some(ctx.c.string()?.0)
+            } else {
+                None
+            };
             let is_virtual = ctx.c.eat_kw("VIRTUAL");
-            ColumnKind::Metadata { data_type, key, is_virtual }
+            ColumnKind::Metadata {
+                data_type,
+                key,
+                is_virtual,
+            }
         } else {
             ColumnKind::Physical(data_type)
         }
     };
     let c = &mut ctx.c;
-    let constraint = if c.eat_kw("CONSTRAINT") { Some(c.ident()?.name) } else { None };
+    let constraint = if c.eat_kw("CONSTRAINT") {
+        Some(c.ident()?.name)
+    } else {
+        None
+    };
     if c.is_kw("PRIMARY") {
         let pos = c.pos();
         c.expect_kws(&["PRIMARY", "KEY"])?;
@@ -119,9 +145,18 @@ fn element(ctx: &mut Ctx) -> Result<Element> {
     } else if constraint.is_some() {
         return ctx.c.err("PRIMARY KEY");
     }
-    let comment = if ctx.c.eat_kw("COMMENT") { Some(ctx.c.string()?.0) } else { None };
+    let comment = if ctx.c.eat_kw("COMMENT") {
+        Some(ctx.c.string()?.0)
+    } else {
+        None
+    };
     let pos = position(ctx)?;
-    let col = ColumnDef { name, kind, type_pos, comment };
+    let col = ColumnDef {
+        name,
+        kind,
+        type_pos,
+        comment,
+    };
     if let Some(pk) = pk {
         // A column-level key is parked until the element is added to its list.
         ctx.pending_pk.push(pk);
@@ -146,10 +181,16 @@ fn element_list(ctx: &mut Ctx) -> Result<SchemaChange> {
 fn add_element(ctx: &mut Ctx, out: &mut SchemaChange, e: Element) -> Result<()> {
     let mut pks = std::mem::take(&mut ctx.pending_pk);
     match e {
-        Element::Column(col, position) => out.columns.push(ColumnChange { column: col, position }),
+        Element::Column(col, position) => out.columns.push(ColumnChange {
+            column: col,
+            position,
+        }),
         Element::Watermark(w) => {
             if out.watermark.is_some() {
-                return Err(SqlError::validation(w.pos, "Multiple watermark definitions are not supported yet."));
+                return Err(SqlError::validation(
+                    w.pos,
+                    "Multiple watermark definitions are not supported yet.",
+                ));
             }
             out.watermark = Some(w)
         }
@@ -157,7 +198,10 @@ fn add_element(ctx: &mut Ctx, out: &mut SchemaChange, e: Element) -> Result<()> 
     }
     for pk in pks {
         if out.primary_key.is_some() {
-            return Err(SqlError::validation(pk.pos, "Duplicate primary key definition"));
+            return Err(SqlError::validation(
+                pk.pos,
+                "Duplicate primary key definition",
+            ));
         }
         out.primary_key = Some(pk);
     }
@@ -194,7 +238,14 @@ fn transform(ctx: &mut Ctx, name: &Ident) -> Result<PartitionField> {
             ));
         }
         let w = n.0 as u32;
-        (if lower == "bucket" { Transform::Bucket(w) } else { Transform::Truncate(w) }, col)
+        (
+            if lower == "bucket" {
+                Transform::Bucket(w)
+            } else {
+                Transform::Truncate(w)
+            },
+            col,
+        )
     } else {
         return Err(SqlError::validation(
             name.pos,
@@ -205,7 +256,11 @@ fn transform(ctx: &mut Ctx, name: &Ident) -> Result<PartitionField> {
         ));
     };
     c.expect(&Token::RParen)?;
-    Ok(PartitionField { column, transform: Some(transform), pos: name.pos })
+    Ok(PartitionField {
+        column,
+        transform: Some(transform),
+        pos: name.pos,
+    })
 }
 
 fn partitioned_by(ctx: &mut Ctx) -> Result<Vec<PartitionField>> {
@@ -216,7 +271,11 @@ fn partitioned_by(ctx: &mut Ctx) -> Result<Vec<PartitionField>> {
         if ctx.c.is(&Token::LParen) {
             out.push(transform(ctx, &id)?);
         } else {
-            out.push(PartitionField { pos: id.pos, column: id, transform: None });
+            out.push(PartitionField {
+                pos: id.pos,
+                column: id,
+                transform: None,
+            });
         }
         if ctx.c.eat(&Token::RParen) {
             return Ok(out);
@@ -241,11 +300,22 @@ fn like_clause(ctx: &mut Ctx) -> Result<LikeClause> {
             };
             let pos = ctx.c.pos();
             let feature = ctx.c.ident()?.name.to_ascii_uppercase();
-            const FEATURES: [&str; 7] = ["ALL", "CONSTRAINTS", "PARTITIONS", "GENERATED", "METADATA", "OPTIONS", "WATERMARKS"];
+            const FEATURES: [&str; 7] = [
+                "ALL",
+                "CONSTRAINTS",
+                "PARTITIONS",
+                "GENERATED",
+                "METADATA",
+                "OPTIONS",
+                "WATERMARKS",
+            ];
             if !FEATURES.contains(&feature.as_str()) {
                 return Err(SqlError::syntax(
                     pos,
-                    format!("expected one of {} after LIKE's {strategy:?}, found {feature}", FEATURES.join(", ")),
+                    format!(
+                        "expected one of {} after LIKE's {strategy:?}, found {feature}",
+                        FEATURES.join(", ")
+                    ),
                 ));
             }
             options.push((strategy, feature));
@@ -294,7 +364,10 @@ pub(super) fn create_table(ctx: &mut Ctx) -> Result<Statement> {
                     ColumnPosition::First => cc.column.name.pos,
                     ColumnPosition::After(a) => a.pos,
                 };
-                return Err(SqlError::syntax(pos, "FIRST / AFTER are only allowed in ALTER TABLE"));
+                return Err(SqlError::syntax(
+                    pos,
+                    "FIRST / AFTER are only allowed in ALTER TABLE",
+                ));
             }
             t.columns.push(cc.column);
         }
@@ -335,7 +408,9 @@ pub(super) fn create_table(ctx: &mut Ctx) -> Result<Statement> {
         }
     }
     if !ctx.c.at_end() {
-        return ctx.c.err("COMMENT, PARTITIONED BY, WITH, LIKE, AS or end of statement");
+        return ctx
+            .c
+            .err("COMMENT, PARTITIONED BY, WITH, LIKE, AS or end of statement");
     }
     if t.columns.is_empty() && t.like.is_none() && t.as_select.is_none() {
         return Err(SqlError::syntax(
@@ -350,7 +425,10 @@ pub(super) fn create_table(ctx: &mut Ctx) -> Result<Statement> {
 pub(super) fn alter_table(ctx: &mut Ctx) -> Result<Statement> {
     ctx.c.expect_kw("ALTER")?;
     if !ctx.c.eat_kw("TABLE") {
-        return Err(SqlError::unsupported(ctx.c.pos(), "only ALTER TABLE is supported"));
+        return Err(SqlError::unsupported(
+            ctx.c.pos(),
+            "only ALTER TABLE is supported",
+        ));
     }
     let if_exists = ctx.c.eat_kws(&["IF", "EXISTS"]);
     let name = ctx.c.object_name()?;
@@ -371,13 +449,19 @@ pub(super) fn alter_table(ctx: &mut Ctx) -> Result<Statement> {
         } else {
             let from = c.ident()?;
             c.expect_kw("TO")?;
-            AlterAction::RenameColumn { from, to: c.ident()? }
+            AlterAction::RenameColumn {
+                from,
+                to: c.ident()?,
+            }
         }
     } else if c.is_kw("ADD") || c.is_kw("MODIFY") {
         let add = c.is_kw("ADD");
         c.advance();
         if c.is_kw("PARTITION") || (c.is_kw("IF") && add) {
-            return Err(SqlError::unsupported(c.pos(), "ALTER TABLE ADD PARTITION is not supported by Paimon tables"));
+            return Err(SqlError::unsupported(
+                c.pos(),
+                "ALTER TABLE ADD PARTITION is not supported by Paimon tables",
+            ));
         }
         let change = if c.is(&Token::LParen) {
             element_list(ctx)?
@@ -418,12 +502,19 @@ pub(super) fn alter_table(ctx: &mut Ctx) -> Result<Statement> {
                     break;
                 }
             }
-            AlterAction::DropPartitions { if_exists, partitions }
+            AlterAction::DropPartitions {
+                if_exists,
+                partitions,
+            }
         } else {
             AlterAction::DropColumns(vec![c.ident()?])
         }
     } else {
         return c.err("SET, RESET, RENAME, ADD, MODIFY or DROP");
     };
-    Ok(Statement::AlterTable(AlterTable { if_exists, name, action }))
+    Ok(Statement::AlterTable(AlterTable {
+        if_exists,
+        name,
+        action,
+    }))
 }

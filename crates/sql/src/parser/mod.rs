@@ -47,11 +47,17 @@ pub fn parse_statement(sql: &str) -> Result<Statement> {
     let mut all = parse_script(sql);
     if all.len() > 1 {
         let second = &all[1];
-        return Err(SqlError::syntax(second.pos, "expected a single statement, found several"));
+        return Err(SqlError::syntax(
+            second.pos,
+            "expected a single statement, found several",
+        ));
     }
     match all.pop() {
         Some(p) => p.statement,
-        None => Err(SqlError::syntax(crate::error::Pos::new(1, 1), "empty statement")),
+        None => Err(SqlError::syntax(
+            crate::error::Pos::new(1, 1),
+            "empty statement",
+        )),
     }
 }
 
@@ -85,8 +91,16 @@ fn parse_one(ctx: &mut Ctx) -> Result<Statement> {
             c.i += 2;
             let if_not_exists = c.eat_kws(&["IF", "NOT", "EXISTS"]);
             let name = c.object_name()?;
-            let comment = if c.eat_kw("COMMENT") { Some(c.string()?.0) } else { None };
-            let options = if c.eat_kw("WITH") { c.options()? } else { Vec::new() };
+            let comment = if c.eat_kw("COMMENT") {
+                Some(c.string()?.0)
+            } else {
+                None
+            };
+            let options = if c.eat_kw("WITH") {
+                c.options()?
+            } else {
+                Vec::new()
+            };
             return Ok(Statement::CreateDatabase(CreateDatabase {
                 if_not_exists,
                 name,
@@ -107,13 +121,21 @@ fn parse_one(ctx: &mut Ctx) -> Result<Statement> {
             if !cascade {
                 c.eat_kw("RESTRICT");
             }
-            return Ok(Statement::DropDatabase { if_exists, name, cascade });
+            return Ok(Statement::DropDatabase {
+                if_exists,
+                name,
+                cascade,
+            });
         }
         let temporary = c.eat_kw("TEMPORARY");
         c.expect_kw("TABLE")?;
         let if_exists = c.eat_kws(&["IF", "EXISTS"]);
         let name = c.object_name()?;
-        return Ok(Statement::DropTable { temporary, if_exists, name });
+        return Ok(Statement::DropTable {
+            temporary,
+            if_exists,
+            name,
+        });
     }
     if c.eat_kw("USE") {
         if c.is_kw("CATALOG") && !matches!(c.peek_nth(1), Token::EOF | Token::Period) {
@@ -136,13 +158,18 @@ fn parse_one(ctx: &mut Ctx) -> Result<Statement> {
             return Ok(Statement::ShowDatabases);
         }
         if c.eat_kw("TABLES") {
-            let from = if c.eat_kw("FROM") || c.eat_kw("IN") { Some(c.object_name()?) } else { None };
+            let from = if c.eat_kw("FROM") || c.eat_kw("IN") {
+                Some(c.object_name()?)
+            } else {
+                None
+            };
             return Ok(Statement::ShowTables(from));
         }
         if c.eat_kws(&["CREATE", "TABLE"]) {
             return Ok(Statement::ShowCreateTable(c.object_name()?));
         }
-        return c.err("CATALOGS, CURRENT CATALOG, CURRENT DATABASE, DATABASES, TABLES or CREATE TABLE");
+        return c
+            .err("CATALOGS, CURRENT CATALOG, CURRENT DATABASE, DATABASES, TABLES or CREATE TABLE");
     }
     if c.eat_kw("DESCRIBE") || c.eat_kw("DESC") {
         c.eat_kw("EXTENDED");
@@ -155,7 +182,12 @@ fn parse_one(ctx: &mut Ctx) -> Result<Statement> {
         let (key, key_pos) = c.string()?;
         c.expect(&Token::Eq)?;
         let (value, value_pos) = c.string()?;
-        return Ok(Statement::Set(Some(OptionEntry { key, value, key_pos, value_pos })));
+        return Ok(Statement::Set(Some(OptionEntry {
+            key,
+            value,
+            key_pos,
+            value_pos,
+        })));
     }
     if c.eat_kw("RESET") {
         if c.at_end() {
@@ -179,7 +211,10 @@ fn parse_one(ctx: &mut Ctx) -> Result<Statement> {
     if c.is_kw("EXPLAIN") || c.is_kw("TRUNCATE") || c.is_kw("LOAD") || c.is_kw("EXECUTE") {
         return Err(SqlError::unsupported(
             c.pos(),
-            format!("{} statements are not supported by lakescope", describe_word(c.peek())),
+            format!(
+                "{} statements are not supported by lakescope",
+                describe_word(c.peek())
+            ),
         ));
     }
     c.err("a statement (CREATE, ALTER, DROP, USE, SHOW, DESCRIBE, SET, RESET, CALL, INSERT, UPDATE, DELETE or SELECT)")
@@ -199,13 +234,14 @@ fn call(ctx: &mut Ctx) -> Result<Statement> {
     let mut args = Vec::new();
     if !ctx.c.eat(&Token::RParen) {
         loop {
-            let name = if matches!(ctx.c.peek(), Token::Word(_)) && ctx.c.peek_nth(1) == &Token::RArrow {
-                let n = ctx.c.ident()?;
-                ctx.c.advance();
-                Some(n)
-            } else {
-                None
-            };
+            let name =
+                if matches!(ctx.c.peek(), Token::Word(_)) && ctx.c.peek_nth(1) == &Token::RArrow {
+                    let n = ctx.c.ident()?;
+                    ctx.c.advance();
+                    Some(n)
+                } else {
+                    None
+                };
             let from = ctx.c.i;
             let to = ctx.c.scan_to(|t| matches!(t, Token::Comma | Token::RParen));
             if from == to {
@@ -215,7 +251,12 @@ fn call(ctx: &mut Ctx) -> Result<Statement> {
             let text = ctx.text(from, to);
             let pos = ctx.c.pos_at(from);
             ctx.c.i = to;
-            args.push(CallArg { name, value, text, pos });
+            args.push(CallArg {
+                name,
+                value,
+                text,
+                pos,
+            });
             if ctx.c.eat(&Token::RParen) {
                 break;
             }

@@ -126,15 +126,18 @@ impl Collector<'_> {
                         .filter(|(l, _)| *l == end)
                         .flat_map(|(_, h)| h.iter().cloned())
                         .collect();
-                    let system_table = name
-                        .name()
-                        .split_once('$')
-                        .map(|(_, s)| s.to_string());
-                    self.out.push(TableRef { name, system_table, hints });
+                    let system_table = name.name().split_once('$').map(|(_, s)| s.to_string());
+                    self.out.push(TableRef {
+                        name,
+                        system_table,
+                        hints,
+                    });
                 }
             }
             sp::TableFactor::Derived { subquery, .. } => self.query(subquery),
-            sp::TableFactor::NestedJoin { table_with_joins, .. } => {
+            sp::TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => {
                 self.factor(&table_with_joins.relation);
                 for j in &table_with_joins.joins {
                     self.factor(&j.relation);
@@ -160,7 +163,10 @@ pub(super) fn query(ctx: &mut Ctx, from: usize, to: usize) -> Result<QueryStatem
     }
     let q = ctx.c.sub_parse(from, to, |p| p.parse_query())?;
     let hints = hints(ctx, from, to)?;
-    let mut col = Collector { hints: &hints, out: Vec::new() };
+    let mut col = Collector {
+        hints: &hints,
+        out: Vec::new(),
+    };
     col.query(&q);
     ctx.c.i = to;
     Ok(QueryStatement {
@@ -188,11 +194,22 @@ pub(crate) fn partition_spec(c: &mut Cursor) -> Result<Vec<OptionEntry>> {
                     _ => return c.err("a literal"),
                 }
             }
-            Token::Word(w) if w.quote_style.is_none() && (w.value.eq_ignore_ascii_case("true") || w.value.eq_ignore_ascii_case("false")) => w.value.to_ascii_lowercase(),
+            Token::Word(w)
+                if w.quote_style.is_none()
+                    && (w.value.eq_ignore_ascii_case("true")
+                        || w.value.eq_ignore_ascii_case("false")) =>
+            {
+                w.value.to_ascii_lowercase()
+            }
             _ => return c.err("a literal partition value"),
         };
         c.advance();
-        out.push(OptionEntry { key: k.name, value, key_pos: k.pos, value_pos });
+        out.push(OptionEntry {
+            key: k.name,
+            value,
+            key_pos: k.pos,
+            value_pos,
+        });
         if c.eat(&Token::RParen) {
             return Ok(out);
         }
@@ -218,8 +235,14 @@ pub(super) fn insert(ctx: &mut Ctx) -> Result<Statement> {
         table_hints.extend(h.1);
     }
     let c = &mut ctx.c;
-    let partition = if c.eat_kw("PARTITION") { partition_spec(c)? } else { Vec::new() };
-    let columns = if c.is(&Token::LParen) && !matches!(c.peek_nth(1), Token::Word(w) if w.value.eq_ignore_ascii_case("SELECT") || w.value.eq_ignore_ascii_case("WITH") || w.value.eq_ignore_ascii_case("VALUES")) {
+    let partition = if c.eat_kw("PARTITION") {
+        partition_spec(c)?
+    } else {
+        Vec::new()
+    };
+    let columns = if c.is(&Token::LParen)
+        && !matches!(c.peek_nth(1), Token::Word(w) if w.value.eq_ignore_ascii_case("SELECT") || w.value.eq_ignore_ascii_case("WITH") || w.value.eq_ignore_ascii_case("VALUES"))
+    {
         c.ident_list()?
     } else {
         Vec::new()
@@ -270,5 +293,9 @@ pub(super) fn row_level(ctx: &mut Ctx) -> Result<Statement> {
     let ast = Box::new(c.sub_parse(0, to, |p| p.parse_statement())?);
     c.i = to;
     let rl = RowLevel { table, ast };
-    Ok(if update { Statement::Update(rl) } else { Statement::Delete(rl) })
+    Ok(if update {
+        Statement::Update(rl)
+    } else {
+        Statement::Delete(rl)
+    })
 }

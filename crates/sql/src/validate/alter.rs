@@ -13,7 +13,11 @@ const IMMUTABLE: &[&str] = &["primary-key", "partition", "bucket-key", "merge-en
 fn schema_cols(s: &TableSchema) -> Vec<Col<'_>> {
     s.fields
         .iter()
-        .map(|f| Col { name: &f.name, data_type: Some(&f.data_type), physical: true })
+        .map(|f| Col {
+            name: &f.name,
+            data_type: Some(&f.data_type),
+            physical: true,
+        })
         .collect()
 }
 
@@ -22,7 +26,10 @@ fn at(v: &[String], pos: Pos) -> Vec<(String, Pos)> {
 }
 
 fn missing(name: &Ident) -> SqlError {
-    SqlError::validation(name.pos, format!("The column [{}] doesn't exist in the table.", name.name))
+    SqlError::validation(
+        name.pos,
+        format!("The column [{}] doesn't exist in the table.", name.name),
+    )
 }
 
 /// Validates ALTER TABLE.
@@ -45,22 +52,36 @@ pub(super) fn alter_table(a: &AlterTable, ctx: &ValidationContext) -> Result<()>
     };
     let pos = a.name.pos;
     let exists = |n: &str| s.field(n).is_some();
-    let is_key = |n: &str| s.primary_keys.iter().any(|k| k == n) || s.partition_keys.iter().any(|k| k == n);
+    let is_key =
+        |n: &str| s.primary_keys.iter().any(|k| k == n) || s.partition_keys.iter().any(|k| k == n);
     match &a.action {
         AlterAction::Set(opts) => {
             for o in opts {
                 if IMMUTABLE.contains(&o.key.as_str()) && s.options.get(&o.key) != Some(&o.value) {
-                    return Err(SqlError::validation(o.key_pos, format!("Change '{}' is not supported yet.", o.key)));
+                    return Err(SqlError::validation(
+                        o.key_pos,
+                        format!("Change '{}' is not supported yet.", o.key),
+                    ));
                 }
             }
             if paimon {
                 let mut merged: Vec<OptionEntry> = s
                     .options
                     .iter()
-                    .map(|(k, v)| OptionEntry { key: k.clone(), value: v.clone(), key_pos: pos, value_pos: pos })
+                    .map(|(k, v)| OptionEntry {
+                        key: k.clone(),
+                        value: v.clone(),
+                        key_pos: pos,
+                        value_pos: pos,
+                    })
                     .collect();
                 merged.extend(opts.iter().cloned());
-                paimon_rules(&schema_cols(s), &at(&s.primary_keys, pos), &at(&s.partition_keys, pos), &merged)?;
+                paimon_rules(
+                    &schema_cols(s),
+                    &at(&s.primary_keys, pos),
+                    &at(&s.partition_keys, pos),
+                    &merged,
+                )?;
             }
         }
         AlterAction::Reset(keys) => {
@@ -76,10 +97,16 @@ pub(super) fn alter_table(a: &AlterTable, ctx: &ValidationContext) -> Result<()>
                 return Err(missing(from));
             }
             if exists(&to.name) {
-                return Err(SqlError::validation(to.pos, format!("The column [{}] already exists in the table.", to.name)));
+                return Err(SqlError::validation(
+                    to.pos,
+                    format!("The column [{}] already exists in the table.", to.name),
+                ));
             }
             if s.partition_keys.contains(&from.name) {
-                return Err(SqlError::validation(from.pos, format!("Cannot rename partition column: [{}]", from.name)));
+                return Err(SqlError::validation(
+                    from.pos,
+                    format!("Cannot rename partition column: [{}]", from.name),
+                ));
             }
         }
         AlterAction::DropColumns(cols) => {
@@ -88,7 +115,10 @@ pub(super) fn alter_table(a: &AlterTable, ctx: &ValidationContext) -> Result<()>
                     return Err(missing(c));
                 }
                 if is_key(&c.name) {
-                    return Err(SqlError::validation(c.pos, format!("Cannot drop partition key or primary key: [{}]", c.name)));
+                    return Err(SqlError::validation(
+                        c.pos,
+                        format!("Cannot drop partition key or primary key: [{}]", c.name),
+                    ));
                 }
             }
             if cols.len() >= s.fields.len() {
@@ -100,13 +130,20 @@ pub(super) fn alter_table(a: &AlterTable, ctx: &ValidationContext) -> Result<()>
             for cc in &ch.columns {
                 let n = &cc.column.name;
                 if exists(&n.name) || added.contains(&n.name.as_str()) {
-                    return Err(SqlError::validation(n.pos, format!("The column [{}] already exists in the table.", n.name)));
+                    return Err(SqlError::validation(
+                        n.pos,
+                        format!("The column [{}] already exists in the table.", n.name),
+                    ));
                 }
                 if let Some(t) = cc.column.data_type() {
                     if !t.nullable && paimon {
                         return Err(SqlError::validation(
                             cc.column.type_pos,
-                            format!("Column {} cannot specify NOT NULL in the {} table.", n.name, a.name.name()),
+                            format!(
+                                "Column {} cannot specify NOT NULL in the {} table.",
+                                n.name,
+                                a.name.name()
+                            ),
                         ));
                     }
                 }
@@ -119,7 +156,13 @@ pub(super) fn alter_table(a: &AlterTable, ctx: &ValidationContext) -> Result<()>
             }
             if let Some(w) = &ch.watermark {
                 if !exists(&w.column.name) && !added.contains(&w.column.name.as_str()) {
-                    return Err(SqlError::validation(w.column.pos, format!("The rowtime attribute field '{}' is not defined in the table schema", w.column.name)));
+                    return Err(SqlError::validation(
+                        w.column.pos,
+                        format!(
+                            "The rowtime attribute field '{}' is not defined in the table schema",
+                            w.column.name
+                        ),
+                    ));
                 }
             }
             if ch.primary_key.is_some() && !s.primary_keys.is_empty() {
@@ -136,10 +179,16 @@ pub(super) fn alter_table(a: &AlterTable, ctx: &ValidationContext) -> Result<()>
                 if let Some(new) = cc.column.data_type() {
                     let type_changed = old.data_type.kind != new.kind;
                     if type_changed && s.partition_keys.contains(&n.name) {
-                        return Err(SqlError::validation(cc.column.type_pos, format!("Cannot update partition column: [{}]", n.name)));
+                        return Err(SqlError::validation(
+                            cc.column.type_pos,
+                            format!("Cannot update partition column: [{}]", n.name),
+                        ));
                     }
                     if type_changed && s.primary_keys.contains(&n.name) {
-                        return Err(SqlError::validation(cc.column.type_pos, format!("Cannot update primary key column: [{}]", n.name)));
+                        return Err(SqlError::validation(
+                            cc.column.type_pos,
+                            format!("Cannot update primary key column: [{}]", n.name),
+                        ));
                     }
                     if type_changed && !supports_cast(&old.data_type, new) {
                         return Err(SqlError::validation(
@@ -155,7 +204,10 @@ pub(super) fn alter_table(a: &AlterTable, ctx: &ValidationContext) -> Result<()>
                     // Primary-key columns are NOT NULL whatever the MODIFY says (Flink implies it).
                     let is_pk = s.primary_keys.contains(&n.name);
                     if old.data_type.nullable && !new.nullable && !is_pk {
-                        let allowed = s.options.get("alter-column-null-to-not-null.disabled").is_some_and(|v| v == "false");
+                        let allowed = s
+                            .options
+                            .get("alter-column-null-to-not-null.disabled")
+                            .is_some_and(|v| v == "false");
                         if !allowed {
                             return Err(SqlError::validation(
                                 cc.column.type_pos,
@@ -171,25 +223,38 @@ pub(super) fn alter_table(a: &AlterTable, ctx: &ValidationContext) -> Result<()>
                 }
             }
             if let Some(p) = &ch.primary_key {
-                return Err(SqlError::unsupported(p.pos, "Paimon does not support changing the primary key of an existing table"));
+                return Err(SqlError::unsupported(
+                    p.pos,
+                    "Paimon does not support changing the primary key of an existing table",
+                ));
             }
         }
         AlterAction::DropWatermark(_) => {}
         AlterAction::DropPrimaryKey(p) => {
             if !s.primary_keys.is_empty() && paimon {
-                return Err(SqlError::unsupported(*p, "Paimon does not support dropping the primary key of an existing table"));
+                return Err(SqlError::unsupported(
+                    *p,
+                    "Paimon does not support dropping the primary key of an existing table",
+                ));
             }
         }
         AlterAction::DropPartitions { partitions, .. } => {
             if s.partition_keys.is_empty() {
-                return Err(SqlError::validation(pos, format!("Table {} is not partitioned", a.name)));
+                return Err(SqlError::validation(
+                    pos,
+                    format!("Table {} is not partitioned", a.name),
+                ));
             }
             for spec in partitions {
                 for e in spec {
                     if !s.partition_keys.contains(&e.key) {
                         return Err(SqlError::validation(
                             e.key_pos,
-                            format!("'{}' is not a partition column; partition keys: [{}]", e.key, s.partition_keys.join(", ")),
+                            format!(
+                                "'{}' is not a partition column; partition keys: [{}]",
+                                e.key,
+                                s.partition_keys.join(", ")
+                            ),
                         ));
                     }
                 }

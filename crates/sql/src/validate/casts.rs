@@ -30,7 +30,9 @@ fn family(t: &TypeKind) -> Family {
         TypeKind::Date => Family::Date,
         TypeKind::Time(_) => Family::Time,
         TypeKind::Timestamp(_) | TypeKind::LocalZonedTimestamp(_) => Family::Timestamp,
-        TypeKind::Array(_) | TypeKind::Multiset(_) | TypeKind::Map(..) | TypeKind::Row(_) => Family::Nested,
+        TypeKind::Array(_) | TypeKind::Multiset(_) | TypeKind::Map(..) | TypeKind::Row(_) => {
+            Family::Nested
+        }
         TypeKind::Variant => Family::Variant,
     }
 }
@@ -43,10 +45,11 @@ pub fn supports_cast(from: &DataType, to: &DataType) -> bool {
         return true;
     }
     match (&from.kind, &to.kind) {
-        (TypeKind::Array(x), TypeKind::Array(y)) | (TypeKind::Multiset(x), TypeKind::Multiset(y)) => {
-            return supports_cast(x, y)
+        (TypeKind::Array(x), TypeKind::Array(y))
+        | (TypeKind::Multiset(x), TypeKind::Multiset(y)) => return supports_cast(x, y),
+        (TypeKind::Map(k1, v1), TypeKind::Map(k2, v2)) => {
+            return k1.kind == k2.kind && supports_cast(v1, v2)
         }
-        (TypeKind::Map(k1, v1), TypeKind::Map(k2, v2)) => return k1.kind == k2.kind && supports_cast(v1, v2),
         (TypeKind::Row(_), TypeKind::Row(_)) => return true,
         _ => {}
     }

@@ -22,7 +22,13 @@ fn names(cols: &[Col]) -> String {
 }
 
 fn list(v: &[(String, Pos)]) -> String {
-    format!("[{}]", v.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "))
+    format!(
+        "[{}]",
+        v.iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// Paimon's table rules over columns, key, partitions and options (shared by CREATE and ALTER).
@@ -65,13 +71,21 @@ pub(super) fn paimon_rules(
         };
         if let Some(t) = c.data_type {
             if t.is_nested() || t.kind == TypeKind::Variant {
-                return Err(SqlError::validation(*pos, format!("The type {t} in partition field {name} is unsupported")));
+                return Err(SqlError::validation(
+                    *pos,
+                    format!("The type {t} in partition field {name} is unsupported"),
+                ));
             }
         }
     }
-    let bucket = get("bucket").and_then(|o| parse_int(&o.value)).unwrap_or(-1);
+    let bucket = get("bucket")
+        .and_then(|o| parse_int(&o.value))
+        .unwrap_or(-1);
     if bucket > 0 && !pk.is_empty() {
-        let missing: Vec<&(String, Pos)> = parts.iter().filter(|(p, _)| !pk.iter().any(|(k, _)| k == p)).collect();
+        let missing: Vec<&(String, Pos)> = parts
+            .iter()
+            .filter(|(p, _)| !pk.iter().any(|(k, _)| k == p))
+            .collect();
         if let Some((_, pos)) = pk.first().filter(|_| !missing.is_empty()) {
             return Err(SqlError::validation(
                 *pos,
@@ -94,15 +108,32 @@ pub(super) fn paimon_rules(
     if let Some(bk) = bucket_key {
         for k in bk.value.split(',').map(str::trim) {
             if find(cols, k).is_none() {
-                return Err(SqlError::validation(bk.value_pos, format!("Bucket key field '{k}' is not a column. Available columns: [{}]", names(cols))));
+                return Err(SqlError::validation(
+                    bk.value_pos,
+                    format!(
+                        "Bucket key field '{k}' is not a column. Available columns: [{}]",
+                        names(cols)
+                    ),
+                ));
             }
             if parts.iter().any(|(p, _)| p == k) {
-                return Err(SqlError::validation(bk.value_pos, format!("Bucket keys [{}] should not be in partition keys {}.", bk.value, list(parts))));
+                return Err(SqlError::validation(
+                    bk.value_pos,
+                    format!(
+                        "Bucket keys [{}] should not be in partition keys {}.",
+                        bk.value,
+                        list(parts)
+                    ),
+                ));
             }
             if !pk.is_empty() && !pk.iter().any(|(p, _)| p == k) {
                 return Err(SqlError::validation(
                     bk.value_pos,
-                    format!("Primary key constraint {} should include all bucket key fields [{}]", list(pk), bk.value),
+                    format!(
+                        "Primary key constraint {} should include all bucket key fields [{}]",
+                        list(pk),
+                        bk.value
+                    ),
                 ));
             }
         }
@@ -120,7 +151,9 @@ pub(super) fn paimon_rules(
         }
     }
     for o in options {
-        let Some((fields, suffix)) = field_option(&o.key) else { continue };
+        let Some((fields, suffix)) = field_option(&o.key) else {
+            continue;
+        };
         if o.key == "fields.default-aggregate-function" {
             continue;
         }
@@ -135,7 +168,10 @@ pub(super) fn paimon_rules(
         if suffix == "sequence-group" {
             for f in o.value.split(',').map(str::trim) {
                 if find(cols, f).is_none() {
-                    return Err(SqlError::validation(o.value_pos, format!("Field '{f}' of sequence group '{}' is not defined", o.key)));
+                    return Err(SqlError::validation(
+                        o.value_pos,
+                        format!("Field '{f}' of sequence group '{}' is not defined", o.key),
+                    ));
                 }
             }
         }
@@ -144,13 +180,19 @@ pub(super) fn paimon_rules(
             if pk.iter().any(|(k, _)| k == f) {
                 return Err(SqlError::validation(
                     o.key_pos,
-                    format!("Primary key field '{f}' should not be assigned a default value ('{}')", o.key),
+                    format!(
+                        "Primary key field '{f}' should not be assigned a default value ('{}')",
+                        o.key
+                    ),
                 ));
             }
             if parts.iter().any(|(k, _)| k == f) {
                 return Err(SqlError::validation(
                     o.key_pos,
-                    format!("Partition field '{f}' should not be assigned a default value ('{}')", o.key),
+                    format!(
+                        "Partition field '{f}' should not be assigned a default value ('{}')",
+                        o.key
+                    ),
                 ));
             }
         }
@@ -166,7 +208,8 @@ fn check_watermark(w: &Watermark, cols: &[Col]) -> Result<()> {
         ));
     };
     if let Some(t) = c.data_type {
-        let ok = matches!(t.kind, TypeKind::Timestamp(p) | TypeKind::LocalZonedTimestamp(p) if p <= 3);
+        let ok =
+            matches!(t.kind, TypeKind::Timestamp(p) | TypeKind::LocalZonedTimestamp(p) if p <= 3);
         if !ok {
             return Err(SqlError::validation(
                 w.column.pos,
@@ -212,7 +255,11 @@ pub(super) fn create_table(t: &CreateTable, ctx: &ValidationContext) -> Result<(
     if let Some(w) = &t.watermark {
         check_watermark(w, &cols)?;
     }
-    let connector = t.options.iter().find(|o| o.key == "connector").map(|o| o.value.as_str());
+    let connector = t
+        .options
+        .iter()
+        .find(|o| o.key == "connector")
+        .map(|o| o.value.as_str());
     let pk: Vec<(String, Pos)> = t
         .primary_key
         .iter()
@@ -233,7 +280,11 @@ pub(super) fn create_table(t: &CreateTable, ctx: &ValidationContext) -> Result<(
                     "Paimon tables are partitioned by plain columns; partition transforms (years/months/days/hours/bucket/truncate) are Iceberg hidden partitioning",
                 ));
             }
-            let parts: Vec<(String, Pos)> = t.partitioned_by.iter().map(|p| (p.column.name.clone(), p.column.pos)).collect();
+            let parts: Vec<(String, Pos)> = t
+                .partitioned_by
+                .iter()
+                .map(|p| (p.column.name.clone(), p.column.pos))
+                .collect();
             if has_columns {
                 paimon_rules(&cols, &pk, &parts, &t.options)
             } else {
@@ -249,9 +300,16 @@ pub(super) fn create_table(t: &CreateTable, ctx: &ValidationContext) -> Result<(
                     ));
                 };
                 let temporal = c.data_type.is_some_and(|d| {
-                    matches!(d.kind, TypeKind::Date | TypeKind::Timestamp(_) | TypeKind::LocalZonedTimestamp(_))
+                    matches!(
+                        d.kind,
+                        TypeKind::Date | TypeKind::Timestamp(_) | TypeKind::LocalZonedTimestamp(_)
+                    )
                 });
-                if matches!(p.transform, Some(Transform::Years | Transform::Months | Transform::Days | Transform::Hours)) && !temporal {
+                if matches!(
+                    p.transform,
+                    Some(Transform::Years | Transform::Months | Transform::Days | Transform::Hours)
+                ) && !temporal
+                {
                     return Err(SqlError::validation(
                         p.pos,
                         format!("Cannot apply a time transform to column '{}' of type {}: it needs a DATE or TIMESTAMP column", p.column.name, c.data_type.map(|d| d.to_string()).unwrap_or_default()),

@@ -33,11 +33,30 @@ pub struct ValidationContext<'a> {
 }
 
 const PROCEDURES: &[&str] = &[
-    "create_tag", "delete_tag", "rollback_to", "compact", "expire_snapshots", "create_branch",
-    "delete_branch", "fast_forward", "rename_tag", "replace_tag", "expire_partitions",
-    "create_tag_from_timestamp", "rollback_to_timestamp", "remove_orphan_files", "reset_consumer",
-    "mark_partition_done", "expire_tags", "compact_database", "drop_partition", "merge_into",
-    "migrate_table", "repair", "rewrite_file_index", "trigger_tag_automatic_creation",
+    "create_tag",
+    "delete_tag",
+    "rollback_to",
+    "compact",
+    "expire_snapshots",
+    "create_branch",
+    "delete_branch",
+    "fast_forward",
+    "rename_tag",
+    "replace_tag",
+    "expire_partitions",
+    "create_tag_from_timestamp",
+    "rollback_to_timestamp",
+    "remove_orphan_files",
+    "reset_consumer",
+    "mark_partition_done",
+    "expire_tags",
+    "compact_database",
+    "drop_partition",
+    "merge_into",
+    "migrate_table",
+    "repair",
+    "rewrite_file_index",
+    "trigger_tag_automatic_creation",
 ];
 
 /// Validates one statement; the error points at the offending token.
@@ -57,7 +76,11 @@ pub fn validate(stmt: &Statement, ctx: &ValidationContext) -> Result<()> {
                     if !schema.partition_keys.contains(&p.key) {
                         return Err(SqlError::validation(
                             p.key_pos,
-                            format!("'{}' is not a partition column of the table; partition keys: [{}]", p.key, schema.partition_keys.join(", ")),
+                            format!(
+                                "'{}' is not a partition column of the table; partition keys: [{}]",
+                                p.key,
+                                schema.partition_keys.join(", ")
+                            ),
                         ));
                     }
                 }
@@ -76,7 +99,8 @@ pub fn validate(stmt: &Statement, ctx: &ValidationContext) -> Result<()> {
         }
         Statement::Call { procedure, .. } => {
             let name = procedure.name().to_ascii_lowercase();
-            let in_sys = procedure.parts.len() == 2 && procedure.parts[0].eq_ignore_ascii_case("sys");
+            let in_sys =
+                procedure.parts.len() == 2 && procedure.parts[0].eq_ignore_ascii_case("sys");
             if !in_sys || !PROCEDURES.contains(&name.as_str()) {
                 return Err(SqlError::validation(
                     procedure.pos,
@@ -94,16 +118,42 @@ fn query(q: &QueryStatement) -> Result<()> {
         options::check_hints(&t.hints)?;
         if let Some(sys) = &t.system_table {
             const SYSTEM: &[&str] = &[
-                "snapshots", "schemas", "options", "files", "tags", "branches", "consumers",
-                "manifests", "partitions", "buckets", "audit_log", "binlog", "ro", "read_optimized",
-                "aggregation_fields", "statistics", "table_indexes", "file_keys", "row_tracking",
-                "history", "metadata_log_entries", "refs", "entries", "all_data_files",
+                "snapshots",
+                "schemas",
+                "options",
+                "files",
+                "tags",
+                "branches",
+                "consumers",
+                "manifests",
+                "partitions",
+                "buckets",
+                "audit_log",
+                "binlog",
+                "ro",
+                "read_optimized",
+                "aggregation_fields",
+                "statistics",
+                "table_indexes",
+                "file_keys",
+                "row_tracking",
+                "history",
+                "metadata_log_entries",
+                "refs",
+                "entries",
+                "all_data_files",
             ];
             let base = sys.split('$').next().unwrap_or(sys);
-            if !SYSTEM.contains(&base.to_ascii_lowercase().as_str()) && !base.starts_with("branch_") {
+            if !SYSTEM.contains(&base.to_ascii_lowercase().as_str()) && !base.starts_with("branch_")
+            {
                 return Err(SqlError::validation(
                     t.name.pos,
-                    format!("Unknown system table '{}' in '{}'; known: {}", sys, t.name, SYSTEM.join(", ")),
+                    format!(
+                        "Unknown system table '{}' in '{}'; known: {}",
+                        sys,
+                        t.name,
+                        SYSTEM.join(", ")
+                    ),
                 ));
             }
         }
@@ -117,7 +167,10 @@ fn option<'a>(options: &'a [OptionEntry], key: &str) -> Option<&'a OptionEntry> 
 
 fn create_catalog(name: &Ident, options: &[OptionEntry]) -> Result<()> {
     let Some(ty) = option(options, "type") else {
-        return Err(SqlError::validation(name.pos, "Catalog options must contain 'type' ('paimon' or 'iceberg')"));
+        return Err(SqlError::validation(
+            name.pos,
+            "Catalog options must contain 'type' ('paimon' or 'iceberg')",
+        ));
     };
     match ty.value.as_str() {
         "paimon" => {
@@ -152,7 +205,10 @@ fn create_catalog(name: &Ident, options: &[OptionEntry]) -> Result<()> {
         }
     }
     if option(options, "warehouse").is_none() {
-        return Err(SqlError::validation(name.pos, "Catalog options must contain 'warehouse'"));
+        return Err(SqlError::validation(
+            name.pos,
+            "Catalog options must contain 'warehouse'",
+        ));
     }
     Ok(())
 }
