@@ -9,6 +9,9 @@ pub enum Error {
     /// Reading the table format failed.
     #[error(transparent)]
     Paimon(#[from] lakescope_paimon::Error),
+    /// Reading an Iceberg table failed.
+    #[error(transparent)]
+    Iceberg(#[from] lakescope_iceberg::Error),
     /// Storage failed.
     #[error(transparent)]
     Storage(#[from] lakescope_storage::Error),

@@ -3,6 +3,7 @@
 pub mod canonical;
 pub mod catalog;
 pub mod error;
+pub mod iceberg_scan;
 pub mod scan;
 pub mod table_ref;
 

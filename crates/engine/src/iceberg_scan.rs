@@ -1,0 +1,74 @@
+//! Iceberg tables in a warehouse: detection, Hadoop-style namespace listing, and scans.
+
+use crate::scan::{ScanRequest, ScanResult, TimeTravel};
+use crate::{Catalog, Error, Result, TableEntry, TableRef};
+use lakescope_iceberg::{is_iceberg_table, ReadRequest, SnapshotSelector, Table};
+use lakescope_storage::{join, ObjectStore};
+
+/// The key of the Iceberg table a reference names (`<ns>/<table>`, or `<ns>.db/<table>`),
+/// if that folder holds an Iceberg table.
+pub async fn locate(catalog: &Catalog, table_ref: &TableRef) -> Option<String> {
+    for key in [
+        format!("{}/{}", table_ref.database, table_ref.table),
+        table_ref.path(),
+    ] {
+        if is_iceberg_table(catalog.store().as_ref(), &key).await {
+            return Some(key);
+        }
+    }
+    None
+}
+
+/// The Iceberg tables of a namespace folder (`<ns>/<table>/metadata/`), sorted by name.
+pub async fn tables(store: &dyn ObjectStore, namespace: &str) -> lakescope_storage::Result<Vec<TableEntry>> {
+    let listing = store.list_dir(namespace).await?;
+    let mut out = Vec::new();
+    for name in listing.dirs {
+        let path = join(namespace, &name);
+        if is_iceberg_table(store, &path).await {
+            out.push(TableEntry { name, path });
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// Reads an Iceberg table (at `key`) as [`Catalog::scan`] does for Paimon tables.
+pub async fn scan(
+    catalog: &Catalog,
+    key: &str,
+    table_ref: &TableRef,
+    request: &ScanRequest,
+) -> Result<ScanResult> {
+    if let Some(system) = &table_ref.system {
+        return Err(Error::Invalid(format!(
+            "{table_ref}: system table ${system} is not available for Iceberg tables yet"
+        )));
+    }
+    if request.filter.is_some() {
+        return Err(Error::Invalid(format!(
+            "{table_ref}: filters are not supported for Iceberg tables yet"
+        )));
+    }
+    let at = match &request.at {
+        TimeTravel::Latest => SnapshotSelector::Current,
+        TimeTravel::SnapshotId(id) => SnapshotSelector::Id(*id),
+        TimeTravel::Tag(name) => SnapshotSelector::Ref(name.clone()),
+        TimeTravel::TimestampMillis(ms) => SnapshotSelector::AsOfTimestamp(*ms),
+        TimeTravel::IncrementalBetween { .. } => {
+            return Err(Error::Invalid(format!(
+                "{table_ref}: incremental-between is not supported for Iceberg tables yet"
+            )))
+        }
+    };
+    let table = Table::open(catalog.store().clone(), key).await?;
+    let read = ReadRequest {
+        columns: request.columns.clone(),
+        limit: request.limit,
+    };
+    let out = lakescope_iceberg::read_table(&table, &at, &read).await?;
+    Ok(ScanResult {
+        schema: out.schema,
+        batches: out.batches,
+    })
+}

@@ -1,0 +1,36 @@
+//! Apache Iceberg tables (format v1/v2): metadata, manifests, scan planning, deletes, time travel.
+//!
+//! Everything reads through [`lakescope_storage::ObjectStore`]. Absolute URIs in metadata are
+//! re-rooted onto the table's folder ([`location::Relocator`]). Data files are decoded by the
+//! shared readers of `lakescope-paimon` and matched to the read schema by field id.
+
+pub mod convert;
+pub mod error;
+pub mod location;
+pub mod plan;
+pub mod read;
+pub mod scan;
+pub mod spec;
+pub mod table;
+
+pub use error::{Error, Result};
+pub use scan::{read as read_table, ReadOutput, ReadRequest};
+pub use table::{OpenOptions, SnapshotSelector, Table};
+
+/// Whether the folder `table_key` of `store` holds an Iceberg table: a `metadata/` folder with
+/// `*.metadata.json` or `version-hint.text`, and no Paimon `schema/` folder.
+pub async fn is_iceberg_table(store: &dyn lakescope_storage::ObjectStore, table_key: &str) -> bool {
+    let Ok(listing) = store.list_dir(table_key).await else {
+        return false;
+    };
+    if listing.dirs.iter().any(|d| d == "schema") || !listing.dirs.iter().any(|d| d == "metadata") {
+        return false;
+    }
+    let Ok(meta) = store.list_dir(&lakescope_storage::join(table_key, "metadata")).await else {
+        return false;
+    };
+    meta.files.iter().any(|f| {
+        let name = f.path.rsplit('/').next().unwrap_or_default();
+        name == location::VERSION_HINT || location::metadata_version(name).is_some()
+    })
+}

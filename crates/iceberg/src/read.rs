@@ -1,0 +1,244 @@
+//! Reading one data file onto the read schema by field id, then dropping deleted rows.
+
+use crate::convert::file_fields;
+use crate::plan::{FileEntry, FileTask};
+use crate::spec::FileFormat;
+use crate::table::Table;
+use crate::{Error, Result};
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{Array, BooleanArray, RecordBatch};
+use arrow_row::{RowConverter, SortField};
+use arrow_select::filter::filter_record_batch;
+use bytes::Bytes;
+use lakescope_paimon::read::{read_file, FileFormat as ReadFormat, FileKind};
+use lakescope_paimon::spec::{DataField, DataType, TypeKind};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use roaring::RoaringTreemap;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Field id of `file_path` in position delete files.
+pub const DELETE_FILE_PATH_ID: i32 = 2_147_483_546;
+/// Field id of `pos` in position delete files.
+pub const DELETE_POS_ID: i32 = 2_147_483_545;
+/// Magic bytes of a `deletion-vector-v1` Puffin blob.
+const DV_MAGIC: [u8; 4] = [0xD1, 0xD3, 0x39, 0x64];
+
+/// Decodes a whole data file (bytes of `key`) onto `read_fields`, matching columns by field id.
+pub fn decode_file(
+    key: &str,
+    bytes: Bytes,
+    format: FileFormat,
+    read_fields: &[DataField],
+) -> Result<Vec<RecordBatch>> {
+    let (fmt, file_side) = match format {
+        FileFormat::Parquet => {
+            let builder = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+                .map_err(|e| Error::corrupt(key, format!("invalid Parquet file: {e}")))?;
+            let fields = file_fields(builder.schema());
+            (ReadFormat::Parquet, fields)
+        }
+        // Avro and ORC columns are matched by name through the read schema.
+        FileFormat::Avro => (ReadFormat::Avro, read_fields.to_vec()),
+        FileFormat::Orc => (ReadFormat::Orc, read_fields.to_vec()),
+        FileFormat::Puffin => {
+            return Err(Error::unsupported(key, "a Puffin file is not a data file"))
+        }
+    };
+    Ok(read_file(
+        key,
+        bytes,
+        fmt,
+        &file_side,
+        read_fields,
+        FileKind::Append,
+    )?)
+}
+
+/// Deleted row positions per data file key, collected from position delete files once each.
+#[derive(Default)]
+pub struct DeleteCache {
+    positions: HashMap<String, HashMap<String, Vec<i64>>>,
+    vectors: HashMap<(String, i64), RoaringTreemap>,
+    equality: HashMap<String, (Vec<i32>, HashSet<Vec<u8>>)>,
+}
+
+fn position_fields() -> Vec<DataField> {
+    vec![
+        DataField {
+            id: DELETE_FILE_PATH_ID,
+            name: "file_path".into(),
+            data_type: DataType::nullable(TypeKind::VarChar(u32::MAX >> 1)),
+            description: None,
+        },
+        DataField {
+            id: DELETE_POS_ID,
+            name: "pos".into(),
+            data_type: DataType::nullable(TypeKind::BigInt),
+            description: None,
+        },
+    ]
+}
+
+impl DeleteCache {
+    /// Deleted positions of `data_key` from one position delete file (or deletion vector).
+    async fn positions(
+        &mut self,
+        table: &Table,
+        delete: &FileEntry,
+        data_key: &str,
+        out: &mut BTreeSet<u64>,
+    ) -> Result<()> {
+        if delete.file.file_format == FileFormat::Puffin {
+            let offset = delete.file.content_offset.unwrap_or(0);
+            if !self.vectors.contains_key(&(delete.key.clone(), offset)) {
+                let dv = read_deletion_vector(table, delete).await?;
+                self.vectors.insert((delete.key.clone(), offset), dv);
+            }
+            if let Some(dv) = self.vectors.get(&(delete.key.clone(), offset)) {
+                out.extend(dv.iter());
+            }
+            return Ok(());
+        }
+        if !self.positions.contains_key(&delete.key) {
+            let bytes = table.store().get(&delete.key).await?;
+            let batches = decode_file(&delete.key, bytes, delete.file.file_format, &position_fields())?;
+            let mut by_file: HashMap<String, Vec<i64>> = HashMap::new();
+            for batch in &batches {
+                let paths = batch.column(0).as_string::<i32>();
+                let pos = batch.column(1).as_primitive::<Int64Type>();
+                for i in 0..batch.num_rows() {
+                    if paths.is_null(i) || pos.is_null(i) {
+                        return Err(Error::corrupt(&delete.key, "null file_path or pos"));
+                    }
+                    let target = table.resolve(paths.value(i), &delete.key)?;
+                    by_file.entry(target).or_default().push(pos.value(i));
+                }
+            }
+            self.positions.insert(delete.key.clone(), by_file);
+        }
+        if let Some(p) = self.positions.get(&delete.key).and_then(|m| m.get(data_key)) {
+            out.extend(p.iter().filter_map(|v| u64::try_from(*v).ok()));
+        }
+        Ok(())
+    }
+
+    /// The equality ids and the encoded key rows of an equality delete file.
+    async fn equality(
+        &mut self,
+        table: &Table,
+        delete: &FileEntry,
+        fields: &[DataField],
+    ) -> Result<&(Vec<i32>, HashSet<Vec<u8>>)> {
+        if !self.equality.contains_key(&delete.key) {
+            let bytes = table.store().get(&delete.key).await?;
+            let batches = decode_file(&delete.key, bytes, delete.file.file_format, fields)?;
+            let converter = converter(&delete.key, fields)?;
+            let mut keys = HashSet::new();
+            for batch in &batches {
+                let rows = converter
+                    .convert_columns(batch.columns())
+                    .map_err(|e| Error::corrupt(&delete.key, e))?;
+                keys.extend(rows.iter().map(|r| r.as_ref().to_vec()));
+            }
+            let ids = fields.iter().map(|f| f.id).collect();
+            self.equality.insert(delete.key.clone(), (ids, keys));
+        }
+        self.equality
+            .get(&delete.key)
+            .ok_or_else(|| Error::corrupt(&delete.key, "equality deletes not cached"))
+    }
+}
+
+fn converter(file: &str, fields: &[DataField]) -> Result<RowConverter> {
+    let sort_fields = fields
+        .iter()
+        .map(|f| SortField::new(lakescope_paimon::read::arrow_schema::to_arrow_type(&f.data_type)))
+        .collect();
+    RowConverter::new(sort_fields).map_err(|e| Error::corrupt(file, e))
+}
+
+/// Reads the `deletion-vector-v1` blob of a Puffin delete file.
+async fn read_deletion_vector(table: &Table, delete: &FileEntry) -> Result<RoaringTreemap> {
+    let key = &delete.key;
+    let (Some(offset), Some(len)) = (delete.file.content_offset, delete.file.content_size_in_bytes)
+    else {
+        return Err(Error::corrupt(key, "deletion vector without content offset/size"));
+    };
+    let (Ok(offset), Ok(len)) = (u64::try_from(offset), u64::try_from(len)) else {
+        return Err(Error::corrupt(key, "negative deletion vector offset/size"));
+    };
+    let blob = table.store().get_range(key, offset..offset + len).await?;
+    if blob.len() < 12 || blob[4..8] != DV_MAGIC {
+        return Err(Error::corrupt(key, "not a deletion-vector-v1 blob"));
+    }
+    let declared = u32::from_be_bytes([blob[0], blob[1], blob[2], blob[3]]) as usize;
+    let end = 4 + declared;
+    if end > blob.len() || declared < 4 {
+        return Err(Error::corrupt(key, "deletion vector length past the blob"));
+    }
+    RoaringTreemap::deserialize_from(&blob[8..end])
+        .map_err(|e| Error::corrupt(key, format!("invalid deletion vector bitmap: {e}")))
+}
+
+/// Reads one task: the data file onto `read_fields` (which must contain every equality-delete
+/// column), with position and equality deletes applied.
+pub async fn read_task(
+    table: &Table,
+    task: &FileTask,
+    read_fields: &[DataField],
+    cache: &mut DeleteCache,
+) -> Result<Vec<RecordBatch>> {
+    let key = &task.data.key;
+    let bytes = table.store().get(key).await?;
+    let mut batches = decode_file(key, bytes, task.data.file.file_format, read_fields)?;
+    let mut deleted = BTreeSet::new();
+    for d in &task.position_deletes {
+        cache.positions(table, d, key, &mut deleted).await?;
+    }
+    if !deleted.is_empty() {
+        let mut offset = 0u64;
+        let mut out = Vec::with_capacity(batches.len());
+        for batch in batches {
+            let n = batch.num_rows() as u64;
+            let keep: BooleanArray = (0..n)
+                .map(|i| Some(!deleted.contains(&(offset + i))))
+                .collect();
+            offset += n;
+            out.push(filter_record_batch(&batch, &keep).map_err(|e| Error::corrupt(key, e))?);
+        }
+        batches = out;
+    }
+    for d in &task.equality_deletes {
+        let fields: Vec<DataField> = d
+            .file
+            .equality_ids
+            .iter()
+            .map(|id| {
+                read_fields.iter().find(|f| f.id == *id).cloned().ok_or_else(|| {
+                    Error::unsupported(&d.key, format!("equality field {id} not in the read schema"))
+                })
+            })
+            .collect::<Result<_>>()?;
+        let indices: Vec<usize> = fields
+            .iter()
+            .filter_map(|f| read_fields.iter().position(|r| r.id == f.id))
+            .collect();
+        let (_, keys) = cache.equality(table, d, &fields).await?;
+        let converter = converter(&d.key, &fields)?;
+        let mut out = Vec::with_capacity(batches.len());
+        for batch in batches {
+            let columns: Vec<_> = indices.iter().map(|i| batch.column(*i).clone()).collect();
+            let rows = converter
+                .convert_columns(&columns)
+                .map_err(|e| Error::corrupt(key, e))?;
+            let keep: BooleanArray = rows
+                .iter()
+                .map(|r| Some(!keys.contains(r.as_ref())))
+                .collect();
+            out.push(filter_record_batch(&batch, &keep).map_err(|e| Error::corrupt(key, e))?);
+        }
+        batches = out;
+    }
+    Ok(batches)
+}

@@ -1,0 +1,134 @@
+//! Reading a table at a point in time into Arrow batches of the snapshot's schema.
+
+use crate::convert::{to_data_fields, uuid_to_text};
+use crate::plan::plan;
+use crate::read::{read_task, DeleteCache};
+use crate::spec::{Schema, Type};
+use crate::table::{SnapshotSelector, Table};
+use crate::{Error, Result};
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema, SchemaRef};
+use lakescope_paimon::read::to_arrow_field;
+use lakescope_paimon::spec::DataField;
+use std::sync::Arc;
+
+/// What to read.
+#[derive(Debug, Clone, Default)]
+pub struct ReadRequest {
+    /// Only these columns (by name, in this order).
+    pub columns: Option<Vec<String>>,
+    /// Stop after this many rows.
+    pub limit: Option<usize>,
+}
+
+/// Rows read, with their schema.
+#[derive(Debug, Clone)]
+pub struct ReadOutput {
+    pub schema: SchemaRef,
+    pub batches: Vec<RecordBatch>,
+}
+
+/// The Arrow schema of rows read with `schema` (UUID columns as canonical text).
+pub fn output_schema(table: &Table, schema: &Schema) -> Result<SchemaRef> {
+    let fields = read_fields(table, schema)?;
+    Ok(Arc::new(ArrowSchema::new(
+        schema
+            .fields
+            .iter()
+            .zip(&fields)
+            .map(|(f, d)| output_field(&f.field_type, d))
+            .collect::<Vec<_>>(),
+    )))
+}
+
+fn output_field(t: &Type, d: &DataField) -> Field {
+    let f = to_arrow_field(d);
+    if *t == Type::Uuid {
+        f.with_data_type(ArrowType::Utf8)
+    } else {
+        f
+    }
+}
+
+fn read_fields(table: &Table, schema: &Schema) -> Result<Vec<DataField>> {
+    to_data_fields(&schema.fields).ok_or_else(|| {
+        Error::unsupported(
+            table.metadata_key(),
+            format!("a type of schema {} cannot be read yet", schema.schema_id),
+        )
+    })
+}
+
+/// Reads the rows of the selected snapshot with the snapshot's schema, deletes applied.
+pub async fn read(table: &Table, at: &SnapshotSelector, request: &ReadRequest) -> Result<ReadOutput> {
+    let snapshot = table.snapshot(at)?;
+    let schema = table.read_schema(snapshot)?;
+    let full_schema = output_schema(table, schema)?;
+    let fields = read_fields(table, schema)?;
+    let indices: Vec<usize> = match &request.columns {
+        Some(cols) => cols
+            .iter()
+            .map(|c| {
+                schema
+                    .fields
+                    .iter()
+                    .position(|f| &f.name == c)
+                    .ok_or_else(|| Error::Invalid(format!("unknown column '{c}'")))
+            })
+            .collect::<Result<_>>()?,
+        None => (0..fields.len()).collect(),
+    };
+    let out_schema = Arc::new(
+        full_schema
+            .project(&indices)
+            .map_err(|e| Error::Invalid(e.to_string()))?,
+    );
+    let Some(snapshot) = snapshot else {
+        return Ok(ReadOutput {
+            schema: out_schema,
+            batches: Vec::new(),
+        });
+    };
+    let plan = plan(table, snapshot).await?;
+    let mut cache = DeleteCache::default();
+    let mut batches = Vec::new();
+    let mut rows = 0usize;
+    for task in &plan.tasks {
+        if request.limit.is_some_and(|l| rows >= l) {
+            break;
+        }
+        for batch in read_task(table, task, &fields, &mut cache).await? {
+            if batch.num_rows() == 0 {
+                continue;
+            }
+            let columns = indices
+                .iter()
+                .map(|i| {
+                    let c = batch.column(*i).clone();
+                    if schema.fields[*i].field_type == Type::Uuid {
+                        uuid_to_text(&c).ok_or_else(|| {
+                            Error::corrupt(&task.data.key, "uuid column is not 16-byte binary")
+                        })
+                    } else {
+                        Ok(c)
+                    }
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let mut batch = RecordBatch::try_new(out_schema.clone(), columns)
+                .map_err(|e| Error::corrupt(&task.data.key, e))?;
+            if let Some(limit) = request.limit {
+                let take = (limit - rows).min(batch.num_rows());
+                batch = batch.slice(0, take);
+            }
+            rows += batch.num_rows();
+            batches.push(batch);
+            if request.limit.is_some_and(|l| rows >= l) {
+                break;
+            }
+        }
+    }
+    Ok(ReadOutput {
+        schema: out_schema,
+        batches,
+    })
+}

@@ -1,0 +1,384 @@
+//! Manifest lists and manifests (Avro), v1 and v2: fields are looked up by name, nulls inherited.
+
+use crate::{Error, Result};
+use apache_avro::types::Value;
+use apache_avro::Reader;
+
+/// What a manifest (and its files) holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DataContentType {
+    /// Rows.
+    Data,
+    /// Position deletes (file path + row position, or a deletion vector).
+    PositionDeletes,
+    /// Equality deletes (rows whose equality columns match are deleted).
+    EqualityDeletes,
+}
+
+impl DataContentType {
+    fn from_int(file: &str, v: i64) -> Result<Self> {
+        match v {
+            0 => Ok(Self::Data),
+            1 => Ok(Self::PositionDeletes),
+            2 => Ok(Self::EqualityDeletes),
+            other => Err(Error::corrupt(file, format!("unknown content type {other}"))),
+        }
+    }
+}
+
+/// The format of a data or delete file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileFormat {
+    Parquet,
+    Avro,
+    Orc,
+    Puffin,
+}
+
+impl FileFormat {
+    fn parse(file: &str, s: &str) -> Result<Self> {
+        match s.to_ascii_uppercase().as_str() {
+            "PARQUET" => Ok(Self::Parquet),
+            "AVRO" => Ok(Self::Avro),
+            "ORC" => Ok(Self::Orc),
+            "PUFFIN" => Ok(Self::Puffin),
+            other => Err(Error::unsupported(file, format!("file format {other}"))),
+        }
+    }
+}
+
+/// One entry of a manifest list: a manifest file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestFile {
+    pub manifest_path: String,
+    pub manifest_length: i64,
+    pub partition_spec_id: i32,
+    /// Data or deletes (v1: always data).
+    pub content: DataContentType,
+    /// Sequence number of the commit that added the manifest (v1: 0).
+    pub sequence_number: i64,
+    pub min_sequence_number: i64,
+    pub added_snapshot_id: i64,
+    pub added_files_count: Option<i32>,
+    pub existing_files_count: Option<i32>,
+    pub deleted_files_count: Option<i32>,
+}
+
+/// A partition or bound value, as stored in a manifest.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    Boolean(bool),
+    Int(i32),
+    Long(i64),
+    Float(f32),
+    Double(f64),
+    String(String),
+    Bytes(Vec<u8>),
+    /// Unscaled decimal value.
+    Decimal(i128),
+}
+
+/// Status of a manifest entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Existing,
+    Added,
+    Deleted,
+}
+
+/// One entry of a manifest: a data or delete file with its status and sequence numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManifestEntry {
+    pub status: Status,
+    /// Inherited from the manifest when null.
+    pub snapshot_id: i64,
+    /// Data sequence number (inherited from the manifest when null).
+    pub sequence_number: i64,
+    /// File sequence number (inherited from the manifest when null).
+    pub file_sequence_number: i64,
+    pub data_file: DataFile,
+}
+
+/// A data or delete file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataFile {
+    pub content: DataContentType,
+    /// Absolute URI as written.
+    pub file_path: String,
+    pub file_format: FileFormat,
+    /// Partition tuple in the order of the manifest's spec fields (`None`: null).
+    pub partition: Vec<(String, Option<Literal>)>,
+    pub record_count: i64,
+    pub file_size_in_bytes: i64,
+    /// Field ids of an equality delete file.
+    pub equality_ids: Vec<i32>,
+    /// v3: the data file a position delete file / deletion vector applies to.
+    pub referenced_data_file: Option<String>,
+    /// v3 deletion vectors: blob offset and length in the Puffin file.
+    pub content_offset: Option<i64>,
+    pub content_size_in_bytes: Option<i64>,
+}
+
+/// Reads the records of an Avro object-container file and its user metadata.
+fn read_avro(file: &str, bytes: &[u8]) -> Result<(Vec<Value>, Vec<(String, String)>)> {
+    let reader =
+        Reader::new(bytes).map_err(|e| Error::corrupt(file, format!("invalid Avro file: {e}")))?;
+    let meta = reader
+        .user_metadata()
+        .iter()
+        .map(|(k, v)| (k.clone(), String::from_utf8_lossy(v).into_owned()))
+        .collect();
+    let records = reader
+        .map(|r| r.map_err(|e| Error::corrupt(file, format!("invalid Avro record: {e}"))))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((records, meta))
+}
+
+fn plain(v: &Value) -> &Value {
+    let mut v = v;
+    while let Value::Union(_, inner) = v {
+        v = inner;
+    }
+    v
+}
+
+/// A record being read, with the file name for messages.
+struct Rec<'a> {
+    file: &'a str,
+    fields: &'a [(String, Value)],
+}
+
+impl<'a> Rec<'a> {
+    fn new(file: &'a str, what: &str, v: &'a Value) -> Result<Self> {
+        match plain(v) {
+            Value::Record(fields) => Ok(Rec { file, fields }),
+            _ => Err(Error::corrupt(file, format!("{what} is not a record"))),
+        }
+    }
+
+    fn opt(&self, name: &str) -> Option<&'a Value> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| plain(v))
+            .filter(|v| !matches!(v, Value::Null))
+    }
+
+    fn missing(&self, name: &str) -> Error {
+        Error::corrupt(self.file, format!("manifest record without field '{name}'"))
+    }
+
+    fn opt_long(&self, name: &str) -> Result<Option<i64>> {
+        match self.opt(name) {
+            None => Ok(None),
+            Some(Value::Long(x)) => Ok(Some(*x)),
+            Some(Value::Int(x)) => Ok(Some(i64::from(*x))),
+            Some(other) => Err(Error::corrupt(
+                self.file,
+                format!("field '{name}' is not an integer: {other:?}"),
+            )),
+        }
+    }
+
+    fn long(&self, name: &str) -> Result<i64> {
+        self.opt_long(name)?.ok_or_else(|| self.missing(name))
+    }
+
+    fn opt_int(&self, name: &str) -> Result<Option<i32>> {
+        Ok(self.opt_long(name)?.and_then(|v| i32::try_from(v).ok()))
+    }
+
+    fn string(&self, name: &str) -> Result<String> {
+        match self.opt(name) {
+            Some(Value::String(s)) | Some(Value::Enum(_, s)) => Ok(s.clone()),
+            Some(other) => Err(Error::corrupt(
+                self.file,
+                format!("field '{name}' is not a string: {other:?}"),
+            )),
+            None => Err(self.missing(name)),
+        }
+    }
+
+    fn opt_string(&self, name: &str) -> Option<String> {
+        match self.opt(name) {
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// Decodes a manifest list (`snap-….avro`).
+pub fn read_manifest_list(file: &str, bytes: &[u8]) -> Result<Vec<ManifestFile>> {
+    let (records, _) = read_avro(file, bytes)?;
+    records
+        .iter()
+        .map(|r| {
+            let rec = Rec::new(file, "manifest list entry", r)?;
+            let content = match rec.opt_long("content")? {
+                Some(c) => DataContentType::from_int(file, c)?,
+                None => DataContentType::Data,
+            };
+            let sequence_number = rec.opt_long("sequence_number")?.unwrap_or(0);
+            Ok(ManifestFile {
+                manifest_path: rec.string("manifest_path")?,
+                manifest_length: rec.opt_long("manifest_length")?.unwrap_or(0),
+                partition_spec_id: rec.opt_int("partition_spec_id")?.unwrap_or(0),
+                content,
+                sequence_number,
+                min_sequence_number: rec
+                    .opt_long("min_sequence_number")?
+                    .unwrap_or(sequence_number),
+                added_snapshot_id: rec.opt_long("added_snapshot_id")?.unwrap_or(0),
+                added_files_count: rec.opt_int("added_files_count")?,
+                existing_files_count: rec.opt_int("existing_files_count")?,
+                deleted_files_count: rec.opt_int("deleted_files_count")?,
+            })
+        })
+        .collect()
+}
+
+fn literal(file: &str, name: &str, v: &Value) -> Result<Option<Literal>> {
+    Ok(Some(match plain(v) {
+        Value::Null => return Ok(None),
+        Value::Boolean(b) => Literal::Boolean(*b),
+        Value::Int(x) | Value::Date(x) | Value::TimeMillis(x) => Literal::Int(*x),
+        Value::Long(x)
+        | Value::TimeMicros(x)
+        | Value::TimestampMillis(x)
+        | Value::TimestampMicros(x)
+        | Value::TimestampNanos(x)
+        | Value::LocalTimestampMillis(x)
+        | Value::LocalTimestampMicros(x)
+        | Value::LocalTimestampNanos(x) => Literal::Long(*x),
+        Value::Float(x) => Literal::Float(*x),
+        Value::Double(x) => Literal::Double(*x),
+        Value::String(s) => Literal::String(s.clone()),
+        Value::Uuid(u) => Literal::String(u.to_string()),
+        Value::Bytes(b) | Value::Fixed(_, b) => Literal::Bytes(b.clone()),
+        Value::Decimal(d) => {
+            let bytes: Vec<u8> = d
+                .try_into()
+                .map_err(|e| Error::corrupt(file, format!("partition field {name}: {e}")))?;
+            let v = lakescope_decimal(&bytes).ok_or_else(|| {
+                Error::corrupt(file, format!("partition field {name}: decimal too long"))
+            })?;
+            Literal::Decimal(v)
+        }
+        other => {
+            return Err(Error::corrupt(
+                file,
+                format!("partition field {name}: unsupported value {other:?}"),
+            ))
+        }
+    }))
+}
+
+/// Big-endian two's complement → i128.
+fn lakescope_decimal(bytes: &[u8]) -> Option<i128> {
+    if bytes.len() > 16 {
+        return None;
+    }
+    let negative = bytes.first().is_some_and(|b| b & 0x80 != 0);
+    let mut buf = [if negative { 0xff } else { 0 }; 16];
+    buf[16 - bytes.len()..].copy_from_slice(bytes);
+    Some(i128::from_be_bytes(buf))
+}
+
+/// Decodes a manifest, inheriting null snapshot ids and sequence numbers from `manifest`.
+pub fn read_manifest(file: &str, bytes: &[u8], manifest: &ManifestFile) -> Result<Vec<ManifestEntry>> {
+    let (records, _) = read_avro(file, bytes)?;
+    records
+        .iter()
+        .map(|r| {
+            let rec = Rec::new(file, "manifest entry", r)?;
+            let status = match rec.long("status")? {
+                0 => Status::Existing,
+                1 => Status::Added,
+                2 => Status::Deleted,
+                other => return Err(Error::corrupt(file, format!("unknown entry status {other}"))),
+            };
+            let df = rec.opt("data_file").ok_or_else(|| rec.missing("data_file"))?;
+            let df = Rec::new(file, "data_file", df)?;
+            let content = match df.opt_long("content")? {
+                Some(c) => DataContentType::from_int(file, c)?,
+                None => DataContentType::Data,
+            };
+            let partition = match df.opt("partition") {
+                Some(Value::Record(fields)) => fields
+                    .iter()
+                    .map(|(n, v)| Ok((n.clone(), literal(file, n, v)?)))
+                    .collect::<Result<Vec<_>>>()?,
+                _ => Vec::new(),
+            };
+            let equality_ids = match df.opt("equality_ids") {
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .filter_map(|v| match plain(v) {
+                        Value::Int(x) => Some(*x),
+                        Value::Long(x) => i32::try_from(*x).ok(),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            // Null sequence numbers are inherited from the manifest (only valid for ADDED).
+            let sequence_number = rec
+                .opt_long("sequence_number")?
+                .unwrap_or(manifest.sequence_number);
+            let file_sequence_number = rec
+                .opt_long("file_sequence_number")?
+                .unwrap_or(manifest.sequence_number);
+            Ok(ManifestEntry {
+                status,
+                snapshot_id: rec
+                    .opt_long("snapshot_id")?
+                    .unwrap_or(manifest.added_snapshot_id),
+                sequence_number,
+                file_sequence_number,
+                data_file: DataFile {
+                    content,
+                    file_path: df.string("file_path")?,
+                    file_format: FileFormat::parse(file, &df.string("file_format")?)?,
+                    partition,
+                    record_count: df.long("record_count")?,
+                    file_size_in_bytes: df.long("file_size_in_bytes")?,
+                    equality_ids,
+                    referenced_data_file: df.opt_string("referenced_data_file"),
+                    content_offset: df.opt_long("content_offset")?,
+                    content_size_in_bytes: df.opt_long("content_size_in_bytes")?,
+                },
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_avro_is_a_named_error() {
+        let m = ManifestFile {
+            manifest_path: "m.avro".into(),
+            manifest_length: 0,
+            partition_spec_id: 0,
+            content: DataContentType::Data,
+            sequence_number: 1,
+            min_sequence_number: 1,
+            added_snapshot_id: 1,
+            added_files_count: None,
+            existing_files_count: None,
+            deleted_files_count: None,
+        };
+        let err = read_manifest("metadata/x-m0.avro", b"garbage", &m).unwrap_err();
+        assert!(err.to_string().contains("metadata/x-m0.avro"), "{err}");
+        let err = read_manifest_list("snap-1.avro", b"Obj\x01trunc").unwrap_err();
+        assert!(err.to_string().contains("snap-1.avro"), "{err}");
+    }
+
+    #[test]
+    fn decimals_sign_extend() {
+        assert_eq!(lakescope_decimal(&[0xff, 0x38]), Some(-200));
+        assert_eq!(lakescope_decimal(&[]), Some(0));
+    }
+}

@@ -1,0 +1,228 @@
+//! Iceberg schemas and types as written in table metadata JSON (`"decimal(9, 2)"`, nested objects).
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+/// A table schema: a struct with a schema id.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Schema {
+    /// Schema id (v1 metadata may omit it: 0).
+    #[serde(default)]
+    pub schema_id: i32,
+    /// Field ids of the row identifier (primary key), if any.
+    #[serde(default)]
+    pub identifier_field_ids: Vec<i32>,
+    /// Top-level fields.
+    pub fields: Vec<NestedField>,
+}
+
+impl Schema {
+    /// The top-level field with this id.
+    pub fn field(&self, id: i32) -> Option<&NestedField> {
+        self.fields.iter().find(|f| f.id == id)
+    }
+
+    /// A field with this id anywhere in the schema (inside structs, lists and maps too).
+    pub fn find_field(&self, id: i32) -> Option<&NestedField> {
+        fn walk(fields: &[NestedField], id: i32) -> Option<&NestedField> {
+            fields.iter().find_map(|f| {
+                if f.id == id {
+                    return Some(f);
+                }
+                match &f.field_type {
+                    Type::Struct(children) => walk(children, id),
+                    _ => None,
+                }
+            })
+        }
+        walk(&self.fields, id)
+    }
+}
+
+/// A field of a struct, identified by its id across schema versions.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct NestedField {
+    /// Field id: stable across renames and type promotions.
+    pub id: i32,
+    /// Current name.
+    pub name: String,
+    /// Whether the field is required (non-null).
+    #[serde(default)]
+    pub required: bool,
+    /// The type.
+    #[serde(rename = "type")]
+    pub field_type: Type,
+    /// Comment.
+    #[serde(default)]
+    pub doc: Option<String>,
+}
+
+/// An Iceberg type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Type {
+    Boolean,
+    Int,
+    Long,
+    Float,
+    Double,
+    Decimal { precision: u8, scale: u8 },
+    Date,
+    Time,
+    Timestamp,
+    Timestamptz,
+    TimestampNs,
+    TimestamptzNs,
+    String,
+    Uuid,
+    Fixed(u32),
+    Binary,
+    Struct(Vec<NestedField>),
+    List {
+        element_id: i32,
+        element: Box<Type>,
+        element_required: bool,
+    },
+    Map {
+        key_id: i32,
+        key: Box<Type>,
+        value_id: i32,
+        value: Box<Type>,
+        value_required: bool,
+    },
+    /// v3 `variant`, `geometry`, `unknown` and other types this reader does not decode.
+    Other(std::string::String),
+}
+
+impl Eq for NestedField {}
+
+impl Type {
+    /// Parses a type from its JSON form (a string for primitives, an object for nested types).
+    pub fn from_json(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::String(s) => Self::parse_primitive(s),
+            Value::Object(obj) => {
+                let kind = obj.get("type").and_then(Value::as_str).unwrap_or_default();
+                let int = |k: &str| -> Result<i32, String> {
+                    obj.get(k)
+                        .and_then(Value::as_i64)
+                        .and_then(|v| i32::try_from(v).ok())
+                        .ok_or_else(|| format!("{kind} type without integer '{k}'"))
+                };
+                let boolean = |k: &str| obj.get(k).and_then(Value::as_bool).unwrap_or(false);
+                let sub = |k: &str| -> Result<Box<Type>, String> {
+                    let v = obj.get(k).ok_or_else(|| format!("{kind} type without '{k}'"))?;
+                    Ok(Box::new(Type::from_json(v)?))
+                };
+                match kind {
+                    "struct" => {
+                        let fields = obj
+                            .get("fields")
+                            .cloned()
+                            .ok_or("struct type without 'fields'")?;
+                        let fields: Vec<NestedField> =
+                            serde_json::from_value(fields).map_err(|e| e.to_string())?;
+                        Ok(Type::Struct(fields))
+                    }
+                    "list" => Ok(Type::List {
+                        element_id: int("element-id")?,
+                        element: sub("element")?,
+                        element_required: boolean("element-required"),
+                    }),
+                    "map" => Ok(Type::Map {
+                        key_id: int("key-id")?,
+                        key: sub("key")?,
+                        value_id: int("value-id")?,
+                        value: sub("value")?,
+                        value_required: boolean("value-required"),
+                    }),
+                    other => Err(format!("unknown nested type '{other}'")),
+                }
+            }
+            other => Err(format!("not a type: {other}")),
+        }
+    }
+
+    /// Parses a primitive type name (`long`, `decimal(9,2)`, `fixed[16]`, ...).
+    pub fn parse_primitive(text: &str) -> Result<Self, String> {
+        let t = text.trim().to_ascii_lowercase();
+        Ok(match t.as_str() {
+            "boolean" => Type::Boolean,
+            "int" => Type::Int,
+            "long" => Type::Long,
+            "float" => Type::Float,
+            "double" => Type::Double,
+            "date" => Type::Date,
+            "time" => Type::Time,
+            "timestamp" => Type::Timestamp,
+            "timestamptz" => Type::Timestamptz,
+            "timestamp_ns" => Type::TimestampNs,
+            "timestamptz_ns" => Type::TimestamptzNs,
+            "string" => Type::String,
+            "uuid" => Type::Uuid,
+            "binary" => Type::Binary,
+            _ => {
+                if let Some(args) = t.strip_prefix("decimal(").and_then(|r| r.strip_suffix(')')) {
+                    let (p, s) = args
+                        .split_once(',')
+                        .ok_or_else(|| format!("bad decimal type '{text}'"))?;
+                    let p: u8 = p.trim().parse().map_err(|_| format!("bad precision in '{text}'"))?;
+                    let s: u8 = s.trim().parse().map_err(|_| format!("bad scale in '{text}'"))?;
+                    if p == 0 || p > 38 || s > p {
+                        return Err(format!("unsupported decimal '{text}'"));
+                    }
+                    Type::Decimal {
+                        precision: p,
+                        scale: s,
+                    }
+                } else if let Some(n) = t.strip_prefix("fixed[").and_then(|r| r.strip_suffix(']')) {
+                    Type::Fixed(n.trim().parse().map_err(|_| format!("bad fixed type '{text}'"))?)
+                } else {
+                    Type::Other(t)
+                }
+            }
+        })
+    }
+
+    /// Whether this is a struct, list or map.
+    pub fn is_nested(&self) -> bool {
+        matches!(self, Type::Struct(_) | Type::List { .. } | Type::Map { .. })
+    }
+}
+
+impl<'de> Deserialize<'de> for Type {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        Type::from_json(&v).map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_primitives_and_nested() {
+        assert_eq!(
+            Type::parse_primitive("decimal(38, 10)"),
+            Ok(Type::Decimal {
+                precision: 38,
+                scale: 10
+            })
+        );
+        assert_eq!(Type::parse_primitive("fixed[4]"), Ok(Type::Fixed(4)));
+        assert!(Type::parse_primitive("decimal(x)").is_err());
+        let t = Type::from_json(&json!({"type":"map","key-id":19,"key":"string","value-id":20,"value":"long","value-required":false})).unwrap();
+        assert!(matches!(t, Type::Map { key_id: 19, value_id: 20, .. }));
+        let s: Schema = serde_json::from_value(json!({"type":"struct","schema-id":3,"fields":[
+            {"id":1,"name":"a","required":true,"type":"int"},
+            {"id":2,"name":"st","required":false,"type":{"type":"struct","fields":[{"id":3,"name":"x","required":false,"type":"long"}]}}
+        ]}))
+        .unwrap();
+        assert_eq!(s.schema_id, 3);
+        assert_eq!(s.find_field(3).map(|f| f.name.as_str()), Some("x"));
+        assert!(Type::from_json(&json!({"type":"list"})).is_err());
+    }
+}
