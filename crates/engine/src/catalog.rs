@@ -38,7 +38,7 @@ impl Catalog {
         &self.store
     }
 
-    /// Database names (folders named `<db>.db`), sorted.
+    /// Database names (folders named `<db>.db`, and Iceberg namespace folders), sorted.
     pub async fn databases(&self) -> lakescope_storage::Result<Vec<String>> {
         let root = self.store.list_dir("").await?;
         let mut dbs: Vec<String> = root
@@ -47,7 +47,13 @@ impl Catalog {
             .filter_map(|d| d.strip_suffix(".db"))
             .map(str::to_string)
             .collect();
+        for d in root.dirs.iter().filter(|d| !d.ends_with(".db")) {
+            if !crate::iceberg_scan::tables(self.store.as_ref(), d).await?.is_empty() {
+                dbs.push(d.clone());
+            }
+        }
         dbs.sort();
+        dbs.dedup();
         Ok(dbs)
     }
 
@@ -63,6 +69,7 @@ impl Catalog {
                 tables.push(TableEntry { name, path });
             }
         }
+        tables.extend(crate::iceberg_scan::tables(self.store.as_ref(), database).await?);
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(tables)
     }
@@ -106,5 +113,19 @@ mod tests {
         let names: Vec<_> = tree[0].tables.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, vec!["t1", "t2"]);
         assert_eq!(tree[1].tables[0].path, "b.db/t3");
+    }
+
+    #[tokio::test]
+    async fn lists_iceberg_namespaces() {
+        let mem = MemoryStore::new();
+        put(&mem, "a.db/t1/schema/schema-0").await;
+        put(&mem, "ns/ice/metadata/00001-x.metadata.json").await;
+        put(&mem, "ns/not_a_table/data/x").await;
+        put(&mem, "other/file").await;
+        let cat = Catalog::new(Rc::new(mem));
+        let tree = cat.tree().await.unwrap();
+        let names: Vec<_> = tree.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, vec!["a", "ns"]);
+        assert_eq!(tree[1].tables[0].path, "ns/ice");
     }
 }
