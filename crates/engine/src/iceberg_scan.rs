@@ -20,7 +20,10 @@ pub async fn locate(catalog: &Catalog, table_ref: &TableRef) -> Option<String> {
 }
 
 /// The Iceberg tables of a namespace folder (`<ns>/<table>/metadata/`), sorted by name.
-pub async fn tables(store: &dyn ObjectStore, namespace: &str) -> lakescope_storage::Result<Vec<TableEntry>> {
+pub async fn tables(
+    store: &dyn ObjectStore,
+    namespace: &str,
+) -> lakescope_storage::Result<Vec<TableEntry>> {
     let listing = store.list_dir(namespace).await?;
     let mut out = Vec::new();
     for name in listing.dirs {

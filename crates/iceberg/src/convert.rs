@@ -67,7 +67,11 @@ pub fn to_data_fields(fields: &[NestedField]) -> Option<Vec<DataField>> {
 }
 
 fn parquet_id(field: &Field) -> Option<i32> {
-    field.metadata().get(PARQUET_FIELD_ID_META_KEY)?.parse().ok()
+    field
+        .metadata()
+        .get(PARQUET_FIELD_ID_META_KEY)?
+        .parse()
+        .ok()
 }
 
 fn arrow_to_kind(t: &ArrowType) -> Option<TypeKind> {
@@ -85,12 +89,12 @@ fn arrow_to_kind(t: &ArrowType) -> Option<TypeKind> {
         ArrowType::Int64 | ArrowType::UInt32 => TypeKind::BigInt,
         ArrowType::Float16 | ArrowType::Float32 => TypeKind::Float,
         ArrowType::Float64 => TypeKind::Double,
-        ArrowType::Decimal32(p, s)
-        | ArrowType::Decimal64(p, s)
-        | ArrowType::Decimal128(p, s) => TypeKind::Decimal {
-            precision: *p,
-            scale: u8::try_from(*s).ok()?,
-        },
+        ArrowType::Decimal32(p, s) | ArrowType::Decimal64(p, s) | ArrowType::Decimal128(p, s) => {
+            TypeKind::Decimal {
+                precision: *p,
+                scale: u8::try_from(*s).ok()?,
+            }
+        }
         ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View => {
             TypeKind::VarChar(MAX_LENGTH)
         }
@@ -117,12 +121,9 @@ fn arrow_to_kind(t: &ArrowType) -> Option<TypeKind> {
                 Box::new(arrow_to_type(&kv[1])?),
             )
         }
-        ArrowType::Struct(children) => TypeKind::Row(
-            children
-                .iter()
-                .filter_map(|c| file_field(c))
-                .collect(),
-        ),
+        ArrowType::Struct(children) => {
+            TypeKind::Row(children.iter().filter_map(|c| file_field(c)).collect())
+        }
         ArrowType::Dictionary(_, v) => arrow_to_kind(v)?,
         _ => return None,
     })
@@ -144,7 +145,11 @@ pub fn file_field(field: &Field) -> Option<DataField> {
 
 /// The fields of a data file's Arrow schema that carry Iceberg field ids.
 pub fn file_fields(schema: &arrow_schema::Schema) -> Vec<DataField> {
-    schema.fields().iter().filter_map(|f| file_field(f)).collect()
+    schema
+        .fields()
+        .iter()
+        .filter_map(|f| file_field(f))
+        .collect()
 }
 
 /// Renders 16-byte UUID values as canonical text (`8-4-4-4-12` lowercase hex).

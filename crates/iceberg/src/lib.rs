@@ -26,7 +26,10 @@ pub async fn is_iceberg_table(store: &dyn lakescope_storage::ObjectStore, table_
     if listing.dirs.iter().any(|d| d == "schema") || !listing.dirs.iter().any(|d| d == "metadata") {
         return false;
     }
-    let Ok(meta) = store.list_dir(&lakescope_storage::join(table_key, "metadata")).await else {
+    let Ok(meta) = store
+        .list_dir(&lakescope_storage::join(table_key, "metadata"))
+        .await
+    else {
         return false;
     };
     meta.files.iter().any(|f| {

@@ -114,22 +114,43 @@ mod tests {
         assert_eq!(metadata_version("v3.metadata.json"), Some(3));
         assert_eq!(metadata_version("snap-1.avro"), None);
         let r = Relocator::new("s3://lake/wh/db/t/", "db/t");
-        assert_eq!(r.resolve("s3://lake/wh/db/t/data/a.parquet", "m").unwrap(), "db/t/data/a.parquet");
-        assert_eq!(r.resolve("data/b.parquet", "m").unwrap(), "db/t/data/b.parquet");
+        assert_eq!(
+            r.resolve("s3://lake/wh/db/t/data/a.parquet", "m").unwrap(),
+            "db/t/data/a.parquet"
+        );
+        assert_eq!(
+            r.resolve("data/b.parquet", "m").unwrap(),
+            "db/t/data/b.parquet"
+        );
         assert!(r.resolve("s3://lake/wh/db/t2/data/a.parquet", "m").is_err());
         let f = Relocator::new("file:///tmp/wh/t", "t");
-        assert_eq!(f.resolve("file:/tmp/wh/t/metadata/x.avro", "m").unwrap(), "t/metadata/x.avro");
+        assert_eq!(
+            f.resolve("file:/tmp/wh/t/metadata/x.avro", "m").unwrap(),
+            "t/metadata/x.avro"
+        );
     }
 
     #[tokio::test]
     async fn finds_current_metadata() {
         let s = MemoryStore::new();
-        for k in ["t/metadata/00001-a.metadata.json", "t/metadata/00002-b.metadata.json", "t/metadata/snap-1.avro"] {
+        for k in [
+            "t/metadata/00001-a.metadata.json",
+            "t/metadata/00002-b.metadata.json",
+            "t/metadata/snap-1.avro",
+        ] {
             s.put(k, b"{}".to_vec().into()).await.unwrap();
         }
-        assert_eq!(current_metadata_key(&s, "t").await.unwrap(), "t/metadata/00002-b.metadata.json");
-        s.put("t/metadata/version-hint.text", b"1\n".to_vec().into()).await.unwrap();
-        assert_eq!(current_metadata_key(&s, "t").await.unwrap(), "t/metadata/00001-a.metadata.json");
+        assert_eq!(
+            current_metadata_key(&s, "t").await.unwrap(),
+            "t/metadata/00002-b.metadata.json"
+        );
+        s.put("t/metadata/version-hint.text", b"1\n".to_vec().into())
+            .await
+            .unwrap();
+        assert_eq!(
+            current_metadata_key(&s, "t").await.unwrap(),
+            "t/metadata/00001-a.metadata.json"
+        );
         assert!(current_metadata_key(&s, "u").await.is_err());
     }
 }

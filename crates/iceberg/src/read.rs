@@ -15,6 +15,7 @@ use lakescope_paimon::read::{read_file, FileFormat as ReadFormat, FileKind};
 use lakescope_paimon::spec::{DataField, DataType, TypeKind};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use roaring::RoaringTreemap;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Field id of `file_path` in position delete files.
@@ -91,18 +92,21 @@ impl DeleteCache {
     ) -> Result<()> {
         if delete.file.file_format == FileFormat::Puffin {
             let offset = delete.file.content_offset.unwrap_or(0);
-            if !self.vectors.contains_key(&(delete.key.clone(), offset)) {
-                let dv = read_deletion_vector(table, delete).await?;
-                self.vectors.insert((delete.key.clone(), offset), dv);
-            }
-            if let Some(dv) = self.vectors.get(&(delete.key.clone(), offset)) {
-                out.extend(dv.iter());
-            }
+            let dv = match self.vectors.entry((delete.key.clone(), offset)) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(read_deletion_vector(table, delete).await?),
+            };
+            out.extend(dv.iter());
             return Ok(());
         }
         if !self.positions.contains_key(&delete.key) {
             let bytes = table.store().get(&delete.key).await?;
-            let batches = decode_file(&delete.key, bytes, delete.file.file_format, &position_fields())?;
+            let batches = decode_file(
+                &delete.key,
+                bytes,
+                delete.file.file_format,
+                &position_fields(),
+            )?;
             let mut by_file: HashMap<String, Vec<i64>> = HashMap::new();
             for batch in &batches {
                 let paths = batch.column(0).as_string::<i32>();
@@ -117,7 +121,11 @@ impl DeleteCache {
             }
             self.positions.insert(delete.key.clone(), by_file);
         }
-        if let Some(p) = self.positions.get(&delete.key).and_then(|m| m.get(data_key)) {
+        if let Some(p) = self
+            .positions
+            .get(&delete.key)
+            .and_then(|m| m.get(data_key))
+        {
             out.extend(p.iter().filter_map(|v| u64::try_from(*v).ok()));
         }
         Ok(())
@@ -153,7 +161,11 @@ impl DeleteCache {
 fn converter(file: &str, fields: &[DataField]) -> Result<RowConverter> {
     let sort_fields = fields
         .iter()
-        .map(|f| SortField::new(lakescope_paimon::read::arrow_schema::to_arrow_type(&f.data_type)))
+        .map(|f| {
+            SortField::new(lakescope_paimon::read::arrow_schema::to_arrow_type(
+                &f.data_type,
+            ))
+        })
         .collect();
     RowConverter::new(sort_fields).map_err(|e| Error::corrupt(file, e))
 }
@@ -161,9 +173,14 @@ fn converter(file: &str, fields: &[DataField]) -> Result<RowConverter> {
 /// Reads the `deletion-vector-v1` blob of a Puffin delete file.
 async fn read_deletion_vector(table: &Table, delete: &FileEntry) -> Result<RoaringTreemap> {
     let key = &delete.key;
-    let (Some(offset), Some(len)) = (delete.file.content_offset, delete.file.content_size_in_bytes)
-    else {
-        return Err(Error::corrupt(key, "deletion vector without content offset/size"));
+    let (Some(offset), Some(len)) = (
+        delete.file.content_offset,
+        delete.file.content_size_in_bytes,
+    ) else {
+        return Err(Error::corrupt(
+            key,
+            "deletion vector without content offset/size",
+        ));
     };
     let (Ok(offset), Ok(len)) = (u64::try_from(offset), u64::try_from(len)) else {
         return Err(Error::corrupt(key, "negative deletion vector offset/size"));
@@ -215,9 +232,16 @@ pub async fn read_task(
             .equality_ids
             .iter()
             .map(|id| {
-                read_fields.iter().find(|f| f.id == *id).cloned().ok_or_else(|| {
-                    Error::unsupported(&d.key, format!("equality field {id} not in the read schema"))
-                })
+                read_fields
+                    .iter()
+                    .find(|f| f.id == *id)
+                    .cloned()
+                    .ok_or_else(|| {
+                        Error::unsupported(
+                            &d.key,
+                            format!("equality field {id} not in the read schema"),
+                        )
+                    })
             })
             .collect::<Result<_>>()?;
         let indices: Vec<usize> = fields

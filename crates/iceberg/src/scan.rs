@@ -60,7 +60,11 @@ fn read_fields(table: &Table, schema: &Schema) -> Result<Vec<DataField>> {
 }
 
 /// Reads the rows of the selected snapshot with the snapshot's schema, deletes applied.
-pub async fn read(table: &Table, at: &SnapshotSelector, request: &ReadRequest) -> Result<ReadOutput> {
+pub async fn read(
+    table: &Table,
+    at: &SnapshotSelector,
+    request: &ReadRequest,
+) -> Result<ReadOutput> {
     let snapshot = table.snapshot(at)?;
     let schema = table.read_schema(snapshot)?;
     let full_schema = output_schema(table, schema)?;

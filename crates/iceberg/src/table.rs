@@ -117,12 +117,14 @@ impl Table {
         let missing = |what: String| Error::not_found(what, Some(self.metadata_key.clone()));
         Ok(match selector {
             SnapshotSelector::Current => m.current_snapshot(),
-            SnapshotSelector::Id(id) => {
-                Some(m.snapshot(*id).ok_or_else(|| missing(format!("snapshot {id}")))?)
-            }
-            SnapshotSelector::AsOfTimestamp(ms) => Some(m.snapshot_at(*ms).ok_or_else(|| {
-                missing(format!("snapshot at or before {ms} ms"))
-            })?),
+            SnapshotSelector::Id(id) => Some(
+                m.snapshot(*id)
+                    .ok_or_else(|| missing(format!("snapshot {id}")))?,
+            ),
+            SnapshotSelector::AsOfTimestamp(ms) => Some(
+                m.snapshot_at(*ms)
+                    .ok_or_else(|| missing(format!("snapshot at or before {ms} ms")))?,
+            ),
             SnapshotSelector::Ref(name) => {
                 let r = m
                     .refs

@@ -21,7 +21,10 @@ impl DataContentType {
             0 => Ok(Self::Data),
             1 => Ok(Self::PositionDeletes),
             2 => Ok(Self::EqualityDeletes),
-            other => Err(Error::corrupt(file, format!("unknown content type {other}"))),
+            other => Err(Error::corrupt(
+                file,
+                format!("unknown content type {other}"),
+            )),
         }
     }
 }
@@ -119,19 +122,13 @@ pub struct DataFile {
     pub content_size_in_bytes: Option<i64>,
 }
 
-/// Reads the records of an Avro object-container file and its user metadata.
-fn read_avro(file: &str, bytes: &[u8]) -> Result<(Vec<Value>, Vec<(String, String)>)> {
+/// Reads the records of an Avro object-container file.
+fn read_avro(file: &str, bytes: &[u8]) -> Result<Vec<Value>> {
     let reader =
         Reader::new(bytes).map_err(|e| Error::corrupt(file, format!("invalid Avro file: {e}")))?;
-    let meta = reader
-        .user_metadata()
-        .iter()
-        .map(|(k, v)| (k.clone(), String::from_utf8_lossy(v).into_owned()))
-        .collect();
-    let records = reader
+    reader
         .map(|r| r.map_err(|e| Error::corrupt(file, format!("invalid Avro record: {e}"))))
-        .collect::<Result<Vec<_>>>()?;
-    Ok((records, meta))
+        .collect()
 }
 
 fn plain(v: &Value) -> &Value {
@@ -209,7 +206,7 @@ impl<'a> Rec<'a> {
 
 /// Decodes a manifest list (`snap-….avro`).
 pub fn read_manifest_list(file: &str, bytes: &[u8]) -> Result<Vec<ManifestFile>> {
-    let (records, _) = read_avro(file, bytes)?;
+    let records = read_avro(file, bytes)?;
     records
         .iter()
         .map(|r| {
@@ -285,8 +282,12 @@ fn lakescope_decimal(bytes: &[u8]) -> Option<i128> {
 }
 
 /// Decodes a manifest, inheriting null snapshot ids and sequence numbers from `manifest`.
-pub fn read_manifest(file: &str, bytes: &[u8], manifest: &ManifestFile) -> Result<Vec<ManifestEntry>> {
-    let (records, _) = read_avro(file, bytes)?;
+pub fn read_manifest(
+    file: &str,
+    bytes: &[u8],
+    manifest: &ManifestFile,
+) -> Result<Vec<ManifestEntry>> {
+    let records = read_avro(file, bytes)?;
     records
         .iter()
         .map(|r| {
@@ -295,9 +296,16 @@ pub fn read_manifest(file: &str, bytes: &[u8], manifest: &ManifestFile) -> Resul
                 0 => Status::Existing,
                 1 => Status::Added,
                 2 => Status::Deleted,
-                other => return Err(Error::corrupt(file, format!("unknown entry status {other}"))),
+                other => {
+                    return Err(Error::corrupt(
+                        file,
+                        format!("unknown entry status {other}"),
+                    ))
+                }
             };
-            let df = rec.opt("data_file").ok_or_else(|| rec.missing("data_file"))?;
+            let df = rec
+                .opt("data_file")
+                .ok_or_else(|| rec.missing("data_file"))?;
             let df = Rec::new(file, "data_file", df)?;
             let content = match df.opt_long("content")? {
                 Some(c) => DataContentType::from_int(file, c)?,

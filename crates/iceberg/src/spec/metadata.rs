@@ -172,10 +172,8 @@ impl TableMetadata {
         }
         if meta.partition_specs.is_empty() {
             let fields = meta.partition_spec.take().unwrap_or_default();
-            meta.partition_specs.push(PartitionSpec {
-                spec_id: 0,
-                fields,
-            });
+            meta.partition_specs
+                .push(PartitionSpec { spec_id: 0, fields });
             meta.default_spec_id.get_or_insert(0);
         }
         for spec in &mut meta.partition_specs {

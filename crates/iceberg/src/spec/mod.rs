@@ -5,6 +5,8 @@ pub mod metadata;
 pub mod transform;
 pub mod types;
 
-pub use manifest::{DataContentType, DataFile, FileFormat, Literal, ManifestEntry, ManifestFile, Status};
+pub use manifest::{
+    DataContentType, DataFile, FileFormat, Literal, ManifestEntry, ManifestFile, Status,
+};
 pub use metadata::{PartitionField, PartitionSpec, Snapshot, SnapshotRef, TableMetadata};
 pub use types::{NestedField, Schema, Type};

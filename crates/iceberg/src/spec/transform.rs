@@ -20,7 +20,12 @@ impl Transform {
     pub fn parse(text: &str) -> Option<Self> {
         let t = text.trim().to_ascii_lowercase();
         let arg = |prefix: &str| -> Option<u32> {
-            t.strip_prefix(prefix)?.strip_suffix(']')?.trim().parse().ok().filter(|n| *n > 0)
+            t.strip_prefix(prefix)?
+                .strip_suffix(']')?
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
         };
         Some(match t.as_str() {
             "identity" => Self::Identity,
@@ -175,7 +180,10 @@ mod tests {
             0xf7, 0x9c, 0x3e, 0x09, 0x67, 0x7c, 0x4b, 0xbd, 0xa4, 0x79, 0x3f, 0x34, 0x9c, 0xb7,
             0x85, 0xe7,
         ];
-        assert_eq!(hash_literal(&Literal::Bytes(uuid.to_vec())), Some(1488055340));
+        assert_eq!(
+            hash_literal(&Literal::Bytes(uuid.to_vec())),
+            Some(1488055340)
+        );
         // timestamp 2017-11-16T22:31:08 µs
         assert_eq!(
             hash_literal(&Literal::Long(1_510_871_468_000_000)),
@@ -186,14 +194,20 @@ mod tests {
     #[test]
     fn transforms() {
         assert_eq!(Transform::parse("bucket[16]"), Some(Transform::Bucket(16)));
-        assert_eq!(Transform::parse("truncate[4]"), Some(Transform::Truncate(4)));
+        assert_eq!(
+            Transform::parse("truncate[4]"),
+            Some(Transform::Truncate(4))
+        );
         assert_eq!(Transform::parse("bucket[x]"), None);
         assert_eq!(truncate(&Literal::Int(-1), 10), Some(Literal::Int(-10)));
         assert_eq!(
             truncate(&Literal::String("iceberg".into()), 3),
             Some(Literal::String("ice".into()))
         );
-        assert_eq!(truncate(&Literal::Decimal(1065), 50), Some(Literal::Decimal(1050)));
+        assert_eq!(
+            truncate(&Literal::Decimal(1065), 50),
+            Some(Literal::Decimal(1050))
+        );
         // 2017-11-16
         assert_eq!(temporal(&Literal::Int(17486), Transform::Year), Some(47));
         assert_eq!(temporal(&Literal::Int(17486), Transform::Month), Some(574));

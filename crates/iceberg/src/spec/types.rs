@@ -67,7 +67,10 @@ pub enum Type {
     Long,
     Float,
     Double,
-    Decimal { precision: u8, scale: u8 },
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
     Date,
     Time,
     Timestamp,
@@ -112,7 +115,9 @@ impl Type {
                 };
                 let boolean = |k: &str| obj.get(k).and_then(Value::as_bool).unwrap_or(false);
                 let sub = |k: &str| -> Result<Box<Type>, String> {
-                    let v = obj.get(k).ok_or_else(|| format!("{kind} type without '{k}'"))?;
+                    let v = obj
+                        .get(k)
+                        .ok_or_else(|| format!("{kind} type without '{k}'"))?;
                     Ok(Box::new(Type::from_json(v)?))
                 };
                 match kind {
@@ -167,8 +172,14 @@ impl Type {
                     let (p, s) = args
                         .split_once(',')
                         .ok_or_else(|| format!("bad decimal type '{text}'"))?;
-                    let p: u8 = p.trim().parse().map_err(|_| format!("bad precision in '{text}'"))?;
-                    let s: u8 = s.trim().parse().map_err(|_| format!("bad scale in '{text}'"))?;
+                    let p: u8 = p
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("bad precision in '{text}'"))?;
+                    let s: u8 = s
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("bad scale in '{text}'"))?;
                     if p == 0 || p > 38 || s > p {
                         return Err(format!("unsupported decimal '{text}'"));
                     }
@@ -177,7 +188,11 @@ impl Type {
                         scale: s,
                     }
                 } else if let Some(n) = t.strip_prefix("fixed[").and_then(|r| r.strip_suffix(']')) {
-                    Type::Fixed(n.trim().parse().map_err(|_| format!("bad fixed type '{text}'"))?)
+                    Type::Fixed(
+                        n.trim()
+                            .parse()
+                            .map_err(|_| format!("bad fixed type '{text}'"))?,
+                    )
                 } else {
                     Type::Other(t)
                 }
@@ -215,7 +230,14 @@ mod tests {
         assert_eq!(Type::parse_primitive("fixed[4]"), Ok(Type::Fixed(4)));
         assert!(Type::parse_primitive("decimal(x)").is_err());
         let t = Type::from_json(&json!({"type":"map","key-id":19,"key":"string","value-id":20,"value":"long","value-required":false})).unwrap();
-        assert!(matches!(t, Type::Map { key_id: 19, value_id: 20, .. }));
+        assert!(matches!(
+            t,
+            Type::Map {
+                key_id: 19,
+                value_id: 20,
+                ..
+            }
+        ));
         let s: Schema = serde_json::from_value(json!({"type":"struct","schema-id":3,"fields":[
             {"id":1,"name":"a","required":true,"type":"int"},
             {"id":2,"name":"st","required":false,"type":{"type":"struct","fields":[{"id":3,"name":"x","required":false,"type":"long"}]}}
