@@ -1,0 +1,316 @@
+//! A small v2 table built in memory (Parquet with field ids, Avro manifests): equality deletes
+//! apply only to older data files, position deletes to the same and older ones, and a Puffin
+//! deletion vector to its referenced data file.
+
+use apache_avro::types::Value;
+use apache_avro::{Schema as AvroSchema, Writer};
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use bytes::Bytes;
+use lakescope_iceberg::{read_table, ReadRequest, SnapshotSelector, Table};
+use lakescope_storage::{MemoryStore, ObjectStore};
+use parquet::arrow::{ArrowWriter, PARQUET_FIELD_ID_META_KEY};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+const LOC: &str = "s3://bucket/wh/db/t";
+
+fn field(name: &str, t: DataType, id: i32) -> Field {
+    Field::new(name, t, true).with_metadata(HashMap::from([(
+        PARQUET_FIELD_ID_META_KEY.to_string(),
+        id.to_string(),
+    )]))
+}
+
+fn parquet(columns: Vec<(Field, ArrayRef)>) -> Bytes {
+    let (fields, arrays): (Vec<_>, Vec<_>) = columns.into_iter().unzip();
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).unwrap();
+    let mut out = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut out, batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    Bytes::from(out)
+}
+
+fn data_file(ids: &[i64]) -> Bytes {
+    let names: Vec<String> = ids.iter().map(|i| format!("v{i}")).collect();
+    parquet(vec![
+        (
+            field("id", DataType::Int64, 1),
+            Arc::new(Int64Array::from(ids.to_vec())),
+        ),
+        (
+            field("v", DataType::Utf8, 2),
+            Arc::new(StringArray::from(names)),
+        ),
+    ])
+}
+
+const ENTRY_SCHEMA: &str = r#"{"type":"record","name":"manifest_entry","fields":[
+  {"name":"status","type":"int"},
+  {"name":"snapshot_id","type":["null","long"]},
+  {"name":"sequence_number","type":["null","long"]},
+  {"name":"file_sequence_number","type":["null","long"]},
+  {"name":"data_file","type":{"type":"record","name":"r2","fields":[
+    {"name":"content","type":"int"},
+    {"name":"file_path","type":"string"},
+    {"name":"file_format","type":"string"},
+    {"name":"partition","type":{"type":"record","name":"r102","fields":[]}},
+    {"name":"record_count","type":"long"},
+    {"name":"file_size_in_bytes","type":"long"},
+    {"name":"equality_ids","type":["null",{"type":"array","items":"int"}]},
+    {"name":"referenced_data_file","type":["null","string"]},
+    {"name":"content_offset","type":["null","long"]},
+    {"name":"content_size_in_bytes","type":["null","long"]}
+  ]}}
+]}"#;
+
+const LIST_SCHEMA: &str = r#"{"type":"record","name":"manifest_file","fields":[
+  {"name":"manifest_path","type":"string"},
+  {"name":"manifest_length","type":"long"},
+  {"name":"partition_spec_id","type":"int"},
+  {"name":"content","type":"int"},
+  {"name":"sequence_number","type":"long"},
+  {"name":"min_sequence_number","type":"long"},
+  {"name":"added_snapshot_id","type":"long"}
+]}"#;
+
+struct Entry {
+    seq: i64,
+    content: i32,
+    path: String,
+    format: &'static str,
+    eq_ids: Option<Vec<i32>>,
+    dv: Option<(String, i64, i64)>,
+}
+
+fn union(i: u32, v: Value) -> Value {
+    Value::Union(i, Box::new(v))
+}
+
+fn manifest(entries: &[Entry]) -> Bytes {
+    let schema = AvroSchema::parse_str(ENTRY_SCHEMA).unwrap();
+    let mut w = Writer::new(&schema, Vec::new()).unwrap();
+    for e in entries {
+        let data_file = Value::Record(vec![
+            ("content".into(), Value::Int(e.content)),
+            (
+                "file_path".into(),
+                Value::String(format!("{LOC}/{}", e.path)),
+            ),
+            ("file_format".into(), Value::String(e.format.into())),
+            ("partition".into(), Value::Record(vec![])),
+            ("record_count".into(), Value::Long(1)),
+            ("file_size_in_bytes".into(), Value::Long(1)),
+            (
+                "equality_ids".into(),
+                match &e.eq_ids {
+                    Some(ids) => union(
+                        1,
+                        Value::Array(ids.iter().map(|i| Value::Int(*i)).collect()),
+                    ),
+                    None => union(0, Value::Null),
+                },
+            ),
+            (
+                "referenced_data_file".into(),
+                match &e.dv {
+                    Some((r, _, _)) => union(1, Value::String(format!("{LOC}/{r}"))),
+                    None => union(0, Value::Null),
+                },
+            ),
+            (
+                "content_offset".into(),
+                e.dv.as_ref()
+                    .map_or(union(0, Value::Null), |d| union(1, Value::Long(d.1))),
+            ),
+            (
+                "content_size_in_bytes".into(),
+                e.dv.as_ref()
+                    .map_or(union(0, Value::Null), |d| union(1, Value::Long(d.2))),
+            ),
+        ]);
+        w.append(Value::Record(vec![
+            ("status".into(), Value::Int(1)),
+            ("snapshot_id".into(), union(1, Value::Long(1))),
+            ("sequence_number".into(), union(1, Value::Long(e.seq))),
+            ("file_sequence_number".into(), union(1, Value::Long(e.seq))),
+            ("data_file".into(), data_file),
+        ]))
+        .unwrap();
+    }
+    Bytes::from(w.into_inner().unwrap())
+}
+
+fn manifest_list(manifests: &[(&str, i32)]) -> Bytes {
+    let schema = AvroSchema::parse_str(LIST_SCHEMA).unwrap();
+    let mut w = Writer::new(&schema, Vec::new()).unwrap();
+    for (path, content) in manifests {
+        w.append(Value::Record(vec![
+            (
+                "manifest_path".into(),
+                Value::String(format!("{LOC}/metadata/{path}")),
+            ),
+            ("manifest_length".into(), Value::Long(1)),
+            ("partition_spec_id".into(), Value::Int(0)),
+            ("content".into(), Value::Int(*content)),
+            ("sequence_number".into(), Value::Long(3)),
+            ("min_sequence_number".into(), Value::Long(1)),
+            ("added_snapshot_id".into(), Value::Long(1)),
+        ]))
+        .unwrap();
+    }
+    Bytes::from(w.into_inner().unwrap())
+}
+
+/// A `deletion-vector-v1` blob deleting `positions`.
+fn dv_blob(positions: &[u64]) -> Vec<u8> {
+    let bitmap: roaring::RoaringTreemap = positions.iter().copied().collect();
+    let mut vector = Vec::new();
+    bitmap.serialize_into(&mut vector).unwrap();
+    let mut blob = ((vector.len() + 4) as u32).to_be_bytes().to_vec();
+    blob.extend([0xD1, 0xD3, 0x39, 0x64]);
+    blob.extend(vector);
+    blob.extend([0, 0, 0, 0]); // CRC (not checked by the reader)
+    blob
+}
+
+fn metadata() -> String {
+    format!(
+        r#"{{"format-version":2,"table-uuid":"u","location":"{LOC}","last-sequence-number":3,
+        "last-updated-ms":1,"last-column-id":2,"current-schema-id":0,
+        "schemas":[{{"type":"struct","schema-id":0,"fields":[
+          {{"id":1,"name":"id","required":false,"type":"long"}},
+          {{"id":2,"name":"v","required":false,"type":"string"}}]}}],
+        "default-spec-id":0,"partition-specs":[{{"spec-id":0,"fields":[]}}],"last-partition-id":999,
+        "current-snapshot-id":1,"snapshots":[{{"snapshot-id":1,"sequence-number":3,"timestamp-ms":1,
+          "manifest-list":"{LOC}/metadata/snap-1.avro","summary":{{"operation":"overwrite"}},"schema-id":0}}],
+        "refs":{{"main":{{"snapshot-id":1,"type":"branch"}},"t1":{{"snapshot-id":1,"type":"tag"}}}}}}"#
+    )
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn deletes_follow_sequence_number_rules() {
+    let store = MemoryStore::new();
+    let put = |k: &str, b: Bytes| {
+        let k = format!("db/t/{k}");
+        let s = &store;
+        async move { s.put(&k, b).await.unwrap() }
+    };
+    put("data/a.parquet", data_file(&[1, 2, 3, 4])).await; // seq 1
+    put("data/b.parquet", data_file(&[2, 5])).await; // seq 2
+    put("data/c.parquet", data_file(&[6, 7, 8])).await; // seq 1, has a deletion vector
+                                                        // Equality delete (seq 2) of id 2 and 3: removes them from a (seq 1), not from b (seq 2).
+    put(
+        "data/eq.parquet",
+        parquet(vec![(
+            field("id", DataType::Int64, 1),
+            Arc::new(Int64Array::from(vec![2, 3])),
+        )]),
+    )
+    .await;
+    // Position delete (seq 2) of b pos 1 (id 5) and a pos 3 (id 4).
+    put(
+        "data/pos.parquet",
+        parquet(vec![
+            (
+                field("file_path", DataType::Utf8, 2_147_483_546),
+                Arc::new(StringArray::from(vec![
+                    format!("{LOC}/data/a.parquet"),
+                    format!("{LOC}/data/b.parquet"),
+                ])),
+            ),
+            (
+                field("pos", DataType::Int64, 2_147_483_545),
+                Arc::new(Int64Array::from(vec![3, 1])),
+            ),
+        ]),
+    )
+    .await;
+    let blob = dv_blob(&[0, 2]);
+    let mut puffin = b"PFA1".to_vec();
+    let offset = puffin.len() as i64;
+    puffin.extend(&blob);
+    put("data/dv.puffin", Bytes::from(puffin)).await;
+    let data = manifest(&[
+        Entry {
+            seq: 1,
+            content: 0,
+            path: "data/a.parquet".into(),
+            format: "PARQUET",
+            eq_ids: None,
+            dv: None,
+        },
+        Entry {
+            seq: 2,
+            content: 0,
+            path: "data/b.parquet".into(),
+            format: "PARQUET",
+            eq_ids: None,
+            dv: None,
+        },
+        Entry {
+            seq: 1,
+            content: 0,
+            path: "data/c.parquet".into(),
+            format: "PARQUET",
+            eq_ids: None,
+            dv: None,
+        },
+    ]);
+    let deletes = manifest(&[
+        Entry {
+            seq: 2,
+            content: 2,
+            path: "data/eq.parquet".into(),
+            format: "PARQUET",
+            eq_ids: Some(vec![1]),
+            dv: None,
+        },
+        Entry {
+            seq: 2,
+            content: 1,
+            path: "data/pos.parquet".into(),
+            format: "PARQUET",
+            eq_ids: None,
+            dv: None,
+        },
+        Entry {
+            seq: 3,
+            content: 1,
+            path: "data/dv.puffin".into(),
+            format: "PUFFIN",
+            eq_ids: None,
+            dv: Some(("data/c.parquet".into(), offset, blob.len() as i64)),
+        },
+    ]);
+    put("metadata/d-m0.avro", data).await;
+    put("metadata/d-m1.avro", deletes).await;
+    put(
+        "metadata/snap-1.avro",
+        manifest_list(&[("d-m0.avro", 0), ("d-m1.avro", 1)]),
+    )
+    .await;
+    put("metadata/00001-x.metadata.json", Bytes::from(metadata())).await;
+
+    let table = Table::open(Rc::new(store), "db/t").await.unwrap();
+    for at in [
+        SnapshotSelector::Current,
+        SnapshotSelector::Ref("t1".into()),
+    ] {
+        let out = read_table(&table, &at, &ReadRequest::default())
+            .await
+            .unwrap();
+        let mut ids: Vec<i64> = out
+            .batches
+            .iter()
+            .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+            .collect();
+        ids.sort();
+        // a: 1 (2, 3 equality-deleted; 4 position-deleted); b: 2 (5 position-deleted); c: 7.
+        assert_eq!(ids, vec![1, 2, 7]);
+    }
+}
