@@ -133,7 +133,7 @@ fn manifest(entries: &[Entry]) -> Bytes {
                     .map_or(union(0, Value::Null), |d| union(1, Value::Long(d.2))),
             ),
         ]);
-        w.append(Value::Record(vec![
+        w.append_value(Value::Record(vec![
             ("status".into(), Value::Int(1)),
             ("snapshot_id".into(), union(1, Value::Long(1))),
             ("sequence_number".into(), union(1, Value::Long(e.seq))),
@@ -149,7 +149,7 @@ fn manifest_list(manifests: &[(&str, i32)]) -> Bytes {
     let schema = AvroSchema::parse_str(LIST_SCHEMA).unwrap();
     let mut w = Writer::new(&schema, Vec::new()).unwrap();
     for (path, content) in manifests {
-        w.append(Value::Record(vec![
+        w.append_value(Value::Record(vec![
             (
                 "manifest_path".into(),
                 Value::String(format!("{LOC}/metadata/{path}")),
