@@ -6,7 +6,7 @@ use crate::read::{read_task, DeleteCache};
 use crate::spec::{Schema, Type};
 use crate::table::{SnapshotSelector, Table};
 use crate::{Error, Result};
-use arrow_array::RecordBatch;
+use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema, SchemaRef};
 use lakescope_paimon::read::to_arrow_field;
 use lakescope_paimon::spec::DataField;
@@ -94,6 +94,20 @@ pub async fn read(
         });
     };
     let plan = plan(table, snapshot).await?;
+    // Decode only the selected columns and those equality deletes compare.
+    let mut needed = indices.clone();
+    for task in &plan.tasks {
+        for d in &task.equality_deletes {
+            for id in &d.file.equality_ids {
+                if let Some(i) = schema.fields.iter().position(|f| f.id == *id) {
+                    needed.push(i);
+                }
+            }
+        }
+    }
+    needed.sort_unstable();
+    needed.dedup();
+    let task_fields: Vec<DataField> = needed.iter().map(|i| fields[*i].clone()).collect();
     let mut cache = DeleteCache::default();
     let mut batches = Vec::new();
     let mut rows = 0usize;
@@ -101,14 +115,17 @@ pub async fn read(
         if request.limit.is_some_and(|l| rows >= l) {
             break;
         }
-        for batch in read_task(table, task, &fields, &mut cache).await? {
+        for batch in read_task(table, task, &task_fields, &mut cache).await? {
             if batch.num_rows() == 0 {
                 continue;
             }
             let columns = indices
                 .iter()
                 .map(|i| {
-                    let c = batch.column(*i).clone();
+                    let at = needed
+                        .binary_search(i)
+                        .map_err(|_| Error::Invalid(format!("column {i} was not decoded")))?;
+                    let c = batch.column(at).clone();
                     if schema.fields[*i].field_type == Type::Uuid {
                         uuid_to_text(&c).ok_or_else(|| {
                             Error::corrupt(&task.data.key, "uuid column is not 16-byte binary")
@@ -118,8 +135,12 @@ pub async fn read(
                     }
                 })
                 .collect::<Result<Vec<_>>>()?;
-            let mut batch = RecordBatch::try_new(out_schema.clone(), columns)
-                .map_err(|e| Error::corrupt(&task.data.key, e))?;
+            let mut batch = RecordBatch::try_new_with_options(
+                out_schema.clone(),
+                columns,
+                &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+            )
+            .map_err(|e| Error::corrupt(&task.data.key, e))?;
             if let Some(limit) = request.limit {
                 let take = (limit - rows).min(batch.num_rows());
                 batch = batch.slice(0, take);

@@ -6,7 +6,7 @@ use apache_avro::types::Value;
 use apache_avro::{Schema as AvroSchema, Writer};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use bytes::Bytes;
 use lakescope_iceberg::{read_table, ReadRequest, SnapshotSelector, Table};
@@ -313,4 +313,32 @@ async fn deletes_follow_sequence_number_rules() {
         // a: 1 (2, 3 equality-deleted; 4 position-deleted); b: 2 (5 position-deleted); c: 7.
         assert_eq!(ids, vec![1, 2, 7]);
     }
+    // Projecting away the equality column still applies the equality delete.
+    let only_v = ReadRequest {
+        columns: Some(vec!["v".into()]),
+        limit: None,
+    };
+    let out = read_table(&table, &SnapshotSelector::Current, &only_v)
+        .await
+        .unwrap();
+    let mut vs: Vec<String> = out
+        .batches
+        .iter()
+        .flat_map(|b| {
+            let c = b.column(0).as_string::<i32>();
+            (0..c.len())
+                .map(|i| c.value(i).to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    vs.sort();
+    assert_eq!(vs, vec!["v1", "v2", "v7"]);
+    let none = ReadRequest {
+        columns: Some(vec![]),
+        limit: None,
+    };
+    let out = read_table(&table, &SnapshotSelector::Current, &none)
+        .await
+        .unwrap();
+    assert_eq!(out.batches.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
 }
