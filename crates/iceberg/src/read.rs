@@ -39,8 +39,11 @@ pub fn decode_file(
             let fields = file_fields(builder.schema());
             (ReadFormat::Parquet, fields)
         }
-        // Avro and ORC columns are matched by name through the read schema.
-        FileFormat::Avro => (ReadFormat::Avro, read_fields.to_vec()),
+        FileFormat::Avro => (
+            ReadFormat::Avro,
+            avro_file_fields(key, &bytes, read_fields)?,
+        ),
+        // ORC columns are matched by name through the read schema.
         FileFormat::Orc => (ReadFormat::Orc, read_fields.to_vec()),
         FileFormat::Puffin => {
             return Err(Error::unsupported(key, "a Puffin file is not a data file"))
@@ -54,6 +57,40 @@ pub fn decode_file(
         read_fields,
         FileKind::Append,
     )?)
+}
+
+/// The top-level fields of an Avro data file: names from its writer schema, matched to the read
+/// fields by the `field-id` attribute (by name when the file has no ids).
+fn avro_file_fields(key: &str, bytes: &[u8], read_fields: &[DataField]) -> Result<Vec<DataField>> {
+    let reader = apache_avro::Reader::new(bytes)
+        .map_err(|e| Error::corrupt(key, format!("invalid Avro file: {e}")))?;
+    let apache_avro::Schema::Record(record) = reader.writer_schema() else {
+        return Err(Error::corrupt(
+            key,
+            "Avro data file whose schema is not a record",
+        ));
+    };
+    let ids: Vec<(i32, &str)> = record
+        .fields
+        .iter()
+        .filter_map(|f| {
+            let id = f.custom_attributes.get("field-id")?.as_i64()?;
+            Some((i32::try_from(id).ok()?, f.name.as_str()))
+        })
+        .collect();
+    if ids.is_empty() {
+        return Ok(read_fields.to_vec());
+    }
+    Ok(read_fields
+        .iter()
+        .filter_map(|r| {
+            let (_, name) = ids.iter().find(|(id, _)| *id == r.id)?;
+            Some(DataField {
+                name: (*name).to_string(),
+                ..r.clone()
+            })
+        })
+        .collect())
 }
 
 /// Deleted row positions per data file key, collected from position delete files once each.
@@ -265,4 +302,59 @@ pub async fn read_task(
         batches = out;
     }
     Ok(batches)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use apache_avro::types::Value;
+
+    fn field(id: i32, name: &str, kind: TypeKind) -> DataField {
+        DataField {
+            id,
+            name: name.into(),
+            data_type: DataType::nullable(kind),
+            description: None,
+        }
+    }
+
+    #[test]
+    fn avro_columns_by_field_id() {
+        let schema = apache_avro::Schema::parse_str(
+            r#"{"type":"record","name":"r","fields":[
+                {"name":"ident","type":"long","field-id":1},
+                {"name":"nm","type":["null","string"],"field-id":2},
+                {"name":"gone","type":"int","field-id":9}]}"#,
+        )
+        .unwrap();
+        let mut w = apache_avro::Writer::new(&schema, Vec::new()).unwrap();
+        w.append_value(Value::Record(vec![
+            ("ident".into(), Value::Long(7)),
+            (
+                "nm".into(),
+                Value::Union(1, Box::new(Value::String("x".into()))),
+            ),
+            ("gone".into(), Value::Int(1)),
+        ]))
+        .unwrap();
+        let bytes = Bytes::from(w.into_inner().unwrap());
+        let read = vec![
+            field(1, "id", TypeKind::BigInt),
+            field(2, "name", TypeKind::VarChar(100)),
+            field(3, "added", TypeKind::Int),
+        ];
+        let batches = decode_file("d.avro", bytes, FileFormat::Avro, &read).unwrap();
+        let b = &batches[0];
+        assert_eq!(b.column(0).as_primitive::<Int64Type>().value(0), 7);
+        assert_eq!(b.column(1).as_string::<i32>().value(0), "x");
+        assert!(b.column(2).is_null(0));
+        let err = decode_file(
+            "bad.avro",
+            Bytes::from_static(b"nope"),
+            FileFormat::Avro,
+            &read,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("bad.avro"), "{err}");
+    }
 }
