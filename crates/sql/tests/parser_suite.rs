@@ -361,6 +361,13 @@ const ALTER: &[(&str, &str, &str)] = &[
     ("ALTER TABLE test DROP PARTITION (nope = '1')", "nope", "'nope' is not a partition column"),
     ("ALTER TABLE test DROP PARTITION (dt = '1', hh = '2')", "", ""),
     ("ALTER TABLE test DROP PRIMARY KEY", "PRIMARY", "does not support dropping the primary key"),
+    ("INSERT INTO test VALUES (1, 1, 'pv', '2023-07-01', '1', ARRAY['a'], DATE '2024-01-01')", "", ""),
+    ("INSERT INTO test VALUES (1, 1, 'pv')", "1,", "the query has 3 columns, the sink expects 7"),
+    ("INSERT INTO test PARTITION (dt = '1', hh = '2') VALUES (3, 3, 'pv', ARRAY['a'], NULL)", "", ""),
+    ("INSERT INTO test PARTITION (dt = '1', nope = '2') VALUES (3)", "nope", "'nope' is not a partition column"),
+    ("INSERT INTO test (user_id, nope) VALUES (1, 2)", "nope", "Unknown target column 'nope'"),
+    ("INSERT INTO test PARTITION (dt = '1') (dt) VALUES (1)", "dt) VALUES", "static partition column"),
+    ("INSERT INTO test (user_id) VALUES (1, 2)", "1,", "the query has 2 columns, the sink expects 1"),
 ];
 
 #[test]

@@ -4,7 +4,8 @@
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_sql::ast::Statement;
 use lakescope_sql::{
-    apply_alter, create_table_schema, parse_script, validate, TableFormat, ValidationContext,
+    apply_alter, create_table_schema, parse_script, parse_statement, show_create_table, validate,
+    TableFormat, ValidationContext,
 };
 use std::collections::HashMap;
 
@@ -31,6 +32,7 @@ fn seed_script_verdicts() {
     let mut schemas: HashMap<String, TableSchema> = HashMap::new();
     let (mut ok, mut rejected, mut engine, mut either) = (0, 0, 0, 0);
     let mut failures = Vec::new();
+    let mut round_trips = 0;
     for p in &statements {
         let line_text = text[p.byte_range.end..].lines().next().unwrap_or("");
         let expect = line_text
@@ -52,6 +54,7 @@ fn seed_script_verdicts() {
             let key = |n: &lakescope_sql::ast::ObjectName| format!("{current}.{}", n.name());
             let existing = match s {
                 Statement::AlterTable(a) => schemas.get(&key(&a.name)).cloned(),
+                Statement::Insert(i) => schemas.get(&key(&i.table)).cloned(),
                 _ => None,
             };
             validate(
@@ -79,6 +82,31 @@ fn seed_script_verdicts() {
                 Statement::UseCatalog(c) => current = c.name.clone(),
                 Statement::CreateTable(t) => {
                     if let Ok(schema) = create_table_schema(t) {
+                        // SHOW CREATE TABLE of every table the script creates parses back to the same schema.
+                        let ddl = show_create_table(
+                            &t.name.parts.iter().map(String::as_str).collect::<Vec<_>>(),
+                            &schema,
+                        );
+                        let Ok(Statement::CreateTable(back)) = parse_statement(&ddl) else {
+                            panic!("{ddl}")
+                        };
+                        let back = create_table_schema(&back).expect("schema of SHOW CREATE TABLE");
+                        assert_eq!(
+                            (
+                                &back.fields,
+                                &back.primary_keys,
+                                &back.partition_keys,
+                                &back.options
+                            ),
+                            (
+                                &schema.fields,
+                                &schema.primary_keys,
+                                &schema.partition_keys,
+                                &schema.options
+                            ),
+                            "{ddl}"
+                        );
+                        round_trips += 1;
                         schemas.entry(key(&t.name)).or_insert(schema);
                     }
                 }
@@ -121,6 +149,6 @@ fn seed_script_verdicts() {
             Ok(()) => println!("{:>3} {tag:<8} {:.90}", p.number, p.text),
         }
     }
-    println!("summary: {} statements; ok accepted {ok}; error rejected by the language layer {rejected}; error left to the engine {engine}; either {either}", statements.len());
+    println!("summary: {} statements; ok accepted {ok}; error rejected by the language layer {rejected}; error left to the engine {engine}; either {either}; SHOW CREATE TABLE round trips {round_trips}", statements.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -84,6 +84,7 @@ pub fn validate(stmt: &Statement, ctx: &ValidationContext) -> Result<()> {
                         ));
                     }
                 }
+                insert_columns(i, schema)?;
             }
             Ok(())
         }
@@ -111,6 +112,50 @@ pub fn validate(stmt: &Statement, ctx: &ValidationContext) -> Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// Column list and VALUES arity of an INSERT against the target's schema.
+fn insert_columns(i: &Insert, schema: &TableSchema) -> Result<()> {
+    for c in &i.columns {
+        if schema.field(&c.name).is_none() {
+            return Err(SqlError::validation(
+                c.pos,
+                format!("Unknown target column '{}' of table {}", c.name, i.table),
+            ));
+        }
+        if i.partition.iter().any(|p| p.key == c.name) {
+            return Err(SqlError::validation(
+                c.pos,
+                format!("Column '{}' is a static partition column (PARTITION clause) and cannot also be in the column list", c.name),
+            ));
+        }
+    }
+    let expected = if i.columns.is_empty() {
+        schema.fields.len().saturating_sub(i.partition.len())
+    } else {
+        i.columns.len()
+    };
+    if let InsertSource::Values { rows, .. } = &i.source {
+        for row in rows {
+            if row.len() != expected {
+                let pos = row
+                    .first()
+                    .map(|e| sqlparser::ast::Spanned::span(e).start)
+                    .filter(|l| l.line > 0)
+                    .map(|l| crate::error::Pos::new(l.line, l.column.max(1)))
+                    .unwrap_or(i.table.pos);
+                return Err(SqlError::validation(
+                    pos,
+                    format!(
+                        "Column types of query result and sink for '{}' do not match: the query has {} columns, the sink expects {expected}",
+                        i.table,
+                        row.len()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn query(q: &QueryStatement) -> Result<()> {
