@@ -1,4 +1,4 @@
-//! Embeds a subset of ../shared/corpus (one table of each kind, with expected rows) for the browser tests.
+//! Embeds a subset of ../shared/corpus (one Paimon and Iceberg table of each kind, with expected rows) for the browser tests.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,6 +19,9 @@ const TABLES: &[&str] = &[
     "java09.pk_first_row",
     "java09.pk_compacted",
 ];
+
+/// Iceberg tables: hidden partitioning with stacked deletes, position deletes, partition evolution.
+const ICEBERG_TABLES: &[&str] = &["events", "mor_position_deletes", "partition_evolution", "v1_table"];
 
 fn files_below(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -68,6 +71,35 @@ fn main() {
             let _ = writeln!(
                 expected,
                 "    ({table:?}, {label:?}, include_str!({:?})),",
+                file.display().to_string()
+            );
+        }
+    }
+    let iceberg = corpus.join("iceberg/warehouse");
+    let iceberg_expected = corpus.join("expected/iceberg");
+    for name in ICEBERG_TABLES {
+        let mut files = Vec::new();
+        files_below(&iceberg.join("corpus").join(name), &mut files);
+        files.sort();
+        for file in files {
+            let Ok(key) = file.strip_prefix(&iceberg) else {
+                continue;
+            };
+            let _ = writeln!(
+                code,
+                "    ({:?}, include_bytes!({:?})),",
+                key.to_string_lossy(),
+                file.display().to_string()
+            );
+        }
+        let mut results = Vec::new();
+        files_below(&iceberg_expected.join(name), &mut results);
+        results.sort();
+        for file in results.iter().filter(|f| f.extension().is_some_and(|e| e == "jsonl")) {
+            let label = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let _ = writeln!(
+                expected,
+                "    (\"corpus.{name}\", {label:?}, include_str!({:?})),",
                 file.display().to_string()
             );
         }

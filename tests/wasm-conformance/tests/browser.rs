@@ -1,4 +1,5 @@
-//! The wasm core reads one corpus table of each kind in headless Chromium exactly as Paimon does.
+//! The wasm core reads one corpus table of each kind (Paimon and Iceberg) in headless Chromium exactly
+//! as Paimon and pyiceberg do.
 #![cfg(target_arch = "wasm32")]
 
 use lakescope_engine::canonical::batches_to_lines;
@@ -14,6 +15,8 @@ wasm_bindgen_test_configure!(run_in_browser);
 async fn corpus_tables_read_exactly_in_the_browser() {
     assert!(file_count() > 100, "corpus not embedded: {} files", file_count());
     assert!(EXPECTED.len() >= 30, "expected files not embedded: {}", EXPECTED.len());
+    let iceberg_cases = EXPECTED.iter().filter(|(t, _, _)| *t == "corpus.events").count();
+    assert!(iceberg_cases >= 9, "Iceberg expected files not embedded: {iceberg_cases}");
     let catalog = Catalog::new(Rc::new(corpus_warehouse().await));
     let mut failures = Vec::new();
     for (table, label, jsonl) in EXPECTED {
@@ -54,4 +57,5 @@ async fn catalog_lists_the_embedded_tables() {
         .collect();
     assert!(names.contains(&"corpus.pk_dedup".to_string()), "{names:?}");
     assert!(names.contains(&"java09.pk_deletion_vectors".to_string()), "{names:?}");
+    assert!(names.contains(&"corpus.mor_position_deletes".to_string()), "{names:?}");
 }
