@@ -186,6 +186,8 @@ pub struct TableRef {
     pub system_table: Option<String>,
     /// `/*+ OPTIONS(...) */` written right after the name.
     pub hints: Vec<OptionEntry>,
+    /// `FOR SYSTEM_TIME AS OF <expr>` (temporal table): the expression's text.
+    pub as_of: Option<String>,
 }
 
 /// A query (SELECT, VALUES, WITH ...) with its text and table references.

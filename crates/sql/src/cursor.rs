@@ -331,6 +331,15 @@ impl Cursor {
             .get(from..to)
             .map(|s| s.to_vec())
             .unwrap_or_default();
+        self.sub_parse_tokens(toks, f)
+    }
+
+    /// Runs a sqlparser function on `toks`, requiring it to consume them all.
+    pub(crate) fn sub_parse_tokens<T>(
+        &self,
+        toks: Vec<TokenWithSpan>,
+        f: impl FnOnce(&mut Parser) -> std::result::Result<T, ParserError>,
+    ) -> Result<T> {
         let end = toks.last().map(|t| t.span.end).unwrap_or(self.end);
         let dialect = FlinkDialect;
         let mut parser = Parser::new(&dialect).with_tokens_with_locations(toks);

@@ -173,6 +173,8 @@ const OK: &[&str] = &[
     "WITH x AS (SELECT 1 AS a) SELECT * FROM x",
     "SELECT COALESCE(a, 0), CAST(b AS STRING), DATE_FORMAT(ts, 'yyyy') FROM t",
     "VALUES (1), (2)",
+    "SELECT * FROM t FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01 00:00:00'",
+    "SELECT o.id, d.name FROM orders AS o JOIN dim FOR SYSTEM_TIME AS OF o.proc_time AS d ON o.k = d.k",
     "CALL sys.create_tag(`table` => 'db.t', tag => 'my-tag', snapshot_id => 1)",
     "CALL sys.delete_tag(`table` => 'db.t', tag => 'my-tag')",
     "CALL sys.rollback_to(`table` => 'db.t', snapshot_id => 2)",
@@ -274,7 +276,8 @@ const ERR: &[(&str, &str, &str)] = &[
     ("SELECT * FROM t /*+ OPTIONS('scan.mode' = 'sometimes') */", "'sometimes'", "for key 'scan.mode'"),
     ("SELECT * FROM t /*+ OPTIONS('scan.snapshot-id' '1') */", "'1'", "expected \"=\""),
     ("SELECT * FROM t$nonsense", "t$nonsense", "Unknown system table 'nonsense'"),
-    ("SELECT * FROM t FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01'", "SYSTEM_TIME", "FOR SYSTEM_TIME AS OF"),
+    ("SELECT * FROM t FOR SYSTEM_TIME AS OF", "", "expected an expression after FOR SYSTEM_TIME AS OF"),
+    ("SELECT * FROM t FOR SYSTEM_TIME AS OF )", ")", "expected an expression after FOR SYSTEM_TIME AS OF"),
     ("SELECT FROM WHERE", "WHERE", "expected an expression"),
     ("SELECT 'unterminated", "'unterminated", "Unterminated string literal"),
     ("CALL sys.no_such_proc()", "sys", "Procedure 'sys.no_such_proc' is not found"),
@@ -488,6 +491,10 @@ fn ast_shapes() {
     assert_eq!(q.tables[0].hints[0].value, "3");
     assert!(q.tables[1].hints.is_empty());
     assert_eq!(q.tables[1].system_table.as_deref(), Some("snapshots"));
+    let Statement::Query(q) = parse_statement("SELECT * FROM o JOIN c.db.dim /*+ OPTIONS('lookup.cache' = 'full') */ FOR SYSTEM_TIME AS OF o.proc_time AS d ON o.k = d.k").unwrap() else { panic!() };
+    assert_eq!(q.tables[1].as_of.as_deref(), Some("o.proc_time"));
+    assert_eq!(q.tables[1].hints[0].key, "lookup.cache");
+    assert_eq!(q.tables[0].as_of, None);
     let Statement::Call { procedure, args } =
         parse_statement("CALL sys.create_tag(`table` => 'db.t', tag => 'x', snapshot_id => 1)")
             .unwrap()

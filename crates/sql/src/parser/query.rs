@@ -84,6 +84,7 @@ fn object_name(name: &sp::ObjectName) -> Option<(ObjectName, Location)> {
 
 struct Collector<'a> {
     hints: &'a [(Location, Vec<OptionEntry>)],
+    as_of: &'a [(Location, String)],
     out: Vec<TableRef>,
 }
 
@@ -127,10 +128,16 @@ impl Collector<'_> {
                         .flat_map(|(_, h)| h.iter().cloned())
                         .collect();
                     let system_table = name.name().split_once('$').map(|(_, s)| s.to_string());
+                    let as_of = self
+                        .as_of
+                        .iter()
+                        .find(|(l, _)| *l == end)
+                        .map(|(_, t)| t.clone());
                     self.out.push(TableRef {
                         name,
                         system_table,
                         hints,
+                        as_of,
                     });
                 }
             }
@@ -148,23 +155,73 @@ impl Collector<'_> {
     }
 }
 
+fn is_word(t: Option<&TokenWithSpan>, kw: &str) -> bool {
+    matches!(t.map(|t| &t.token), Some(Token::Word(w)) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(kw))
+}
+
+/// Removes `FOR SYSTEM_TIME AS OF <expr>` (which sqlparser does not read) from the tokens and
+/// returns, for each, the end of the table name it follows and the expression text.
+fn strip_system_time(ctx: &Ctx, toks: &mut Vec<TokenWithSpan>) -> Result<Vec<(Location, String)>> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < toks.len() {
+        let is_clause = is_word(toks.get(k), "FOR")
+            && is_word(toks.get(k + 1), "SYSTEM_TIME")
+            && is_word(toks.get(k + 2), "AS")
+            && is_word(toks.get(k + 3), "OF");
+        if !is_clause {
+            k += 1;
+            continue;
+        }
+        if k == 0 {
+            return Err(SqlError::syntax(
+                span_pos(&toks[k].span),
+                "FOR SYSTEM_TIME AS OF must follow a table name",
+            ));
+        }
+        let start = k + 4;
+        let dialect = crate::dialect::FlinkDialect;
+        let rest = toks.get(start..).map(|r| r.to_vec()).unwrap_or_default();
+        let mut parser = sqlparser::parser::Parser::new(&dialect).with_tokens_with_locations(rest);
+        let consumed = match parser.parse_expr() {
+            Ok(_) => parser.index(),
+            Err(_) => 0,
+        };
+        if consumed == 0 || start >= toks.len() {
+            let pos = toks
+                .get(start)
+                .map(|t| span_pos(&t.span))
+                .unwrap_or_else(|| {
+                    let l = toks[k + 3].span.end;
+                    Pos::new(l.line.max(1), l.column.max(1))
+                });
+            return Err(SqlError::syntax(
+                pos,
+                "expected an expression after FOR SYSTEM_TIME AS OF",
+            ));
+        }
+        let last = (start + consumed).min(toks.len()) - 1;
+        let text = ctx.src.slice(toks[start].span.start, toks[last].span.end);
+        out.push((toks[k - 1].span.end, text));
+        toks.drain(k..=last);
+    }
+    Ok(out)
+}
+
 /// Parses tokens `from..to` as a query.
 pub(super) fn query(ctx: &mut Ctx, from: usize, to: usize) -> Result<QueryStatement> {
-    if ctx.c.is_kw("FOR") || (from..to).any(|k| {
-        matches!(ctx.c.toks.get(k).map(|t| &t.token), Some(Token::Word(w)) if w.value.eq_ignore_ascii_case("SYSTEM_TIME"))
-    }) {
-        let k = (from..to)
-            .find(|k| matches!(ctx.c.toks.get(*k).map(|t| &t.token), Some(Token::Word(w)) if w.value.eq_ignore_ascii_case("SYSTEM_TIME")))
-            .unwrap_or(from);
-        return Err(SqlError::unsupported(
-            ctx.c.pos_at(k),
-            "FOR SYSTEM_TIME AS OF (temporal joins) needs a Flink cluster; read a snapshot with /*+ OPTIONS('scan.snapshot-id' = '...') */ or 'scan.timestamp-millis' instead",
-        ));
-    }
-    let q = ctx.c.sub_parse(from, to, |p| p.parse_query())?;
+    let mut toks: Vec<TokenWithSpan> = ctx
+        .c
+        .toks
+        .get(from..to)
+        .map(|s| s.to_vec())
+        .unwrap_or_default();
+    let as_of = strip_system_time(ctx, &mut toks)?;
+    let q = ctx.c.sub_parse_tokens(toks, |p| p.parse_query())?;
     let hints = hints(ctx, from, to)?;
     let mut col = Collector {
         hints: &hints,
+        as_of: &as_of,
         out: Vec::new(),
     };
     col.query(&q);
