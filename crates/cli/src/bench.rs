@@ -7,6 +7,46 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, ArrowPrimitiveType, RecordBatch};
 use arrow_schema::DataType;
+use lakescope_engine::{Catalog, TableRef};
+use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
+
+/// Streams the whole table (latest snapshot or `snapshot`) split by split through
+/// [`touch`], and returns the JSON line to print (rows, checksum, in-process seconds).
+pub async fn bench_read(
+    catalog: &Catalog,
+    table_ref: &TableRef,
+    snapshot: Option<i64>,
+    started: std::time::Instant,
+) -> Result<serde_json::Value, String> {
+    let err = |e: lakescope_paimon::Error| e.to_string();
+    let table = catalog
+        .open_table(table_ref)
+        .await
+        .map_err(|e| e.to_string())?;
+    let snapshot = match snapshot {
+        Some(id) => Some(table.snapshot(id).await.map_err(err)?),
+        None => table.latest_snapshot().await.map_err(err)?,
+    };
+    let request = ReadRequest::default();
+    let mut reader = SnapshotReader::open(&table, snapshot.as_ref(), &request)
+        .await
+        .map_err(err)?;
+    let (mut rows, mut checksum, mut batches) = (0u64, 0f64, 0usize);
+    while let Some(split) = reader.next_split().await {
+        let split = split.map_err(err)?;
+        let (r, c) = touch(&split);
+        rows += r;
+        checksum += c;
+        batches += split.len();
+    }
+    Ok(serde_json::json!({
+        "reader": concat!("lakescope-", env!("CARGO_PKG_VERSION")),
+        "rows": rows,
+        "batches": batches,
+        "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
+        "checksum": checksum,
+    }))
+}
 
 /// Row count and a checksum over every cell of `batches`, like the anchors' readers: the sum of
 /// every numeric column and the byte lengths of every string/binary column; other types count

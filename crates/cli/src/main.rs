@@ -217,22 +217,8 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
             snapshot,
         } => {
             let table_ref = parse_table(&table)?;
-            let request = ScanRequest {
-                at: snapshot.map_or(TimeTravel::Latest, TimeTravel::SnapshotId),
-                ..ScanRequest::default()
-            };
-            let result = open_catalog(&warehouse)
-                .scan(&table_ref, &request)
-                .await
-                .map_err(|e| e.to_string())?;
-            let (rows, checksum) = bench::touch(&result.batches);
-            let line = serde_json::json!({
-                "reader": concat!("lakescope-", env!("CARGO_PKG_VERSION")),
-                "rows": rows,
-                "batches": result.batches.len(),
-                "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
-                "checksum": checksum,
-            });
+            let catalog = open_catalog(&warehouse);
+            let line = bench::bench_read(&catalog, &table_ref, snapshot, started).await?;
             println!("{line}");
             Ok(())
         }
