@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # lakescope native read benchmark (issue 9, P1 + the append-table read), side by side with the anchors.
 #
-#   scripts/bench.sh [--work DIR] [--runs N] [--no-anchors] [--no-pure-python] [--keys N] [--rows N]
+#   scripts/bench.sh [--work DIR] [--runs N] [--no-anchors] [--no-pure-python] [--no-build] [--keys N] [--rows N]
 #
 # 1. (re)generates perf.pk_upsert (2,000,000 keys, 5 overlapping sorted runs per bucket, 4 buckets,
 #    Parquet zstd) and perf.append_rows (5,000,000 rows) with Java Paimon 0.9 into DIR/warehouse if
 #    they are missing (same writer and data as ../shared/bench/gen_perf.sh: scripts/bench/PerfTool.java);
-# 2. builds `lakescope` (cargo build --release -p lakescope-cli);
+# 2. builds `lakescope` (cargo build --release -p lakescope-cli; --no-build uses target/release/lakescope as is);
 # 3. runs, N times each and interleaved, under /usr/bin/time -v: `lakescope bench-read` (count rows,
 #    touch every column), Java Paimon 0.9 (PerfTool bench), pypaimon 2.1 + pypaimon-rust and pure
 #    pypaimon 2.1 (scripts/bench/bench_py.py) -- the anchor readers of gen_perf.sh;
@@ -20,11 +20,11 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 HERE="$ROOT/scripts/bench"
 TOOLS="${LAKE_TOOLS:-$HOME/.cache/lake-oracles}"
-WORK="${TMPDIR:-/tmp}/lakescope-perf"; RUNS=3; ANCHORS=1; PURE=1; KEYS=2000000; ROWS=5000000
+WORK="${TMPDIR:-/tmp}/lakescope-perf"; RUNS=3; ANCHORS=1; PURE=1; BUILD=1; KEYS=2000000; ROWS=5000000
 while [ $# -gt 0 ]; do
   case "$1" in
     --work) WORK="$2"; shift;; --runs) RUNS="$2"; shift;; --no-anchors) ANCHORS=0;;
-    --no-pure-python) PURE=0;; --keys) KEYS="$2"; shift;; --rows) ROWS="$2"; shift;;
+    --no-pure-python) PURE=0;; --no-build) BUILD=0;; --keys) KEYS="$2"; shift;; --rows) ROWS="$2"; shift;;
     -h|--help) sed -n 2,18p "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac; shift
@@ -53,8 +53,10 @@ if [ "$ANCHORS" = 1 ] && [ -x "$PY" ] && [ ! -x "$PYR" ]; then
   "$TOOLS/venv-rust/bin/pip" install -q --no-deps pypaimon-rust==0.4.0 || echo "pypaimon-rust not installed"
 fi
 
-echo "== cargo build --release -p lakescope-cli"
-(cd "$ROOT" && cargo build --release -p lakescope-cli)
+if [ "$BUILD" = 1 ]; then
+  echo "== cargo build --release -p lakescope-cli"
+  (cd "$ROOT" && cargo build --release -p lakescope-cli)
+fi
 LS="$ROOT/target/release/lakescope"
 
 rm -f "$WORK"/runs/*.[0-9]*.time "$WORK"/runs/*.[0-9]*.out "$WORK"/runs/*.[0-9]*.err
