@@ -2,6 +2,7 @@
 //!
 //! Everything reads through [`lakescope_storage::ObjectStore`]; nothing here knows about HTTP or browsers.
 
+pub mod commit;
 pub mod diff;
 pub mod error;
 pub mod incremental;
@@ -13,5 +14,6 @@ pub mod spec;
 pub mod system;
 pub mod table;
 pub mod table_read;
+pub mod write;
 
 pub use error::{Error, Result};

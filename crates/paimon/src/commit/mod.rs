@@ -1,0 +1,375 @@
+//! The commit protocol: manifests → latest snapshot → conflict checks → put-if-absent of
+//! `snapshot-(N+1)` → retry on a lost race → best-effort hints.
+//!
+//! A commit that fails or is abandoned at any step leaves the table reading exactly as before:
+//! only unreferenced data/manifest files remain (Paimon's `CALL sys.remove_orphan_files`
+//! removes them). Snapshot files are never overwritten or renamed.
+
+mod overwrite;
+mod stats;
+
+pub use overwrite::Overwrite;
+
+use crate::error::{Error, Result};
+use crate::scan::{plan, PartitionFilter, Split};
+use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
+use crate::spec::snapshot::{CommitKind, Snapshot};
+use crate::table::Table;
+use crate::write::manifest::{codec, encode_manifest, encode_manifest_list};
+use crate::write::{NewFile, WriteEnv};
+use lakescope_storage::{join, PutOutcome};
+use std::collections::HashMap;
+
+/// Commit identifier of batch commits (Java `BatchWriteBuilder.COMMIT_IDENTIFIER`).
+pub const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
+
+/// How a commit behaves on conflicts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitOptions {
+    /// `commitUser` written into snapshots.
+    pub commit_user: String,
+    /// Attempts after the first lost race (`commit.max-retries`, default 10).
+    pub max_retries: u32,
+    /// First back-off wait in ms (`commit.min-retry-wait`, default 10).
+    pub min_retry_wait_ms: u64,
+    /// Longest back-off wait in ms (`commit.max-retry-wait`, default 10 000).
+    pub max_retry_wait_ms: u64,
+}
+
+impl CommitOptions {
+    /// Defaults (or the table's `commit.*` options) with this commit user.
+    pub fn for_table(table: &Table, commit_user: impl Into<String>) -> Result<Self> {
+        let o = table.options();
+        let num = |key: &str, default: u64| -> Result<u64> {
+            match o.get(key) {
+                None => Ok(default),
+                Some(v) => {
+                    let t = v.trim().trim_end_matches("ms").trim();
+                    t.parse()
+                        .map_err(|_| Error::Invalid(format!("{key} '{v}' is not a number of ms")))
+                }
+            }
+        };
+        Ok(Self {
+            commit_user: commit_user.into(),
+            max_retries: num("commit.max-retries", 10)? as u32,
+            min_retry_wait_ms: num("commit.min-retry-wait", 10)?,
+            max_retry_wait_ms: num("commit.max-retry-wait", 10_000)?,
+        })
+    }
+}
+
+/// What a successful commit produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommitOutcome {
+    /// The snapshot created.
+    pub snapshot: Snapshot,
+    /// Lost races before winning.
+    pub retries: u32,
+}
+
+/// Why one attempt did not create the snapshot.
+enum Attempt {
+    Done(Snapshot),
+    Lost,
+}
+
+/// Commits new files to a table, appending or overwriting.
+pub struct Committer<'a> {
+    table: &'a Table,
+    env: &'a dyn WriteEnv,
+    options: CommitOptions,
+}
+
+impl<'a> Committer<'a> {
+    /// A committer for `table`.
+    pub fn new(table: &'a Table, env: &'a dyn WriteEnv, options: CommitOptions) -> Self {
+        Self {
+            table,
+            env,
+            options,
+        }
+    }
+
+    /// Commits `files`: APPEND, or OVERWRITE of the partitions `overwrite` selects (their live
+    /// files are deleted in the same snapshot). Retries lost races with exponential back-off;
+    /// a real conflict (changed bucket count, concurrent schema change) fails without retry.
+    pub async fn commit(
+        &self,
+        files: Vec<NewFile>,
+        overwrite: Option<Overwrite>,
+    ) -> Result<CommitOutcome> {
+        let mut retries = 0;
+        loop {
+            match self.attempt(&files, overwrite.as_ref()).await? {
+                Attempt::Done(snapshot) => {
+                    self.write_hints(snapshot.id).await;
+                    return Ok(CommitOutcome { snapshot, retries });
+                }
+                Attempt::Lost if retries < self.options.max_retries => {
+                    let wait = self
+                        .options
+                        .min_retry_wait_ms
+                        .saturating_mul(1u64 << retries.min(20))
+                        .min(self.options.max_retry_wait_ms);
+                    let jitter = self.env.uuid().bytes().fold(0u64, |a, b| a.wrapping_mul(31).wrapping_add(u64::from(b)));
+                    self.env.sleep(wait + jitter % (wait / 2 + 1)).await;
+                    retries += 1;
+                }
+                Attempt::Lost => {
+                    return Err(Error::Invalid(format!(
+                        "{}: commit gave up after {} retries: other writers kept creating the next snapshot first (commit.max-retries)",
+                        self.table.path(),
+                        retries
+                    )))
+                }
+            }
+        }
+    }
+
+    fn manifest_key(&self, name: &str) -> String {
+        join(&join(self.table.path(), "manifest"), name)
+    }
+
+    async fn latest(&self) -> Result<Option<Snapshot>> {
+        // A snapshot being created by another writer may be briefly unreadable on stores whose
+        // create is not atomic with its content; try a few times.
+        let mut last_err = None;
+        for _ in 0..5 {
+            match self.table.latest_snapshot().await {
+                Ok(s) => return Ok(s),
+                Err(e @ Error::Corrupt { .. }) => {
+                    last_err = Some(e);
+                    self.env.sleep(self.options.min_retry_wait_ms).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last_err.unwrap_or_else(|| Error::Invalid("latest snapshot unreadable".into())))
+    }
+
+    async fn attempt(&self, files: &[NewFile], overwrite: Option<&Overwrite>) -> Result<Attempt> {
+        let table = self.table;
+        let latest = self.latest().await?;
+        let schema_id = table.current_schema().id;
+        if let Some(s) = &latest {
+            if s.schema_id > schema_id {
+                return Err(Error::Invalid(format!(
+                    "{}: conflict: the table schema changed to {} since the files were written with schema {schema_id}",
+                    table.path(),
+                    s.schema_id
+                )));
+            }
+        }
+        let live: Vec<Split> = match &latest {
+            Some(s) => plan(table, s, &PartitionFilter::All).await?.splits,
+            None => Vec::new(),
+        };
+        check_bucket_counts(table, &live, files)?;
+
+        let mut entries = Vec::new();
+        if let Some(o) = overwrite {
+            let schema = table.current_schema();
+            for split in &live {
+                if o.selects(schema, &split.partition, files)? {
+                    for f in &split.files {
+                        entries.push(ManifestEntry {
+                            kind: FileKind::Delete,
+                            partition: split.partition_bytes.clone(),
+                            bucket: split.bucket,
+                            total_buckets: split.total_buckets,
+                            file: f.clone(),
+                        });
+                    }
+                }
+            }
+            o.check_new_files(schema, files)?;
+        }
+        entries.extend(files.iter().map(|f| ManifestEntry {
+            kind: FileKind::Add,
+            partition: f.partition_bytes.clone(),
+            bucket: f.bucket,
+            total_buckets: Some(f.total_buckets),
+            file: f.file.clone(),
+        }));
+
+        let mcodec = || {
+            codec(
+                &table
+                    .options()
+                    .get("manifest.compression")
+                    .unwrap_or("zstd")
+                    .to_string(),
+            )
+        };
+        let uuid = self.env.uuid();
+        let mut written = Vec::new();
+        let mut delta_metas = Vec::new();
+        if !entries.is_empty() {
+            let name = format!("manifest-{uuid}-0");
+            let bytes = encode_manifest(&name, &entries, mcodec()?)?;
+            let meta = stats::manifest_meta(
+                table.current_schema(),
+                &name,
+                bytes.len() as i64,
+                &entries,
+                schema_id,
+            )?;
+            table
+                .store()
+                .put(&self.manifest_key(&name), bytes.into())
+                .await?;
+            written.push(name);
+            delta_metas.push(meta);
+        }
+        let mut base_metas: Vec<ManifestFileMeta> = Vec::new();
+        if let Some(s) = &latest {
+            base_metas.extend(
+                table
+                    .manifest_list(&s.base_manifest_list)
+                    .await?
+                    .iter()
+                    .cloned(),
+            );
+            base_metas.extend(
+                table
+                    .manifest_list(&s.delta_manifest_list)
+                    .await?
+                    .iter()
+                    .cloned(),
+            );
+        }
+        let list_uuid = self.env.uuid();
+        let base_name = format!("manifest-list-{list_uuid}-0");
+        let delta_name = format!("manifest-list-{list_uuid}-1");
+        let base_bytes = encode_manifest_list(&base_name, &base_metas, mcodec()?)?;
+        let delta_bytes = encode_manifest_list(&delta_name, &delta_metas, mcodec()?)?;
+        let (base_size, delta_size) = (base_bytes.len() as i64, delta_bytes.len() as i64);
+        table
+            .store()
+            .put(&self.manifest_key(&base_name), base_bytes.into())
+            .await?;
+        written.push(base_name.clone());
+        table
+            .store()
+            .put(&self.manifest_key(&delta_name), delta_bytes.into())
+            .await?;
+        written.push(delta_name.clone());
+
+        let added: i64 = entries
+            .iter()
+            .filter(|e| e.kind == FileKind::Add)
+            .map(|e| e.file.row_count)
+            .sum();
+        let deleted: i64 = entries
+            .iter()
+            .filter(|e| e.kind == FileKind::Delete)
+            .map(|e| e.file.row_count)
+            .sum();
+        let previous_total = latest
+            .as_ref()
+            .and_then(|s| s.total_record_count)
+            .unwrap_or_else(|| live.iter().map(Split::row_count).sum());
+        let id = latest.as_ref().map_or(1, |s| s.id + 1);
+        let snapshot = Snapshot {
+            version: Some(3),
+            id,
+            schema_id,
+            base_manifest_list: base_name,
+            base_manifest_list_size: Some(base_size),
+            delta_manifest_list: delta_name,
+            delta_manifest_list_size: Some(delta_size),
+            changelog_manifest_list: None,
+            changelog_manifest_list_size: None,
+            index_manifest: latest.as_ref().and_then(|s| s.index_manifest.clone()),
+            commit_user: self.options.commit_user.clone(),
+            commit_identifier: BATCH_COMMIT_IDENTIFIER,
+            commit_kind: if overwrite.is_some() {
+                CommitKind::Overwrite
+            } else {
+                CommitKind::Append
+            },
+            time_millis: self.env.now_millis(),
+            log_offsets: None,
+            total_record_count: Some(previous_total + added - deleted),
+            delta_record_count: Some(added - deleted),
+            changelog_record_count: Some(0),
+            watermark: None,
+            statistics: None,
+            properties: None,
+            next_row_id: None,
+            uuid: Some(self.env.uuid()),
+            writer_version: None,
+            operation: None,
+        };
+        let key = join(&join(table.path(), "snapshot"), &format!("snapshot-{id}"));
+        let json = serde_json::to_vec_pretty(&snapshot)
+            .map_err(|e| Error::Invalid(format!("{key}: serializing: {e}")))?;
+        match table.store().put_if_absent(&key, json.into()).await? {
+            PutOutcome::Created => Ok(Attempt::Done(snapshot)),
+            PutOutcome::AlreadyExists => {
+                for name in written {
+                    // Best effort: leftovers are orphans, never referenced.
+                    let _ = table.store().delete(&self.manifest_key(&name)).await;
+                }
+                Ok(Attempt::Lost)
+            }
+        }
+    }
+
+    async fn write_hints(&self, id: i64) {
+        let dir = join(self.table.path(), "snapshot");
+        // Hints are best effort: readers probe past a stale LATEST.
+        let _ = self
+            .table
+            .store()
+            .put(&join(&dir, "LATEST"), id.to_string().into())
+            .await;
+        if id == 1 {
+            let _ = self
+                .table
+                .store()
+                .put_if_absent(&join(&dir, "EARLIEST"), "1".to_string().into())
+                .await;
+        }
+    }
+}
+
+/// Fails when a new file's bucket count differs from the partition's live files (Paimon's
+/// "total buckets changed" conflict: the table was rescaled concurrently).
+fn check_bucket_counts(table: &Table, live: &[Split], files: &[NewFile]) -> Result<()> {
+    let mut live_buckets: HashMap<&[u8], i32> = HashMap::new();
+    for s in live {
+        if let Some(t) = s.total_buckets {
+            live_buckets.insert(&s.partition_bytes, t);
+        }
+    }
+    for f in files {
+        if let Some(t) = live_buckets.get(f.partition_bytes.as_slice()) {
+            if *t != f.total_buckets {
+                return Err(Error::Invalid(format!(
+                    "{}: conflict: partition {:?} has {t} buckets but the new file {} was written for {}",
+                    table.path(),
+                    f.partition,
+                    f.file.file_name,
+                    f.total_buckets
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first sequence number for new primary-key rows: one more than the largest in the
+/// latest snapshot (0 for an empty table).
+pub async fn next_sequence_number(table: &Table) -> Result<i64> {
+    let Some(s) = table.latest_snapshot().await? else {
+        return Ok(0);
+    };
+    let p = plan(table, &s, &PartitionFilter::All).await?;
+    Ok(p.splits
+        .iter()
+        .flat_map(|s| s.files.iter().map(|f| f.max_sequence_number + 1))
+        .max()
+        .unwrap_or(0))
+}

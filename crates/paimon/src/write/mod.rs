@@ -1,0 +1,19 @@
+//! Writing Paimon tables: data files, BinaryRows, buckets, statistics, manifests and schemas.
+//!
+//! Files written here are invisible until [`crate::commit`] names them in a snapshot.
+
+pub mod binary_row;
+pub mod bucket;
+pub mod data_file;
+pub mod datum;
+pub mod env;
+pub mod manifest;
+pub mod schema;
+pub mod stats;
+pub mod table_write;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use env::SystemEnv;
+pub use env::{FixedEnv, WriteEnv};
+pub use schema::create_table;
+pub use table_write::{write_files, NewFile, ROW_KIND_COLUMN};

@@ -1,0 +1,434 @@
+//! Turning Arrow batches into new data files of a table: partition, bucket, sort, encode, store.
+
+use super::binary_row::{empty_row, serialize};
+use super::bucket::BucketAssigner;
+use super::data_file::{compression, encode_parquet, physical_batch};
+use super::datum::datum_at;
+use super::env::WriteEnv;
+use super::stats;
+use crate::error::{Error, Result};
+use crate::merge::RowKind;
+use crate::spec::binary_row::Datum;
+use crate::spec::manifest::{DataFileMeta, SimpleStats};
+use crate::spec::options::{ChangelogProducer, CoreOptions, MergeEngine};
+use crate::spec::schema::TableSchema;
+use crate::spec::types::{DataField, DataType, TypeKind};
+use crate::table::Table;
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int8Type;
+use arrow_array::{
+    new_null_array, Array, ArrayRef, Int64Array, Int8Array, RecordBatch, UInt32Array,
+};
+use arrow_schema::DataType as ArrowType;
+use bytes::Bytes;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Name of the optional input column carrying each row's kind (`_VALUE_KIND` byte: 0 `+I`,
+/// 1 `-U`, 2 `+U`, 3 `-D`) for primary-key tables.
+pub const ROW_KIND_COLUMN: &str = "_VALUE_KIND";
+/// Field id offset of `_KEY_` columns (Java `SpecialFields.KEY_FIELD_ID_START`).
+const KEY_FIELD_ID_START: i32 = i32::MAX / 2;
+
+/// A data file written for a commit, with where it belongs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewFile {
+    /// Partition values (partition-key order).
+    pub partition: Vec<Datum>,
+    /// The `_PARTITION` BinaryRow bytes.
+    pub partition_bytes: Vec<u8>,
+    /// Bucket.
+    pub bucket: i32,
+    /// Buckets of the partition (`-1` for bucket-unaware tables).
+    pub total_buckets: i32,
+    /// The file's metadata.
+    pub file: DataFileMeta,
+}
+
+/// The checks every write does before touching storage: only layouts Paimon readers will see
+/// exactly as written are accepted.
+pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
+    let options = schema.core_options();
+    let refuse = |what: String| Err(Error::unsupported(table.path(), what));
+    if options.file_format() != "parquet" {
+        return refuse(format!(
+            "writing file.format={} (only parquet so far)",
+            options.file_format()
+        ));
+    }
+    if options.deletion_vectors_enabled()? {
+        return refuse("writing deletion-vector tables (needs compaction after each write)".into());
+    }
+    if options.get("data-file.path-directory").is_some()
+        || options.get("data-file.external-paths").is_some()
+    {
+        return refuse("writing with data-file.path-directory / external paths".into());
+    }
+    let bucket = options.bucket()?;
+    if schema.primary_keys.is_empty() {
+        if bucket == -2 {
+            return refuse("writing postpone-bucket (bucket=-2) tables".into());
+        }
+        if bucket > 0 && options.bucket_key().is_empty() {
+            return refuse("an append table with bucket > 0 needs a 'bucket-key'".into());
+        }
+        if options.get("row-tracking.enabled") == Some("true")
+            || options.get("data-evolution.enabled") == Some("true")
+        {
+            return refuse("writing row-tracking / data-evolution tables".into());
+        }
+    } else {
+        if bucket == -1 {
+            return refuse(
+                "writing dynamic-bucket primary-key tables (bucket=-1, hash index) is not implemented yet; create the table with 'bucket'='N'".into(),
+            );
+        }
+        if bucket < 0 {
+            return refuse(format!("writing bucket={bucket} primary-key tables"));
+        }
+        if options.merge_engine()? != MergeEngine::Deduplicate {
+            return refuse(format!(
+                "writing merge-engine={} tables",
+                options.merge_engine()?
+            ));
+        }
+        if options.changelog_producer()? != ChangelogProducer::None {
+            return refuse("writing tables with a changelog-producer".into());
+        }
+        if !options.sequence_field().is_empty() {
+            return refuse("writing tables with a sequence.field".into());
+        }
+    }
+    for f in &schema.fields {
+        super::data_file::physical_field(f)?;
+    }
+    Ok(())
+}
+
+/// Writes the rows of `batches` as new level-0 files of `table` (its current schema) and
+/// returns them; nothing is committed. Primary-key files get sequence numbers from
+/// `first_sequence` on, in input order; a key repeated within the batches keeps its last row.
+pub async fn write_files(
+    table: &Table,
+    env: &dyn WriteEnv,
+    batches: &[RecordBatch],
+    first_sequence: i64,
+) -> Result<Vec<NewFile>> {
+    let schema = table.current_schema().clone();
+    check_writable(table, &schema)?;
+    let options = schema.core_options();
+    let (columns, kinds) = project(&schema, batches)?;
+    let rows = kinds.len();
+    if rows == 0 {
+        return Ok(Vec::new());
+    }
+    let is_pk = !schema.primary_keys.is_empty();
+    if !is_pk && kinds.iter().any(|k| *k != RowKind::Insert) {
+        return Err(Error::Invalid(format!(
+            "{}: append tables accept only +I rows",
+            table.path()
+        )));
+    }
+    let partition_idx = indexes(&schema, &schema.partition_keys)?;
+    let partition_types: Vec<DataType> = schema.partition_types();
+    let assigner = BucketAssigner::new(&schema)?;
+    let key_names = schema.trimmed_primary_keys();
+    let key_idx = if is_pk {
+        indexes(&schema, &key_names)?
+    } else {
+        Vec::new()
+    };
+    let key_types: Vec<DataType> = key_idx
+        .iter()
+        .map(|i| schema.fields[*i].data_type.clone())
+        .collect();
+
+    // Group row numbers by (partition bytes, bucket).
+    let mut groups: BTreeMap<(Vec<u8>, i32), (Vec<Datum>, Vec<usize>)> = BTreeMap::new();
+    for row in 0..rows {
+        let part: Vec<Datum> = partition_idx
+            .iter()
+            .map(|i| datum_at(columns[*i].as_ref(), row, &schema.fields[*i].data_type))
+            .collect::<Result<_>>()?;
+        let part_bytes = serialize(&part, &partition_types)?;
+        let bucket = assigner.bucket(&columns, row)?;
+        groups
+            .entry((part_bytes, bucket))
+            .or_insert_with(|| (part, Vec::new()))
+            .1
+            .push(row);
+    }
+
+    let writer_uuid = env.uuid();
+    let codec = compression(&options.file_compression(), zstd_level(&options)?)?;
+    let mut out = Vec::with_capacity(groups.len());
+    for (n, ((part_bytes, bucket), (part, mut rows_of))) in groups.into_iter().enumerate() {
+        let file_name = format!(
+            "{}{}-{}.parquet",
+            options.data_file_prefix(),
+            writer_uuid,
+            n
+        );
+        let mut min_key = empty_row();
+        let mut max_key = empty_row();
+        let mut key_stats = SimpleStats {
+            min_values: empty_row(),
+            max_values: empty_row(),
+            null_counts: Vec::new(),
+        };
+        if is_pk {
+            let keys: Vec<Vec<Datum>> = rows_of
+                .iter()
+                .map(|r| {
+                    key_idx
+                        .iter()
+                        .map(|i| datum_at(columns[*i].as_ref(), *r, &schema.fields[*i].data_type))
+                        .collect::<Result<Vec<_>>>()
+                })
+                .collect::<Result<_>>()?;
+            let mut order: Vec<usize> = (0..rows_of.len()).collect();
+            order.sort_by(|a, b| cmp_keys(&keys[*a], &keys[*b]));
+            // Stable sort: among equal keys the last one is the latest input row; keep it.
+            let mut kept: Vec<usize> = Vec::with_capacity(order.len());
+            for i in order {
+                if let Some(last) = kept.last_mut() {
+                    if cmp_keys(&keys[*last], &keys[i]) == Ordering::Equal {
+                        *last = i;
+                        continue;
+                    }
+                }
+                kept.push(i);
+            }
+            if let (Some(first), Some(last)) = (kept.first(), kept.last()) {
+                min_key = serialize(&keys[*first], &key_types)?;
+                max_key = serialize(&keys[*last], &key_types)?;
+            }
+            rows_of = kept.iter().map(|i| rows_of[*i]).collect();
+        }
+        let take_idx = UInt32Array::from(rows_of.iter().map(|r| *r as u32).collect::<Vec<_>>());
+        let take = |a: &ArrayRef| {
+            arrow_select::take::take(a.as_ref(), &take_idx, None)
+                .map_err(|e| Error::Invalid(format!("{file_name}: selecting rows: {e}")))
+        };
+        let values: Vec<ArrayRef> = columns.iter().map(take).collect::<Result<_>>()?;
+        let seqs: Vec<i64> = rows_of.iter().map(|r| first_sequence + *r as i64).collect();
+        let value_stats = stats::collect(&schema.fields, &values, &options)?;
+        let (file_fields, file_columns, delete_rows) = if is_pk {
+            let key_fields: Vec<DataField> = key_idx
+                .iter()
+                .map(|i| {
+                    let f = &schema.fields[*i];
+                    DataField {
+                        id: KEY_FIELD_ID_START + f.id,
+                        name: format!("_KEY_{}", f.name),
+                        data_type: f.data_type.clone().with_nullable(false),
+                        description: None,
+                    }
+                })
+                .collect();
+            let key_cols: Vec<ArrayRef> = key_idx.iter().map(|i| values[*i].clone()).collect();
+            key_stats = stats::collect(&key_fields, &key_cols, &options)?;
+            let row_kinds: Vec<i8> = rows_of.iter().map(|r| kinds[*r] as i8).collect();
+            let deletes = row_kinds.iter().filter(|k| **k == 1 || **k == 3).count() as i64;
+            let mut fields = key_fields;
+            fields.push(system_field(
+                i32::MAX - 1,
+                "_SEQUENCE_NUMBER",
+                TypeKind::BigInt,
+            ));
+            fields.push(system_field(i32::MAX - 2, "_VALUE_KIND", TypeKind::TinyInt));
+            fields.extend(schema.fields.iter().cloned());
+            let mut cols = key_cols;
+            cols.push(Arc::new(Int64Array::from(seqs.clone())));
+            cols.push(Arc::new(Int8Array::from(row_kinds)));
+            cols.extend(values.iter().cloned());
+            (fields, cols, deletes)
+        } else {
+            (schema.fields.clone(), values.clone(), 0)
+        };
+        let batch = physical_batch(&file_fields, file_columns)?;
+        let bytes = encode_parquet(
+            &file_name,
+            batch.schema_ref(),
+            &[batch.clone()],
+            codec,
+            row_group_rows(&options)?,
+        )?;
+        let meta = DataFileMeta {
+            file_name: file_name.clone(),
+            file_size: bytes.len() as i64,
+            row_count: batch.num_rows() as i64,
+            min_key,
+            max_key,
+            key_stats,
+            value_stats,
+            min_sequence_number: seqs.iter().copied().min().unwrap_or(first_sequence),
+            max_sequence_number: seqs.iter().copied().max().unwrap_or(first_sequence),
+            schema_id: schema.id,
+            level: 0,
+            extra_files: Vec::new(),
+            creation_time: Some(env.now_millis()),
+            delete_row_count: Some(delete_rows),
+            embedded_file_index: None,
+            file_source: Some(0),
+            value_stats_cols: None,
+            external_path: None,
+            first_row_id: None,
+            write_cols: None,
+            write_cols_sequences: None,
+        };
+        let path = table.data_file_path(&part, bucket, &meta)?;
+        table.store().put(&path, Bytes::from(bytes)).await?;
+        out.push(NewFile {
+            partition: part,
+            partition_bytes: part_bytes,
+            bucket,
+            total_buckets: assigner.total_buckets(),
+            file: meta,
+        });
+    }
+    Ok(out)
+}
+
+fn system_field(id: i32, name: &str, kind: TypeKind) -> DataField {
+    DataField {
+        id,
+        name: name.into(),
+        data_type: DataType::nullable(kind).with_nullable(false),
+        description: None,
+    }
+}
+
+fn zstd_level(options: &CoreOptions) -> Result<i32> {
+    match options.get("file.compression.zstd-level") {
+        None => Ok(1),
+        Some(v) => v.trim().parse().map_err(|_| {
+            Error::Invalid(format!(
+                "file.compression.zstd-level '{v}' is not an integer"
+            ))
+        }),
+    }
+}
+
+fn row_group_rows(options: &CoreOptions) -> Result<usize> {
+    match options.get("parquet.row-group.rows") {
+        None => Ok(1 << 20),
+        Some(v) => v
+            .trim()
+            .parse()
+            .map_err(|_| Error::Invalid(format!("parquet.row-group.rows '{v}' is not an integer"))),
+    }
+}
+
+/// Lexicographic key order (Java compares BinaryRow keys field by field the same way).
+fn cmp_keys(a: &[Datum], b: &[Datum]) -> Ordering {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x.total_cmp(y))
+        .find(|o| *o != Ordering::Equal)
+        .unwrap_or(Ordering::Equal)
+}
+
+fn indexes(schema: &TableSchema, names: &[String]) -> Result<Vec<usize>> {
+    names
+        .iter()
+        .map(|n| {
+            schema.field_index(n).ok_or_else(|| Error::NotFound {
+                what: format!("column {n}"),
+                context: Some(format!("schema {}", schema.id)),
+            })
+        })
+        .collect()
+}
+
+/// The table's columns (by name, cast to the table's Arrow types) and the row kinds.
+fn project(schema: &TableSchema, batches: &[RecordBatch]) -> Result<(Vec<ArrayRef>, Vec<RowKind>)> {
+    let options = schema.core_options();
+    let rowkind_field = options.rowkind_field();
+    let mut per_field: Vec<Vec<ArrayRef>> = vec![Vec::new(); schema.fields.len()];
+    let mut kinds = Vec::new();
+    for batch in batches {
+        for (i, f) in schema.fields.iter().enumerate() {
+            let target = crate::read::arrow_schema::to_arrow_type(&f.data_type);
+            let col = match batch.column_by_name(&f.name) {
+                Some(c) if c.data_type() == &target => c.clone(),
+                Some(c) => arrow_cast::cast(c, &target).map_err(|e| {
+                    Error::Invalid(format!(
+                        "column {}: cannot cast {} to {target}: {e}",
+                        f.name,
+                        c.data_type()
+                    ))
+                })?,
+                None if f.data_type.nullable => new_null_array(&target, batch.num_rows()),
+                None => {
+                    return Err(Error::Invalid(format!(
+                        "column {} is NOT NULL but missing from the input",
+                        f.name
+                    )))
+                }
+            };
+            if !f.data_type.nullable && col.null_count() > 0 {
+                return Err(Error::Invalid(format!(
+                    "column {} is NOT NULL but the input has {} nulls",
+                    f.name,
+                    col.null_count()
+                )));
+            }
+            per_field[i].push(col);
+        }
+        kinds.extend(row_kinds(batch, rowkind_field.as_deref())?);
+    }
+    let columns = per_field
+        .into_iter()
+        .zip(&schema.fields)
+        .map(|(parts, f)| {
+            let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+            if refs.is_empty() {
+                Ok(new_null_array(
+                    &crate::read::arrow_schema::to_arrow_type(&f.data_type),
+                    0,
+                ))
+            } else {
+                arrow_select::concat::concat(&refs)
+                    .map_err(|e| Error::Invalid(format!("column {}: {e}", f.name)))
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((columns, kinds))
+}
+
+fn row_kinds(batch: &RecordBatch, rowkind_field: Option<&str>) -> Result<Vec<RowKind>> {
+    let n = batch.num_rows();
+    if let Some(c) = batch.column_by_name(ROW_KIND_COLUMN) {
+        let c = arrow_cast::cast(c, &ArrowType::Int8)
+            .map_err(|e| Error::Invalid(format!("{ROW_KIND_COLUMN}: {e}")))?;
+        let c = c.as_primitive::<Int8Type>();
+        return (0..n)
+            .map(|i| {
+                let v = if c.is_null(i) { 0 } else { c.value(i) };
+                RowKind::from_i8(v).ok_or_else(|| {
+                    Error::Invalid(format!("{ROW_KIND_COLUMN}: invalid row kind {v}"))
+                })
+            })
+            .collect();
+    }
+    if let Some(name) = rowkind_field {
+        if let Some(c) = batch.column_by_name(name) {
+            let c = arrow_cast::cast(c, &ArrowType::Utf8)
+                .map_err(|e| Error::Invalid(format!("rowkind.field {name}: {e}")))?;
+            let c = c.as_string::<i32>();
+            return (0..n)
+                .map(|i| {
+                    RowKind::from_short_string(c.value(i)).ok_or_else(|| {
+                        Error::Invalid(format!(
+                            "rowkind.field {name}: invalid row kind '{}'",
+                            c.value(i)
+                        ))
+                    })
+                })
+                .collect();
+        }
+    }
+    Ok(vec![RowKind::Insert; n])
+}
