@@ -10,11 +10,12 @@ use lakescope_paimon::spec::schema::TableSchema;
 
 const IMMUTABLE: &[&str] = &["primary-key", "partition", "bucket-key", "merge-engine"];
 
-fn schema_cols(s: &TableSchema) -> Vec<Col<'_>> {
+fn schema_cols(s: &TableSchema, pos: Pos) -> Vec<Col<'_>> {
     s.fields
         .iter()
         .map(|f| Col {
             name: &f.name,
+            pos,
             data_type: Some(&f.data_type),
             physical: true,
         })
@@ -77,7 +78,7 @@ pub(super) fn alter_table(a: &AlterTable, ctx: &ValidationContext) -> Result<()>
                     .collect();
                 merged.extend(opts.iter().cloned());
                 paimon_rules(
-                    &schema_cols(s),
+                    &schema_cols(s, pos),
                     &at(&s.primary_keys, pos),
                     &at(&s.partition_keys, pos),
                     &merged,

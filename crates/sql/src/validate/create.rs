@@ -9,6 +9,8 @@ use lakescope_paimon::spec::types::{DataType, TypeKind};
 /// A column as the rules see it.
 pub(super) struct Col<'a> {
     pub name: &'a str,
+    /// Where the column is named (the table name for existing columns).
+    pub pos: Pos,
     pub data_type: Option<&'a DataType>,
     pub physical: bool,
 }
@@ -90,7 +92,7 @@ pub(super) fn paimon_rules(
             return Err(SqlError::validation(
                 *pos,
                 format!(
-                    "Primary key constraint {} should include all partition fields {} when 'bucket' = '{bucket}' (fixed bucket); only dynamic bucket mode ('bucket' = '-1') supports cross-partition upsert",
+                    "You should use dynamic bucket (bucket = -1) mode in cross partition update case (Primary key constraint {} not include all partition fields {}); with 'bucket' = '{bucket}' the primary key must include all partition fields",
                     list(pk),
                     list(parts)
                 ),
@@ -98,6 +100,60 @@ pub(super) fn paimon_rules(
         }
     }
     let bucket_key = get("bucket-key");
+    if let Some(bk) = bucket_key.filter(|_| bucket == -1) {
+        return Err(SqlError::validation(
+            bk.key_pos,
+            "Cannot define 'bucket-key' in unaware or dynamic bucket mode ('bucket' = '-1'): set 'bucket' to the number of buckets or remove 'bucket-key'.",
+        ));
+    }
+    let cross_partition =
+        !pk.is_empty() && parts.iter().any(|(p, _)| !pk.iter().any(|(k, _)| k == p));
+    if let Some(cp) = get("changelog-producer") {
+        let v = cp.value.trim().to_ascii_lowercase();
+        if pk.is_empty() && v != "none" {
+            return Err(SqlError::validation(
+                cp.key_pos,
+                "Can not set changelog-producer on table without primary keys, please define primary keys.",
+            ));
+        }
+        let first_row =
+            get("merge-engine").is_some_and(|m| m.value.trim().eq_ignore_ascii_case("first-row"));
+        if first_row && v != "none" && v != "lookup" {
+            return Err(SqlError::validation(
+                cp.value_pos,
+                "Only support 'none' and 'lookup' changelog-producer on FIRST_ROW merge engine",
+            ));
+        }
+    }
+    if let Some(pe) = get("partition.expiration-time") {
+        if parts.is_empty() {
+            return Err(SqlError::validation(
+                pe.key_pos,
+                "Can not set 'partition.expiration-time' for non-partitioned table.",
+            ));
+        }
+    }
+    let retained = |k: &str| get(k).and_then(|o| parse_int(&o.value).map(|v| (o, v)));
+    if let Some((o, min)) = retained("snapshot.num-retained.min") {
+        if min < 1 {
+            return Err(SqlError::validation(
+                o.value_pos,
+                "snapshot.num-retained.min should be at least 1",
+            ));
+        }
+        if let Some((_, max)) = retained("snapshot.num-retained.max").filter(|(_, max)| min > *max)
+        {
+            return Err(SqlError::validation(o.value_pos, format!("snapshot.num-retained.min should not be larger than snapshot.num-retained.max ({max})")));
+        }
+    }
+    for c in cols {
+        if c.name == "_SEQUENCE_NUMBER" || c.name == "_VALUE_KIND" || c.name.starts_with("_KEY_") {
+            return Err(SqlError::validation(
+                c.pos,
+                format!("Field name[{}] in schema is reserved by Paimon (system fields _SEQUENCE_NUMBER, _VALUE_KIND and the _KEY_ prefix)", c.name),
+            ));
+        }
+    }
     if bucket > 0 && pk.is_empty() && bucket_key.is_none() {
         let pos = get("bucket").map(|o| o.key_pos).unwrap_or_default();
         return Err(SqlError::validation(
@@ -144,10 +200,32 @@ pub(super) fn paimon_rules(
                 if find(cols, f).is_none() {
                     return Err(SqlError::validation(
                         o.value_pos,
-                        format!("'{key}' refers to column '{f}', which is not defined. Available columns: [{}]", names(cols)),
+                        format!("'{key}' refers to column '{f}', which can not be found in table schema. Available columns: [{}]", names(cols)),
                     ));
                 }
             }
+        }
+    }
+    if let Some(o) = get("sequence.field") {
+        for f in o.value.split(',').map(str::trim) {
+            if get(&format!("fields.{f}.aggregate-function")).is_some() {
+                return Err(SqlError::validation(
+                    o.value_pos,
+                    format!("Should not define aggregation on sequence field: '{f}'."),
+                ));
+            }
+        }
+        if get("merge-engine").is_some_and(|m| m.value.trim().eq_ignore_ascii_case("first-row")) {
+            return Err(SqlError::validation(
+                o.key_pos,
+                "Do not support use sequence field on FIRST_ROW merge engine.",
+            ));
+        }
+        if cross_partition {
+            return Err(SqlError::validation(
+                o.key_pos,
+                format!("You can not use sequence.field in cross partition update case (Primary key constraint {} not include all partition fields {}).", list(pk), list(parts)),
+            ));
         }
     }
     for o in options {
@@ -161,7 +239,7 @@ pub(super) fn paimon_rules(
             if find(cols, f).is_none() {
                 return Err(SqlError::validation(
                     o.key_pos,
-                    format!("Option '{}' refers to field '{f}', which is not defined. Available columns: [{}]", o.key, names(cols)),
+                    format!("Field {f} can not be found in table schema (option '{}'). Available columns: [{}]", o.key, names(cols)),
                 ));
             }
         }
@@ -170,18 +248,29 @@ pub(super) fn paimon_rules(
                 if find(cols, f).is_none() {
                     return Err(SqlError::validation(
                         o.value_pos,
-                        format!("Field '{f}' of sequence group '{}' is not defined", o.key),
+                        format!(
+                            "Field {f} can not be found in table schema (sequence group '{}').",
+                            o.key
+                        ),
                     ));
                 }
             }
         }
         if suffix == "default-value" {
             let f = fields.first().copied().unwrap_or("");
+            if let Some(t) = find(cols, f).and_then(|c| c.data_type) {
+                if !default_value_fits(&o.value, t) {
+                    return Err(SqlError::validation(
+                        o.value_pos,
+                        format!("The default value {} of the column {f} can not be cast to datatype: {t}", o.value),
+                    ));
+                }
+            }
             if pk.iter().any(|(k, _)| k == f) {
                 return Err(SqlError::validation(
                     o.key_pos,
                     format!(
-                        "Primary key field '{f}' should not be assigned a default value ('{}')",
+                        "Primary key {f} should not be assign default column ('{}').",
                         o.key
                     ),
                 ));
@@ -190,7 +279,7 @@ pub(super) fn paimon_rules(
                 return Err(SqlError::validation(
                     o.key_pos,
                     format!(
-                        "Partition field '{f}' should not be assigned a default value ('{}')",
+                        "Partition key {f} should not be assign default column ('{}').",
                         o.key
                     ),
                 ));
@@ -198,6 +287,20 @@ pub(super) fn paimon_rules(
         }
     }
     Ok(())
+}
+
+/// Whether a `fields.<f>.default-value` string converts to the column's type (simple types only).
+fn default_value_fits(v: &str, t: &DataType) -> bool {
+    let v = v.trim();
+    match &t.kind {
+        TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int | TypeKind::BigInt => {
+            v.parse::<i64>().is_ok()
+        }
+        TypeKind::Float | TypeKind::Double | TypeKind::Decimal { .. } => v.parse::<f64>().is_ok(),
+        TypeKind::Boolean => v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false"),
+        TypeKind::Array(_) | TypeKind::Map(..) | TypeKind::Multiset(_) | TypeKind::Row(_) => false,
+        _ => true,
+    }
 }
 
 fn check_watermark(w: &Watermark, cols: &[Col]) -> Result<()> {
@@ -224,6 +327,7 @@ pub(super) fn columns(t: &[ColumnDef]) -> Vec<Col<'_>> {
     t.iter()
         .map(|c| Col {
             name: &c.name.name,
+            pos: c.name.pos,
             data_type: c.data_type(),
             physical: matches!(c.kind, ColumnKind::Physical(_)),
         })
