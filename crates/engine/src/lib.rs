@@ -6,6 +6,7 @@ pub mod error;
 pub mod iceberg_scan;
 pub mod scan;
 pub mod table_ref;
+pub mod write;
 
 pub use catalog::{Catalog, DatabaseEntry, TableEntry};
 pub use error::{Error, Result};

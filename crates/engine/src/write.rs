@@ -1,0 +1,72 @@
+//! Writing Paimon tables through the catalog: CREATE TABLE, INSERT INTO and INSERT OVERWRITE.
+
+use crate::{Catalog, Result, TableRef};
+use arrow_array::RecordBatch;
+use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
+use lakescope_paimon::table::Table;
+use lakescope_paimon::write::schema::{create_table, TableDefinition};
+use lakescope_paimon::write::{write_files, WriteEnv};
+
+pub use lakescope_paimon::commit::{CommitOutcome, Overwrite};
+pub use lakescope_paimon::write::schema::TableDefinition as Definition;
+
+impl Catalog {
+    /// Creates a Paimon table `<database>.<name>` (writes `schema/schema-0`; fails if it exists).
+    pub async fn create_table_with(
+        &self,
+        env: &dyn WriteEnv,
+        database: &str,
+        name: &str,
+        def: &TableDefinition,
+    ) -> Result<TableRef> {
+        let table = TableRef {
+            database: database.to_string(),
+            table: name.to_string(),
+            system: None,
+        };
+        create_table(self.store().as_ref(), &table.path(), def, env).await?;
+        Ok(table)
+    }
+
+    /// Writes `batches` into the table and commits them in one snapshot: APPEND, or OVERWRITE
+    /// of the partitions `overwrite` selects. Rows of primary-key tables may carry a
+    /// `_VALUE_KIND` Int8 column (0 `+I`, 1 `-U`, 2 `+U`, 3 `-D`) or the `rowkind.field` column.
+    pub async fn insert_with(
+        &self,
+        env: &dyn WriteEnv,
+        table_ref: &TableRef,
+        batches: &[RecordBatch],
+        overwrite: Option<Overwrite>,
+    ) -> Result<CommitOutcome> {
+        let table = Table::open(self.store().clone(), table_ref.path()).await?;
+        let first_sequence = next_sequence_number(&table).await?;
+        let files = write_files(&table, env, batches, first_sequence).await?;
+        let options = CommitOptions::for_table(&table, env.uuid())?;
+        Ok(Committer::new(&table, env, options).commit(files, overwrite).await?)
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Catalog {
+    /// [`Catalog::create_table_with`] with the system clock.
+    pub async fn create_table(&self, database: &str, name: &str, def: &TableDefinition) -> Result<TableRef> {
+        let env = lakescope_paimon::write::SystemEnv::default();
+        self.create_table_with(&env, database, name, def).await
+    }
+
+    /// INSERT INTO: appends (or upserts, for primary-key tables) `batches`; returns the snapshot id.
+    pub async fn append(&self, table: &TableRef, batches: &[RecordBatch]) -> Result<i64> {
+        Ok(self.insert(table, batches, None).await?.snapshot.id)
+    }
+
+    /// INSERT INTO, or INSERT OVERWRITE when `overwrite` is set, with the system clock.
+    pub async fn insert(
+        &self,
+        table: &TableRef,
+        batches: &[RecordBatch],
+        overwrite: Option<Overwrite>,
+    ) -> Result<CommitOutcome> {
+        let env = lakescope_paimon::write::SystemEnv::default();
+        self.insert_with(&env, table, batches, overwrite).await
+    }
+}
