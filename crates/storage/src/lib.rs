@@ -4,20 +4,31 @@
 //! Backends: [`MemoryStore`] (tests), [`LocalStore`] (native folders), and [`IndexedStore`], which
 //! adds listing to a store that cannot list (a static web host) from a generated index file.
 //! With the `browser` feature on wasm32, [`HttpStore`] reads over `fetch` (read-only).
+//! [`s3::S3Store`] and [`transport::HttpReadStore`] work over any [`transport::HttpTransport`]
+//! (natively `ReqwestTransport`, feature `native-http`); [`uri::open`] opens a store from a URI;
+//! [`CachingStore`] and [`LimitedStore`] wrap any store.
 
+mod cache;
 mod error;
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 mod http;
 mod indexed;
+mod limit;
 #[cfg(not(target_arch = "wasm32"))]
 mod local;
 mod memory;
 mod path;
+pub mod retry;
+pub mod s3;
+pub mod transport;
+pub mod uri;
 
+pub use cache::{is_immutable, CacheStats, CachingStore};
 pub use error::{Error, Result};
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub use http::HttpStore;
 pub use indexed::{IndexedStore, INDEX_FILE_NAME};
+pub use limit::LimitedStore;
 #[cfg(not(target_arch = "wasm32"))]
 pub use local::LocalStore;
 pub use memory::MemoryStore;

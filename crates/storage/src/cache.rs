@@ -1,0 +1,258 @@
+//! A bounded in-memory LRU cache (by bytes) of immutable objects and ranges, as a wrapper store.
+
+use crate::{Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
+use async_trait::async_trait;
+use bytes::Bytes;
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+use std::sync::Mutex;
+
+/// Whether an object never changes once written: everything but snapshot hints (`LATEST`,
+/// `EARLIEST`, Iceberg's `version-hint.text`), tags (may be re-created) and listing indexes.
+pub fn is_immutable(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    !(matches!(name, "LATEST" | "EARLIEST" | "version-hint.text")
+        || name == crate::INDEX_FILE_NAME
+        || path.contains("/tag/")
+        || path.starts_with("tag/"))
+}
+
+/// `(path, range)`; `None` is the whole object.
+type Key = (String, Option<(u64, u64)>);
+
+#[derive(Default)]
+struct Lru {
+    entries: HashMap<Key, (Bytes, u64)>,
+    order: BTreeMap<u64, Key>,
+    tick: u64,
+    bytes: u64,
+    hits: u64,
+    misses: u64,
+}
+
+impl Lru {
+    fn get(&mut self, key: &Key) -> Option<Bytes> {
+        self.tick += 1;
+        let tick = self.tick;
+        let (data, old) = self.entries.get_mut(key)?;
+        let data = data.clone();
+        let old = std::mem::replace(old, tick);
+        if let Some(k) = self.order.remove(&old) {
+            self.order.insert(tick, k);
+        }
+        Some(data)
+    }
+
+    fn insert(&mut self, key: Key, data: Bytes, capacity: u64) {
+        let size = data.len() as u64;
+        if size > capacity / 4 {
+            return; // one huge object must not flush everything else
+        }
+        self.remove(&key);
+        self.tick += 1;
+        self.order.insert(self.tick, key.clone());
+        self.entries.insert(key, (data, self.tick));
+        self.bytes += size;
+        while self.bytes > capacity {
+            let Some((_, oldest)) = self.order.pop_first() else {
+                break;
+            };
+            if let Some((d, _)) = self.entries.remove(&oldest) {
+                self.bytes -= d.len() as u64;
+            }
+        }
+    }
+
+    fn remove(&mut self, key: &Key) {
+        if let Some((d, tick)) = self.entries.remove(key) {
+            self.bytes -= d.len() as u64;
+            self.order.remove(&tick);
+        }
+    }
+
+    fn invalidate(&mut self, path: &str) {
+        let keys: Vec<Key> = self
+            .entries
+            .keys()
+            .filter(|(p, _)| p == path)
+            .cloned()
+            .collect();
+        for k in keys {
+            self.remove(&k);
+        }
+    }
+}
+
+/// Caches whole objects and exact ranges of immutable objects, up to `capacity` bytes in total.
+pub struct CachingStore<S> {
+    inner: S,
+    capacity: u64,
+    lru: Mutex<Lru>,
+}
+
+/// Hits, misses and bytes held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheStats {
+    pub hits: u64,
+    pub misses: u64,
+    pub bytes: u64,
+}
+
+impl<S: ObjectStore> CachingStore<S> {
+    /// Wraps `inner` with a cache of at most `capacity` bytes.
+    pub fn new(inner: S, capacity: u64) -> Self {
+        Self {
+            inner,
+            capacity,
+            lru: Mutex::new(Lru::default()),
+        }
+    }
+
+    /// Cache counters.
+    pub fn stats(&self) -> CacheStats {
+        let lru = self.lru();
+        CacheStats {
+            hits: lru.hits,
+            misses: lru.misses,
+            bytes: lru.bytes,
+        }
+    }
+
+    fn lru(&self) -> std::sync::MutexGuard<'_, Lru> {
+        self.lru.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn lookup(&self, key: &Key) -> Option<Bytes> {
+        let mut lru = self.lru();
+        let found = lru.get(key);
+        if found.is_some() {
+            lru.hits += 1;
+        } else {
+            lru.misses += 1;
+        }
+        found
+    }
+}
+
+#[async_trait(?Send)]
+impl<S: ObjectStore> ObjectStore for CachingStore<S> {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+
+    async fn get(&self, path: &str) -> Result<Bytes> {
+        if !is_immutable(path) {
+            return self.inner.get(path).await;
+        }
+        let key = (path.to_string(), None);
+        if let Some(data) = self.lookup(&key) {
+            return Ok(data);
+        }
+        let data = self.inner.get(path).await?;
+        self.lru().insert(key, data.clone(), self.capacity);
+        Ok(data)
+    }
+
+    async fn get_range(&self, path: &str, range: Range<u64>) -> Result<Bytes> {
+        if !is_immutable(path) {
+            return self.inner.get_range(path, range).await;
+        }
+        let whole = (path.to_string(), None);
+        if let Some(data) = self.lru().get(&whole) {
+            return crate::memory::slice_range(path, &data, range);
+        }
+        let key = (path.to_string(), Some((range.start, range.end)));
+        if let Some(data) = self.lookup(&key) {
+            return Ok(data);
+        }
+        let data = self.inner.get_range(path, range).await?;
+        self.lru().insert(key, data.clone(), self.capacity);
+        Ok(data)
+    }
+
+    async fn head(&self, path: &str) -> Result<ObjectMeta> {
+        if is_immutable(path) {
+            if let Some(data) = self.lru().get(&(path.to_string(), None)) {
+                return Ok(ObjectMeta {
+                    path: path.to_string(),
+                    size: data.len() as u64,
+                });
+            }
+        }
+        self.inner.head(path).await
+    }
+
+    async fn list_dir(&self, prefix: &str) -> Result<Listing> {
+        self.inner.list_dir(prefix).await
+    }
+
+    async fn put(&self, path: &str, data: Bytes) -> Result<()> {
+        self.lru().invalidate(path);
+        self.inner.put(path, data).await
+    }
+
+    async fn put_if_absent(&self, path: &str, data: Bytes) -> Result<PutOutcome> {
+        self.lru().invalidate(path);
+        self.inner.put_if_absent(path, data).await
+    }
+
+    async fn delete(&self, path: &str) -> Result<()> {
+        self.lru().invalidate(path);
+        self.inner.delete(path).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemoryStore;
+    use futures::executor::block_on;
+
+    #[test]
+    fn caches_immutable_objects_within_capacity() {
+        block_on(async {
+            let inner = MemoryStore::new();
+            inner.put("t/data-1", Bytes::from(vec![1u8; 100])).await.unwrap();
+            inner.put("t/data-2", Bytes::from(vec![2u8; 100])).await.unwrap();
+            inner.put("t/snapshot/LATEST", Bytes::from_static(b"1")).await.unwrap();
+            for i in 3..=5 {
+                inner.put(&format!("t/data-{i}"), Bytes::from(vec![i; 100])).await.unwrap();
+            }
+            let c = CachingStore::new(inner, 400);
+            c.get("t/data-1").await.unwrap();
+            c.get("t/data-1").await.unwrap();
+            assert_eq!(c.stats().hits, 1);
+            // A range of a cached whole object is sliced from it.
+            assert_eq!(c.get_range("t/data-1", 10..20).await.unwrap(), vec![1u8; 10]);
+            for i in 2..=4 {
+                c.get(&format!("t/data-{i}")).await.unwrap();
+            }
+            assert_eq!(c.stats().bytes, 400);
+            // data-2 is now the least recently used: data-5 evicts it, not data-1.
+            c.get("t/data-1").await.unwrap();
+            c.get("t/data-5").await.unwrap();
+            assert_eq!(c.stats().bytes, 400);
+            let misses = c.stats().misses;
+            c.get("t/data-1").await.unwrap();
+            assert_eq!(c.stats().misses, misses, "data-1 stayed");
+            c.get("t/data-2").await.unwrap();
+            assert_eq!(c.stats().misses, misses + 1, "data-2 was evicted");
+            // Exact ranges of objects not held whole are cached too.
+            c.get_range("t/data-3", 0..5).await.unwrap();
+            c.get_range("t/data-3", 0..5).await.unwrap();
+            // Hints are never cached: a new LATEST is seen at once.
+            c.get("t/snapshot/LATEST").await.unwrap();
+            c.inner.put("t/snapshot/LATEST", Bytes::from_static(b"2")).await.unwrap();
+            assert_eq!(c.get("t/snapshot/LATEST").await.unwrap(), "2");
+            // Writing through the cache invalidates.
+            c.put("t/data-1", Bytes::from_static(b"new")).await.unwrap();
+            assert_eq!(c.get("t/data-1").await.unwrap(), "new");
+            // Objects over a quarter of the capacity are not cached.
+            c.put("t/big", Bytes::from(vec![0u8; 200])).await.unwrap();
+            let before = c.stats().bytes;
+            c.get("t/big").await.unwrap();
+            assert_eq!(c.stats().bytes, before);
+            assert!(!is_immutable("db.db/t/snapshot/EARLIEST") && is_immutable("db.db/t/manifest/m-1"));
+        });
+    }
+}
