@@ -42,14 +42,21 @@ impl Catalog {
         let first_sequence = next_sequence_number(&table).await?;
         let files = write_files(&table, env, batches, first_sequence).await?;
         let options = CommitOptions::for_table(&table, env.uuid())?;
-        Ok(Committer::new(&table, env, options).commit(files, overwrite).await?)
+        Ok(Committer::new(&table, env, options)
+            .commit(files, overwrite)
+            .await?)
     }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 impl Catalog {
     /// [`Catalog::create_table_with`] with the system clock.
-    pub async fn create_table(&self, database: &str, name: &str, def: &TableDefinition) -> Result<TableRef> {
+    pub async fn create_table(
+        &self,
+        database: &str,
+        name: &str,
+        def: &TableDefinition,
+    ) -> Result<TableRef> {
         let env = lakescope_paimon::write::SystemEnv::default();
         self.create_table_with(&env, database, name, def).await
     }
