@@ -212,18 +212,33 @@ mod tests {
     fn caches_immutable_objects_within_capacity() {
         block_on(async {
             let inner = MemoryStore::new();
-            inner.put("t/data-1", Bytes::from(vec![1u8; 100])).await.unwrap();
-            inner.put("t/data-2", Bytes::from(vec![2u8; 100])).await.unwrap();
-            inner.put("t/snapshot/LATEST", Bytes::from_static(b"1")).await.unwrap();
+            inner
+                .put("t/data-1", Bytes::from(vec![1u8; 100]))
+                .await
+                .unwrap();
+            inner
+                .put("t/data-2", Bytes::from(vec![2u8; 100]))
+                .await
+                .unwrap();
+            inner
+                .put("t/snapshot/LATEST", Bytes::from_static(b"1"))
+                .await
+                .unwrap();
             for i in 3..=5 {
-                inner.put(&format!("t/data-{i}"), Bytes::from(vec![i; 100])).await.unwrap();
+                inner
+                    .put(&format!("t/data-{i}"), Bytes::from(vec![i; 100]))
+                    .await
+                    .unwrap();
             }
             let c = CachingStore::new(inner, 400);
             c.get("t/data-1").await.unwrap();
             c.get("t/data-1").await.unwrap();
             assert_eq!(c.stats().hits, 1);
             // A range of a cached whole object is sliced from it.
-            assert_eq!(c.get_range("t/data-1", 10..20).await.unwrap(), vec![1u8; 10]);
+            assert_eq!(
+                c.get_range("t/data-1", 10..20).await.unwrap(),
+                vec![1u8; 10]
+            );
             for i in 2..=4 {
                 c.get(&format!("t/data-{i}")).await.unwrap();
             }
@@ -242,7 +257,10 @@ mod tests {
             c.get_range("t/data-3", 0..5).await.unwrap();
             // Hints are never cached: a new LATEST is seen at once.
             c.get("t/snapshot/LATEST").await.unwrap();
-            c.inner.put("t/snapshot/LATEST", Bytes::from_static(b"2")).await.unwrap();
+            c.inner
+                .put("t/snapshot/LATEST", Bytes::from_static(b"2"))
+                .await
+                .unwrap();
             assert_eq!(c.get("t/snapshot/LATEST").await.unwrap(), "2");
             // Writing through the cache invalidates.
             c.put("t/data-1", Bytes::from_static(b"new")).await.unwrap();
@@ -252,7 +270,9 @@ mod tests {
             let before = c.stats().bytes;
             c.get("t/big").await.unwrap();
             assert_eq!(c.stats().bytes, before);
-            assert!(!is_immutable("db.db/t/snapshot/EARLIEST") && is_immutable("db.db/t/manifest/m-1"));
+            assert!(
+                !is_immutable("db.db/t/snapshot/EARLIEST") && is_immutable("db.db/t/manifest/m-1")
+            );
         });
     }
 }

@@ -38,7 +38,11 @@ pub struct SeededJitter(Cell<u64>);
 impl SeededJitter {
     /// A generator from `seed` (0 is replaced by a fixed non-zero seed).
     pub fn new(seed: u64) -> Self {
-        Self(Cell::new(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed }))
+        Self(Cell::new(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        }))
     }
 }
 

@@ -15,7 +15,9 @@ pub use xml::{parse_list, ListPage};
 
 use crate::path::dir_prefix;
 use crate::retry::{transport_error, Attempt, Sender};
-use crate::transport::http_store::{checked_body, classify_status, error_code_suffix, trivial_range};
+use crate::transport::http_store::{
+    checked_body, classify_status, error_code_suffix, trivial_range,
+};
 use crate::transport::{encode_key, HttpRequest, HttpResponse, TransportError};
 use crate::{join, Error, Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
 use async_trait::async_trait;
@@ -37,7 +39,10 @@ impl std::fmt::Debug for S3Credentials {
         f.debug_struct("S3Credentials")
             .field("access_key_id", &self.access_key_id)
             .field("secret_access_key", &"<redacted>")
-            .field("session_token", &self.session_token.as_ref().map(|_| "<redacted>"))
+            .field(
+                "session_token",
+                &self.session_token.as_ref().map(|_| "<redacted>"),
+            )
             .finish()
     }
 }
@@ -77,6 +82,8 @@ pub struct S3Config {
     /// `endpoint/bucket/key` instead of `bucket.endpoint/key`.
     pub path_style: bool,
     pub auth: S3Auth,
+    /// Page size of listings (`max-keys`; default: the server's, 1000 on S3).
+    pub max_keys: Option<u32>,
 }
 
 impl S3Config {
@@ -89,6 +96,7 @@ impl S3Config {
             endpoint: None,
             path_style: false,
             auth: S3Auth::Anonymous,
+            max_keys: None,
         }
     }
 
@@ -131,6 +139,9 @@ impl S3Config {
         if let Some(token) = continuation {
             url.push_str("&continuation-token=");
             url.push_str(&encode_query(token));
+        }
+        if let Some(n) = self.max_keys {
+            url.push_str(&format!("&max-keys={n}"));
         }
         url
     }
@@ -248,22 +259,25 @@ impl S3Store {
     /// Why access was denied, with the likely missing credential or CORS rule.
     fn denied_hint(&self, response: &HttpResponse) -> String {
         let code = error_code_suffix(response);
-        let what = match &self.config.auth {
-            S3Auth::Anonymous => "no credentials were given: set AWS_ACCESS_KEY_ID and \
+        let what =
+            match &self.config.auth {
+                S3Auth::Anonymous => "no credentials were given: set AWS_ACCESS_KEY_ID and \
                 AWS_SECRET_ACCESS_KEY (or use a presign endpoint), or make the bucket public"
-                .to_string(),
-            S3Auth::Keys(c) => format!(
+                    .to_string(),
+                S3Auth::Keys(c) => {
+                    format!(
                 "check that access key {} and its secret are right, that the region is {}, \
                  that AWS_SESSION_TOKEN is set for temporary credentials{}, and that the bucket \
                  policy allows this operation",
                 c.access_key_id,
                 self.config.region,
                 if c.session_token.is_some() { " (and not expired)" } else { "" }
-            ),
-            S3Auth::Presigned { .. } => "the presigned URL was refused: the presign server's \
+            )
+                }
+                S3Auth::Presigned { .. } => "the presigned URL was refused: the presign server's \
                 credentials or clock may be wrong, or the URL expired"
-                .to_string(),
-        };
+                    .to_string(),
+            };
         format!(
             "HTTP {}{code}; {what}; in a browser, the bucket's CORS rules must allow this \
              origin, the headers Authorization, Range, If-None-Match and x-amz-*, and expose \
@@ -299,9 +313,9 @@ impl S3Store {
                     if response.status == 416 {
                         return Attempt::Done(Err(out_of_range(path, range, &response)));
                     }
-                    if let Some(done) = classify_status(operation, path, &response, &|r| {
-                        self.denied_hint(r)
-                    }) {
+                    if let Some(done) =
+                        classify_status(operation, path, &response, &|r| self.denied_hint(r))
+                    {
                         return done;
                     }
                     if method == "HEAD" {
@@ -317,12 +331,7 @@ impl S3Store {
             .await
     }
 
-    async fn write(
-        &self,
-        path: &str,
-        data: Bytes,
-        if_absent: bool,
-    ) -> Result<PutOutcome> {
+    async fn write(&self, path: &str, data: Bytes, if_absent: bool) -> Result<PutOutcome> {
         let key = self.config.full_key(path);
         let headers: Vec<(&str, String)> = if if_absent {
             vec![("if-none-match", "*".to_string())]
@@ -521,7 +530,10 @@ mod tests {
     #[test]
     fn addressing() {
         let mut c = S3Config::new("bkt", "/wh/");
-        assert_eq!(c.object_url("wh/a b"), "https://bkt.s3.us-east-1.amazonaws.com/wh/a%20b");
+        assert_eq!(
+            c.object_url("wh/a b"),
+            "https://bkt.s3.us-east-1.amazonaws.com/wh/a%20b"
+        );
         c.endpoint = Some("http://127.0.0.1:9000/".to_string());
         c.path_style = true;
         assert_eq!(c.object_url("wh/k=1"), "http://127.0.0.1:9000/bkt/wh/k%3D1");

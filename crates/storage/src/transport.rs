@@ -103,7 +103,9 @@ mod native {
             let client = reqwest::Client::builder()
                 .connect_timeout(timeout)
                 .build()
-                .map_err(|e| TransportError::Connection(format!("cannot build HTTP client: {e}")))?;
+                .map_err(|e| {
+                    TransportError::Connection(format!("cannot build HTTP client: {e}"))
+                })?;
             Ok(Self { client, timeout })
         }
     }

@@ -46,7 +46,9 @@ impl Default for StoreOptions {
 
 /// `s3://bucket/prefix` → (`bucket`, `prefix`).
 pub fn parse_s3_uri(uri: &str) -> Option<(String, String)> {
-    let rest = uri.strip_prefix("s3://").or_else(|| uri.strip_prefix("s3a://"))?;
+    let rest = uri
+        .strip_prefix("s3://")
+        .or_else(|| uri.strip_prefix("s3a://"))?;
     let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
     (!bucket.is_empty()).then(|| (bucket.to_string(), prefix.trim_matches('/').to_string()))
 }
@@ -162,7 +164,10 @@ mod tests {
             parse_s3_uri("s3://b/w/h/"),
             Some(("b".to_string(), "w/h".to_string()))
         );
-        assert_eq!(parse_s3_uri("s3://b"), Some(("b".to_string(), String::new())));
+        assert_eq!(
+            parse_s3_uri("s3://b"),
+            Some(("b".to_string(), String::new()))
+        );
         assert_eq!(parse_s3_uri("s3:///x"), None);
         let options = StoreOptions {
             s3_endpoint: Some("http://127.0.0.1:1".into()),

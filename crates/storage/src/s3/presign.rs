@@ -33,7 +33,11 @@ impl Presigner {
         let mut url = format!(
             "{}{}method={method}&key={}",
             self.endpoint,
-            if self.endpoint.contains('?') { "&" } else { "?" },
+            if self.endpoint.contains('?') {
+                "&"
+            } else {
+                "?"
+            },
             super::encode_query(key)
         );
         if let Some(token) = token {
@@ -97,7 +101,9 @@ impl PresignService {
     /// A signer for `config` (whose auth must be [`S3Auth::Keys`]).
     pub fn new(config: S3Config, allowed_prefix: &str, expires: Duration) -> Result<Self, String> {
         if !matches!(config.auth, S3Auth::Keys(_)) {
-            return Err("the presign server needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY".to_string());
+            return Err(
+                "the presign server needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY".to_string(),
+            );
         }
         Ok(Self {
             config,
@@ -124,7 +130,10 @@ impl PresignService {
         let method = method.ok_or((400, "missing method".to_string()))?;
         let key = key.ok_or((400, "missing key".to_string()))?;
         if !key.starts_with(&self.allowed_prefix) {
-            return Err((403, format!("keys must start with {:?}", self.allowed_prefix)));
+            return Err((
+                403,
+                format!("keys must start with {:?}", self.allowed_prefix),
+            ));
         }
         let S3Auth::Keys(creds) = &self.config.auth else {
             return Err((500, "no credentials".to_string()));
@@ -142,8 +151,15 @@ impl PresignService {
             "LIST" => ("GET", self.config.list_url(&key, token.as_deref())),
             other => return Err((400, format!("unsupported method {other:?}"))),
         };
-        presign_url(http_method, &url, creds, &self.config.region, now, self.expires)
-            .map_err(|e| (500, e))
+        presign_url(
+            http_method,
+            &url,
+            creds,
+            &self.config.region,
+            now,
+            self.expires,
+        )
+        .map_err(|e| (500, e))
     }
 }
 
@@ -231,10 +247,18 @@ mod tests {
         let s = PresignService::new(config, "wh/", Duration::from_secs(60)).unwrap();
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
         let url = s.answer("method=GET&key=wh%2Fa%3D1", now).unwrap();
-        assert!(url.starts_with("http://127.0.0.1:1/bkt/wh/a%3D1?X-Amz-Algorithm=AWS4-HMAC-SHA256"), "{url}");
+        assert!(
+            url.starts_with("http://127.0.0.1:1/bkt/wh/a%3D1?X-Amz-Algorithm=AWS4-HMAC-SHA256"),
+            "{url}"
+        );
         assert!(url.contains("X-Amz-Signature=") && !url.contains("secret"));
-        let list = s.answer("method=LIST&key=wh%2F&continuation-token=t", now).unwrap();
-        assert!(list.contains("list-type=2") && list.contains("continuation-token=t"), "{list}");
+        let list = s
+            .answer("method=LIST&key=wh%2F&continuation-token=t", now)
+            .unwrap();
+        assert!(
+            list.contains("list-type=2") && list.contains("continuation-token=t"),
+            "{list}"
+        );
         assert_eq!(s.answer("method=GET&key=other", now).unwrap_err().0, 403);
         assert_eq!(s.answer("method=POST&key=wh/x", now).unwrap_err().0, 400);
     }

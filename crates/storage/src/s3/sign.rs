@@ -51,7 +51,10 @@ pub fn sign_request(
     let signable = SignableRequest::new(
         request.method,
         request.url.as_str(),
-        request.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        request
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str())),
         SignableBody::Bytes(&request.body),
     )
     .map_err(|e| format!("cannot sign the request: {e}"))?;
@@ -60,9 +63,10 @@ pub fn sign_request(
         .into_parts();
     let (headers, _params) = instructions.into_parts();
     for header in headers {
-        request
-            .headers
-            .push((header.name().to_ascii_lowercase(), header.value().to_string()));
+        request.headers.push((
+            header.name().to_ascii_lowercase(),
+            header.value().to_string(),
+        ));
     }
     Ok(())
 }

@@ -101,6 +101,9 @@ mod tests {
         );
         assert_eq!(page.prefixes, vec!["w/db.db/"]);
         assert_eq!(page.next_token.as_deref(), Some("tok/1="));
-        assert!(parse_list(b"<ListBucketResult><Contents><Size>1</Size></Contents></ListBucketResult>").is_err());
+        assert!(parse_list(
+            b"<ListBucketResult><Contents><Size>1</Size></Contents></ListBucketResult>"
+        )
+        .is_err());
     }
 }

@@ -321,6 +321,9 @@ mod tests {
             done(checked_body("k", &r, Some(8..12))),
             Err(Error::OutOfRange { size: 10, .. })
         ));
-        assert_eq!(encode_key("db.db/t/dt=2024 01/a+b"), "db.db/t/dt%3D2024%2001/a%2Bb");
+        assert_eq!(
+            encode_key("db.db/t/dt=2024 01/a+b"),
+            "db.db/t/dt%3D2024%2001/a%2Bb"
+        );
     }
 }
