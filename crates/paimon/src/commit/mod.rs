@@ -70,7 +70,7 @@ pub struct CommitOutcome {
 
 /// Why one attempt did not create the snapshot.
 enum Attempt {
-    Done(Snapshot),
+    Done(Box<Snapshot>),
     Lost,
 }
 
@@ -104,7 +104,10 @@ impl<'a> Committer<'a> {
             match self.attempt(&files, overwrite.as_ref()).await? {
                 Attempt::Done(snapshot) => {
                     self.write_hints(snapshot.id).await;
-                    return Ok(CommitOutcome { snapshot, retries });
+                    return Ok(CommitOutcome {
+                        snapshot: *snapshot,
+                        retries,
+                    });
                 }
                 Attempt::Lost if retries < self.options.max_retries => {
                     let wait = self
@@ -195,11 +198,10 @@ impl<'a> Committer<'a> {
 
         let mcodec = || {
             codec(
-                &table
+                table
                     .options()
                     .get("manifest.compression")
-                    .unwrap_or("zstd")
-                    .to_string(),
+                    .unwrap_or("zstd"),
             )
         };
         let uuid = self.env.uuid();
@@ -306,7 +308,7 @@ impl<'a> Committer<'a> {
         let json = serde_json::to_vec_pretty(&snapshot)
             .map_err(|e| Error::Invalid(format!("{key}: serializing: {e}")))?;
         match table.store().put_if_absent(&key, json.into()).await? {
-            PutOutcome::Created => Ok(Attempt::Done(snapshot)),
+            PutOutcome::Created => Ok(Attempt::Done(Box::new(snapshot))),
             PutOutcome::AlreadyExists => {
                 for name in written {
                     // Best effort: leftovers are orphans, never referenced.

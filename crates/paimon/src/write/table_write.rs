@@ -31,6 +31,9 @@ pub const ROW_KIND_COLUMN: &str = "_VALUE_KIND";
 /// Field id offset of `_KEY_` columns (Java `SpecialFields.KEY_FIELD_ID_START`).
 const KEY_FIELD_ID_START: i32 = i32::MAX / 2;
 
+/// Rows of one file: (partition BinaryRow bytes, bucket).
+type GroupKey = (Vec<u8>, i32);
+
 /// A data file written for a commit, with where it belongs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewFile {
@@ -145,7 +148,7 @@ pub async fn write_files(
         .collect();
 
     // Group row numbers by (partition bytes, bucket).
-    let mut groups: BTreeMap<(Vec<u8>, i32), (Vec<Datum>, Vec<usize>)> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey, (Vec<Datum>, Vec<usize>)> = BTreeMap::new();
     for row in 0..rows {
         let part: Vec<Datum> = partition_idx
             .iter()
@@ -251,7 +254,7 @@ pub async fn write_files(
         let bytes = encode_parquet(
             &file_name,
             batch.schema_ref(),
-            &[batch.clone()],
+            std::slice::from_ref(&batch),
             codec,
             row_group_rows(&options)?,
         )?;
