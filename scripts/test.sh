@@ -88,7 +88,9 @@ layer1() {
 }
 
 layer2() {
-  cargo test --target wasm32-unknown-unknown -p lakescope-storage -p lakescope-paimon \
+  # Storage in the browser, and the core crates (Paimon + Iceberg readers, engine) reading one
+  # corpus table of each kind in headless Chromium (tests/wasm-conformance).
+  cargo test --target wasm32-unknown-unknown -p lakescope-storage -p lakescope-wasm-conformance \
     --features lakescope-storage/browser --no-fail-fast 2>&1 | tee "$LOGS/layer2.log"
   local rc=${PIPESTATUS[0]} counts
   counts=$(cargo_counts "$LOGS/layer2.log")

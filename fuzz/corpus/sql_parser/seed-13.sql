@@ -1,0 +1,1 @@
+CREATE TABLE IF NOT EXISTS primary_key_partitioned (word STRING, cnt BIGINT, dt STRING, hh STRING, PRIMARY KEY (dt, hh, word) NOT ENFORCED) PARTITIONED BY (dt, hh) WITH ('bucket' = '4', 'changelog-producer' = 'input', 'metastore.partitioned-table' = 'true');  -- expect: ok

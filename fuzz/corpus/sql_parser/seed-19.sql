@@ -1,0 +1,1 @@
+ALTER TABLE append_table SET ('partition.expiration-strategy' = 'values-time', 'partition.expiration-time' = '7 d', 'partition.expiration-check-interval' = '1 d', 'partition.timestamp-formatter' = 'yyyy-MM-dd', 'partition.timestamp-pattern' = '$dt');  -- expect: ok

@@ -1,0 +1,1 @@
+CREATE CATALOG paimon_catalog WITH ('type' = 'paimon', 'warehouse' = '${WAREHOUSE}/paimon');  -- expect: ok

@@ -1,0 +1,1 @@
+SET 'table.exec.sink.upsert-materialize' = 'NONE';  -- expect: ok

@@ -1,0 +1,1 @@
+ALTER TABLE primary_key_table SET ('merge-engine' = 'no-such-engine');  -- expect: error

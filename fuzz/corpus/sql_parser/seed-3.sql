@@ -1,0 +1,1 @@
+USE CATALOG paimon_catalog;  -- expect: ok

@@ -1,0 +1,1 @@
+SHOW CURRENT CATALOG;  -- expect: ok

@@ -1,0 +1,1 @@
+USE test_db;  -- expect: ok
