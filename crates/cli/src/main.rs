@@ -2,20 +2,65 @@
 
 mod bench;
 mod output;
+mod presign_server;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_engine::{Catalog, TableRef};
-use lakescope_storage::LocalStore;
+use lakescope_storage::uri::StoreOptions;
 use std::process::ExitCode;
-use std::rc::Rc;
 
 #[derive(Parser)]
 #[command(name = "lakescope", version, about = "Look into Apache Paimon and Iceberg lakes", long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    remote: RemoteArgs,
 }
+
+/// Where remote warehouses are (every command accepts these). S3 credentials come from
+/// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.
+#[derive(clap::Args, Clone, Debug, Default)]
+struct RemoteArgs {
+    /// S3 endpoint URL, e.g. http://127.0.0.1:9000 (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, or AWS).
+    #[arg(long, global = true)]
+    s3_endpoint: Option<String>,
+    /// S3 region (default: AWS_REGION, AWS_DEFAULT_REGION, or us-east-1).
+    #[arg(long, global = true)]
+    s3_region: Option<String>,
+    /// Path-style S3 addressing (endpoint/bucket/key), as MinIO and moto need.
+    #[arg(long, global = true)]
+    s3_path_style: bool,
+    /// Ask this presign endpoint for S3 URLs instead of signing with keys.
+    #[arg(long, global = true)]
+    presign_endpoint: Option<String>,
+}
+
+impl RemoteArgs {
+    fn store_options(&self) -> StoreOptions {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        StoreOptions {
+            s3_endpoint: self
+                .s3_endpoint
+                .clone()
+                .or_else(|| env("AWS_ENDPOINT_URL_S3"))
+                .or_else(|| env("AWS_ENDPOINT_URL")),
+            s3_region: self
+                .s3_region
+                .clone()
+                .or_else(|| env("AWS_REGION"))
+                .or_else(|| env("AWS_DEFAULT_REGION")),
+            s3_path_style: self.s3_path_style,
+            presign_endpoint: self.presign_endpoint.clone(),
+            credentials: lakescope_storage::s3::S3Credentials::from_env(),
+            ..StoreOptions::default()
+        }
+    }
+}
+
+/// The remote options of this run (set once in `run`).
+static STORE_OPTIONS: std::sync::OnceLock<StoreOptions> = std::sync::OnceLock::new();
 
 /// How rows are printed.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -117,6 +162,8 @@ enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
     },
+    /// Development presign endpoint for one bucket (see presign_server.rs for the contract).
+    PresignServer(presign_server::Args),
 }
 
 fn main() -> ExitCode {
@@ -141,8 +188,11 @@ fn main() -> ExitCode {
     }
 }
 
-fn open_catalog(warehouse: &str) -> Catalog {
-    Catalog::new(Rc::new(LocalStore::from_uri(warehouse)))
+/// Opens a warehouse: a path, file://, http(s):// or s3://bucket/prefix.
+fn open_catalog(warehouse: &str) -> Result<Catalog, String> {
+    let options = STORE_OPTIONS.get_or_init(StoreOptions::default);
+    let store = lakescope_storage::uri::open(warehouse, options).map_err(|e| e.to_string())?;
+    Ok(Catalog::new(store))
 }
 
 fn parse_table(text: &str) -> Result<TableRef, String> {
@@ -150,9 +200,11 @@ fn parse_table(text: &str) -> Result<TableRef, String> {
 }
 
 async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
+    let options = STORE_OPTIONS.get_or_init(|| cli.remote.store_options());
     match cli.command {
+        Command::PresignServer(args) => presign_server::run(&args, options),
         Command::Tables { warehouse } => {
-            let tree = open_catalog(&warehouse)
+            let tree = open_catalog(&warehouse)?
                 .tree()
                 .await
                 .map_err(|e| e.to_string())?;
@@ -217,7 +269,7 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
             snapshot,
         } => {
             let table_ref = parse_table(&table)?;
-            let catalog = open_catalog(&warehouse);
+            let catalog = open_catalog(&warehouse)?;
             let line = bench::bench_read(&catalog, &table_ref, snapshot, started).await?;
             println!("{line}");
             Ok(())
@@ -261,7 +313,7 @@ async fn scan_and_print(
     format: Format,
 ) -> Result<(), String> {
     let table_ref = parse_table(table)?;
-    let result = open_catalog(warehouse)
+    let result = open_catalog(warehouse)?
         .scan(&table_ref, request)
         .await
         .map_err(|e| e.to_string())?;
@@ -298,7 +350,7 @@ async fn diff_and_print(
     format: Format,
 ) -> Result<(), String> {
     let table_ref = parse_table(table)?;
-    let paimon = open_catalog(warehouse)
+    let paimon = open_catalog(warehouse)?
         .open_table(&table_ref)
         .await
         .map_err(|e| e.to_string())?;
