@@ -400,7 +400,11 @@ async fn lakescope_written_tables_read_identically_in_java_and_pypaimon() {
         ],
         partition_keys: vec!["dt".into()],
         primary_keys: vec!["dt".into(), "id".into()],
-        options: BTreeMap::from([("bucket".to_string(), "3".to_string())]),
+        options: BTreeMap::from([
+            ("bucket".to_string(), "3".to_string()),
+            // Small files: a commit rolls into several level-0 files per bucket.
+            ("target-file-size".to_string(), "2kb".to_string()),
+        ]),
         ..Default::default()
     };
     let pk = catalog

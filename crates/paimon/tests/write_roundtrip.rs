@@ -479,3 +479,56 @@ fn racing_writers_on_local_store() {
 
 #[allow(dead_code)]
 fn _unused(_: ArrowType) {}
+
+/// `target-file-size` rolls a bucket's rows into several sorted files with disjoint key ranges.
+#[tokio::test]
+async fn small_target_file_size_rolls_files() {
+    let store: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
+    let env = FixedEnv::new(1_700_000_000_000, 3);
+    let def = TableDefinition {
+        columns: vec![
+            ("id".into(), t(TypeKind::Int), None),
+            ("v".into(), string(), None),
+        ],
+        primary_keys: vec!["id".into()],
+        options: BTreeMap::from([
+            ("bucket".to_string(), "1".to_string()),
+            ("target-file-size".to_string(), "1kb".to_string()),
+        ]),
+        ..Default::default()
+    };
+    create_table(store.as_ref(), "db.db/roll", &def, &env)
+        .await
+        .unwrap();
+    let table = Table::open(store.clone(), "db.db/roll").await.unwrap();
+    let ids: Vec<i32> = (0..500).rev().collect();
+    let b = batch(vec![
+        ("id", Arc::new(Int32Array::from(ids.clone())) as ArrayRef),
+        (
+            "v",
+            Arc::new(StringArray::from(
+                ids.iter().map(|i| format!("v{i}")).collect::<Vec<_>>(),
+            )),
+        ),
+    ]);
+    commit(&table, &env, b, None).await;
+    let s = table.latest_snapshot().await.unwrap().unwrap();
+    let p = plan(&table, &s, &PartitionFilter::All).await.unwrap();
+    let mut ranges: Vec<(i32, i32)> = p.splits[0]
+        .files
+        .iter()
+        .map(|f| {
+            let k = |b: &[u8]| match BinaryRow::decode(b, &[t(TypeKind::Int)]).unwrap()[0] {
+                Datum::Int(x) => x,
+                ref other => panic!("{other:?}"),
+            };
+            (k(&f.min_key), k(&f.max_key))
+        })
+        .collect();
+    assert!(ranges.len() > 1, "expected several files, got {ranges:?}");
+    ranges.sort();
+    for w in ranges.windows(2) {
+        assert!(w[0].1 < w[1].0, "overlapping key ranges {ranges:?}");
+    }
+    assert_eq!(read_rows(&table, 1).await.len(), 500);
+}

@@ -168,7 +168,20 @@ impl<'a> Committer<'a> {
             Some(s) => plan(table, s, &PartitionFilter::All).await?.splits,
             None => Vec::new(),
         };
-        check_bucket_counts(table, &live, files)?;
+        let overwritten: Vec<&[u8]> = match overwrite {
+            Some(o) => {
+                let schema = table.current_schema();
+                let mut v = Vec::new();
+                for split in &live {
+                    if o.selects(schema, &split.partition, files)? {
+                        v.push(split.partition_bytes.as_slice());
+                    }
+                }
+                v
+            }
+            None => Vec::new(),
+        };
+        check_bucket_counts(table, &live, files, &overwritten)?;
 
         let mut entries = Vec::new();
         if let Some(o) = overwrite {
@@ -339,9 +352,17 @@ impl<'a> Committer<'a> {
 
 /// Fails when a new file's bucket count differs from the partition's live files (Paimon's
 /// "total buckets changed" conflict: the table was rescaled concurrently).
-fn check_bucket_counts(table: &Table, live: &[Split], files: &[NewFile]) -> Result<()> {
+fn check_bucket_counts(
+    table: &Table,
+    live: &[Split],
+    files: &[NewFile],
+    overwritten: &[&[u8]],
+) -> Result<()> {
     let mut live_buckets: HashMap<&[u8], i32> = HashMap::new();
     for s in live {
+        if overwritten.contains(&s.partition_bytes.as_slice()) {
+            continue;
+        }
         if let Some(t) = s.total_buckets {
             live_buckets.insert(&s.partition_bytes, t);
         }

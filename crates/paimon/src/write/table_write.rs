@@ -165,50 +165,83 @@ pub async fn write_files(
 
     let writer_uuid = env.uuid();
     let codec = compression(&options.file_compression(), zstd_level(&options)?)?;
-    let mut out = Vec::with_capacity(groups.len());
-    for (n, ((part_bytes, bucket), (part, mut rows_of))) in groups.into_iter().enumerate() {
+    let target = target_file_size(&options, is_pk)?;
+    let row_bytes = columns
+        .iter()
+        .map(|c| c.get_array_memory_size())
+        .sum::<usize>()
+        .div_ceil(rows)
+        .max(1);
+    let rows_per_file = (target / row_bytes as u64).max(1) as usize;
+    // One job per file: rows in file order, with the min/max key.
+    let mut jobs = Vec::new();
+    for ((part_bytes, bucket), (part, rows_of)) in groups {
+        if !is_pk {
+            for chunk in rows_of.chunks(rows_per_file) {
+                let job = (
+                    part.clone(),
+                    part_bytes.clone(),
+                    bucket,
+                    chunk.to_vec(),
+                    empty_row(),
+                    empty_row(),
+                );
+                jobs.push(job);
+            }
+            continue;
+        }
+        let keys: Vec<Vec<Datum>> = rows_of
+            .iter()
+            .map(|r| {
+                key_idx
+                    .iter()
+                    .map(|i| datum_at(columns[*i].as_ref(), *r, &schema.fields[*i].data_type))
+                    .collect::<Result<Vec<_>>>()
+            })
+            .collect::<Result<_>>()?;
+        let mut order: Vec<usize> = (0..rows_of.len()).collect();
+        order.sort_by(|a, b| cmp_keys(&keys[*a], &keys[*b]));
+        // Stable sort: among equal keys the last one is the latest input row; keep it.
+        let mut kept: Vec<usize> = Vec::with_capacity(order.len());
+        for i in order {
+            if let Some(last) = kept.last_mut() {
+                if cmp_keys(&keys[*last], &keys[i]) == Ordering::Equal {
+                    *last = i;
+                    continue;
+                }
+            }
+            kept.push(i);
+        }
+        for chunk in kept.chunks(rows_per_file) {
+            let (Some(first), Some(last)) = (chunk.first(), chunk.last()) else {
+                continue;
+            };
+            let min_key = serialize(&keys[*first], &key_types)?;
+            let max_key = serialize(&keys[*last], &key_types)?;
+            let file_rows = chunk.iter().map(|i| rows_of[*i]).collect();
+            jobs.push((
+                part.clone(),
+                part_bytes.clone(),
+                bucket,
+                file_rows,
+                min_key,
+                max_key,
+            ));
+        }
+    }
+    let mut out = Vec::with_capacity(jobs.len());
+    for (n, (part, part_bytes, bucket, rows_of, min_key, max_key)) in jobs.into_iter().enumerate() {
         let file_name = format!(
             "{}{}-{}.parquet",
             options.data_file_prefix(),
             writer_uuid,
             n
         );
-        let mut min_key = empty_row();
-        let mut max_key = empty_row();
         let mut key_stats = SimpleStats {
             min_values: empty_row(),
             max_values: empty_row(),
             null_counts: Vec::new(),
         };
-        if is_pk {
-            let keys: Vec<Vec<Datum>> = rows_of
-                .iter()
-                .map(|r| {
-                    key_idx
-                        .iter()
-                        .map(|i| datum_at(columns[*i].as_ref(), *r, &schema.fields[*i].data_type))
-                        .collect::<Result<Vec<_>>>()
-                })
-                .collect::<Result<_>>()?;
-            let mut order: Vec<usize> = (0..rows_of.len()).collect();
-            order.sort_by(|a, b| cmp_keys(&keys[*a], &keys[*b]));
-            // Stable sort: among equal keys the last one is the latest input row; keep it.
-            let mut kept: Vec<usize> = Vec::with_capacity(order.len());
-            for i in order {
-                if let Some(last) = kept.last_mut() {
-                    if cmp_keys(&keys[*last], &keys[i]) == Ordering::Equal {
-                        *last = i;
-                        continue;
-                    }
-                }
-                kept.push(i);
-            }
-            if let (Some(first), Some(last)) = (kept.first(), kept.last()) {
-                min_key = serialize(&keys[*first], &key_types)?;
-                max_key = serialize(&keys[*last], &key_types)?;
-            }
-            rows_of = kept.iter().map(|i| rows_of[*i]).collect();
-        }
         let take_idx = UInt32Array::from(rows_of.iter().map(|r| *r as u32).collect::<Vec<_>>());
         let take = |a: &ArrayRef| {
             arrow_select::take::take(a.as_ref(), &take_idx, None)
@@ -300,6 +333,30 @@ fn system_field(id: i32, name: &str, kind: TypeKind) -> DataField {
         name: name.into(),
         data_type: DataType::nullable(kind).with_nullable(false),
         description: None,
+    }
+}
+
+/// `target-file-size` in bytes (Paimon memory-size syntax: `128 mb`, `256MB`, `1kb`, bytes);
+/// default 128 MiB for primary-key tables, 256 MiB for append tables.
+fn target_file_size(options: &CoreOptions, is_pk: bool) -> Result<u64> {
+    let Some(v) = options.get("target-file-size") else {
+        return Ok(if is_pk { 128 << 20 } else { 256 << 20 });
+    };
+    let text = v.trim().to_ascii_lowercase();
+    let digits: String = text.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let unit = text[digits.len()..].trim();
+    let scale: u64 = match unit {
+        "" | "b" | "bytes" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => 0,
+    };
+    match digits.parse::<u64>() {
+        Ok(n) if scale > 0 && n > 0 => Ok(n.saturating_mul(scale)),
+        _ => Err(Error::Invalid(format!(
+            "target-file-size '{v}' is not a memory size"
+        ))),
     }
 }
 
