@@ -10,7 +10,7 @@ mod sign;
 mod xml;
 
 pub use presign::{PresignService, Presigner};
-pub use sign::{presign_url, sign_request};
+pub use sign::{presign_url, sign_request, sign_request_for};
 pub use xml::{parse_list, ListPage};
 
 use crate::path::dir_prefix;

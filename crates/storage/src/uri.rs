@@ -2,7 +2,7 @@
 
 use crate::cache::CachingStore;
 use crate::limit::LimitedStore;
-use crate::retry::{Jitter, RetryPolicy, SeededJitter, Sender, Timer};
+use crate::retry::{Jitter, RetryPolicy, Sender, Timer};
 use crate::s3::{S3Auth, S3Config, S3Credentials, S3Store};
 use crate::transport::{HttpReadStore, HttpTransport};
 use crate::{Error, IndexedStore, MemoryStore, ObjectStore, Result};
@@ -141,7 +141,7 @@ pub fn open(uri: &str, options: &StoreOptions) -> Result<Rc<dyn ObjectStore>> {
             options,
             Rc::new(transport),
             Rc::new(crate::retry::TokioTimer),
-            Rc::new(SeededJitter::new(seed)),
+            Rc::new(crate::retry::SeededJitter::new(seed)),
         )
     }
     #[cfg(not(feature = "native-http"))]

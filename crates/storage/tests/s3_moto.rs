@@ -5,6 +5,7 @@
 //! fail, unless LAKESCOPE_SKIP_S3=1 (developers only).
 #![cfg(not(target_arch = "wasm32"))]
 
+#[cfg(feature = "native-http")]
 mod moto {
     //! Starts one moto server per test binary; it exits when the test process does.
     use std::path::PathBuf;
@@ -37,7 +38,16 @@ mod moto {
         Some(ENDPOINT.get_or_init(start))
     }
 
-    fn start() -> String {
+    /// A second server, for the test that switches on moto's signature checks.
+    pub fn strict_endpoint() -> Option<&'static str> {
+        if std::env::var("LAKESCOPE_SKIP_S3").as_deref() == Ok("1") {
+            return None;
+        }
+        static ENDPOINT: OnceLock<String> = OnceLock::new();
+        Some(ENDPOINT.get_or_init(start))
+    }
+
+    pub fn start() -> String {
         let Some(bin) = find_moto() else {
             panic!(
                 "moto_server not found: run `bash scripts/s3-test-server.sh` to install it into \
@@ -50,7 +60,7 @@ mod moto {
             .expect("a free port");
         // A watchdog shell ends moto when this test process is gone.
         let script = r#"trap 'kill $m 2>/dev/null' EXIT; "$0" -H 127.0.0.1 -p "$1" >/dev/null 2>&1 & m=$!; while kill -0 "$2" 2>/dev/null && kill -0 $m 2>/dev/null; do sleep 0.5; done"#;
-        Command::new("bash")
+        let mut watchdog = Command::new("bash")
             .arg("-c")
             .arg(script)
             .arg(&bin)
@@ -59,6 +69,8 @@ mod moto {
             .stdin(Stdio::null())
             .spawn()
             .expect("start moto_server");
+        // Reap the watchdog when it exits (with this process, or if moto dies).
+        std::thread::spawn(move || watchdog.wait());
         let endpoint = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
@@ -410,7 +422,7 @@ mod suite {
                 max_attempts: 8,
                 base_delay: Duration::from_millis(2),
                 max_delay: Duration::from_millis(50),
-                request_timeout: Duration::from_millis(1500),
+                request_timeout: Duration::from_millis(400),
             };
             let faults = vec![
                 Fault::Status(500),
@@ -422,7 +434,7 @@ mod suite {
             ];
             let mut right = 0;
             let mut errors = 0;
-            for seed in 1..=3u64 {
+            for seed in 1..=2u64 {
                 let faulty = Rc::new(FaultyTransport::new(reqwest(), faults.clone(), 0.2, seed));
                 let s = S3Store::new(
                     config(endpoint, "faults", "warehouse"),
@@ -497,6 +509,133 @@ mod suite {
                 .await
                 .unwrap_err();
             assert!(matches!(e, Error::ShortRead { .. }), "{e}");
+        });
+    }
+
+    /// The text of the first `<name>` element.
+    fn xml_tag(text: &str, name: &str) -> String {
+        let open = format!("<{name}>");
+        let start = text.find(&open).map(|i| i + open.len()).unwrap_or(0);
+        let end = text[start..].find('<').map(|i| i + start).unwrap_or(start);
+        text[start..end].to_string()
+    }
+
+    /// Creates an IAM user with an S3 policy and returns its keys (moto does not check signatures yet).
+    async fn iam_user(endpoint: &str) -> S3Credentials {
+        let bootstrap = creds();
+        let call = |body: String| {
+            let mut request = HttpRequest::new("POST", format!("{endpoint}/"))
+                .header("content-type", "application/x-www-form-urlencoded");
+            request.body = Bytes::from(body);
+            lakescope_storage::s3::sign_request_for(
+                &mut request,
+                &bootstrap,
+                "us-east-1",
+                "iam",
+                std::time::SystemTime::now(),
+            )
+            .expect("sign");
+            async move {
+                let r = reqwest().send(request).await.expect("IAM call");
+                let text = String::from_utf8_lossy(&r.body).into_owned();
+                assert_eq!(r.status, 200, "IAM: {text}");
+                text
+            }
+        };
+        call("Action=CreateUser&UserName=lakescope&Version=2010-05-08".into()).await;
+        let policy = r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}"#;
+        call(format!(
+        "Action=PutUserPolicy&UserName=lakescope&PolicyName=s3&PolicyDocument={}&Version=2010-05-08",
+        lakescope_storage::s3::encode_query(policy)
+    ))
+    .await;
+        let keys =
+            call("Action=CreateAccessKey&UserName=lakescope&Version=2010-05-08".into()).await;
+        S3Credentials {
+            access_key_id: xml_tag(&keys, "AccessKeyId"),
+            secret_access_key: xml_tag(&keys, "SecretAccessKey"),
+            session_token: None,
+        }
+    }
+
+    #[test]
+    fn sigv4_is_verified_by_moto_and_bad_keys_are_explained() {
+        let Some(endpoint) = moto::strict_endpoint() else {
+            return;
+        };
+        run(async {
+            let keys = iam_user(endpoint).await;
+            assert!(keys.access_key_id.len() > 10, "{keys:?}");
+            // From now on moto checks every signature against its IAM users.
+            let r = reqwest()
+                .send({
+                    let mut r = HttpRequest::new("POST", format!("{endpoint}/moto-api/reset-auth"));
+                    r.body = Bytes::from_static(b"0");
+                    r
+                })
+                .await
+                .expect("reset-auth");
+            assert_eq!(r.status, 200);
+            let mut c = config(endpoint, "strict", "wh");
+            c.auth = S3Auth::Keys(keys.clone());
+            let s = S3Store::new(c.clone(), sender_with(reqwest(), RetryPolicy::default()));
+            let mut request = HttpRequest::new("PUT", format!("{endpoint}/strict"));
+            lakescope_storage::s3::sign_request(
+                &mut request,
+                &keys,
+                "us-east-1",
+                std::time::SystemTime::now(),
+            )
+            .unwrap();
+            let created = reqwest().send(request).await.unwrap();
+            assert_eq!(
+                created.status,
+                200,
+                "{}",
+                String::from_utf8_lossy(&created.body)
+            );
+            let key = "db.db/t/dt=2024-03-01/bucket-0/data a+b.parquet";
+            s.put(key, Bytes::from_static(b"signed bytes"))
+                .await
+                .unwrap();
+            assert_eq!(s.get(key).await.unwrap(), "signed bytes");
+            assert_eq!(s.get_range(key, 7..12).await.unwrap(), "bytes");
+            assert_eq!(s.head(key).await.unwrap().size, 12);
+            assert_eq!(
+                s.list_dir("db.db/t").await.unwrap().dirs,
+                vec!["dt=2024-03-01"]
+            );
+            assert_eq!(
+                s.put_if_absent(key, Bytes::from_static(b"x"))
+                    .await
+                    .unwrap(),
+                PutOutcome::AlreadyExists
+            );
+            // A wrong secret: PermissionDenied naming the key and the likely cause, never the secret.
+            let mut bad = c.clone();
+            bad.auth = S3Auth::Keys(S3Credentials {
+                secret_access_key: "not-the-secret-xyz".into(),
+                ..keys.clone()
+            });
+            let bad = S3Store::new(bad, sender_with(reqwest(), RetryPolicy::default()));
+            let e = bad.get(key).await.unwrap_err();
+            let text = e.to_string();
+            assert!(matches!(e, Error::PermissionDenied { .. }), "{text}");
+            assert!(
+                text.contains("data a+b.parquet") && text.contains("secret"),
+                "{text}"
+            );
+            assert!(
+                !text.contains("not-the-secret-xyz") && !text.contains(&keys.secret_access_key),
+                "{text}"
+            );
+            // No credentials at all.
+            let mut anon = c.clone();
+            anon.auth = S3Auth::Anonymous;
+            let anon = S3Store::new(anon, sender_with(reqwest(), RetryPolicy::default()));
+            let e = anon.get(key).await.unwrap_err().to_string();
+            assert!(e.contains("AWS_ACCESS_KEY_ID"), "{e}");
+            s.delete(key).await.unwrap();
         });
     }
 }

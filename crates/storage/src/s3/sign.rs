@@ -36,13 +36,24 @@ pub fn sign_request(
     region: &str,
     time: SystemTime,
 ) -> Result<(), String> {
+    sign_request_for(request, creds, region, "s3", time)
+}
+
+/// [`sign_request`] for another AWS service name (tests set up IAM users with it).
+pub fn sign_request_for(
+    request: &mut HttpRequest,
+    creds: &S3Credentials,
+    region: &str,
+    service: &str,
+    time: SystemTime,
+) -> Result<(), String> {
     let mut settings = s3_settings();
     settings.payload_checksum_kind = PayloadChecksumKind::XAmzSha256;
     let identity = credentials(creds).into();
     let params = v4::SigningParams::builder()
         .identity(&identity)
         .region(region)
-        .name("s3")
+        .name(service)
         .time(time)
         .settings(settings)
         .build()
