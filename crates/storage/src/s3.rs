@@ -550,4 +550,156 @@ mod tests {
         assert!(!format!("{creds:?}").contains("very-secret"));
         assert!(!format!("{creds:?}").contains("tok\""));
     }
+
+    use crate::retry::{RetryPolicy, SeededJitter, Timer};
+    use crate::transport::HttpTransport;
+    use futures::future::LocalBoxFuture;
+    use std::cell::RefCell;
+    use std::time::Duration;
+
+    /// Answers from a script and records what was asked.
+    struct Scripted {
+        answers: RefCell<Vec<HttpResponse>>,
+        seen: RefCell<Vec<HttpRequest>>,
+    }
+
+    #[async_trait(?Send)]
+    impl HttpTransport for Scripted {
+        async fn send(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
+            self.seen.borrow_mut().push(request);
+            let mut answers = self.answers.borrow_mut();
+            if answers.is_empty() {
+                return Err(TransportError::Connection("script exhausted".into()));
+            }
+            Ok(answers.remove(0))
+        }
+    }
+
+    /// Records the backoff delays instead of sleeping (the request timeout never fires first:
+    /// scripted answers are ready at once).
+    struct Recorder(Rc<RefCell<Vec<Duration>>>);
+
+    impl Timer for Recorder {
+        fn sleep(&self, d: Duration) -> LocalBoxFuture<'static, ()> {
+            let log = self.0.clone();
+            Box::pin(async move {
+                if d < Duration::from_secs(10) {
+                    log.borrow_mut().push(d);
+                } else {
+                    futures::future::pending::<()>().await;
+                }
+            })
+        }
+    }
+
+    fn answer(status: u16, body: &'static str) -> HttpResponse {
+        HttpResponse {
+            status,
+            headers: vec![("content-length".into(), body.len().to_string())],
+            body: Bytes::from_static(body.as_bytes()),
+        }
+    }
+
+    fn scripted(answers: Vec<HttpResponse>) -> (S3Store, Rc<Scripted>, Rc<RefCell<Vec<Duration>>>) {
+        let t = Rc::new(Scripted {
+            answers: RefCell::new(answers),
+            seen: RefCell::new(Vec::new()),
+        });
+        let sleeps = Rc::new(RefCell::new(Vec::new()));
+        let mut c = S3Config::new("b", "wh");
+        c.endpoint = Some("http://127.0.0.1:9".into());
+        c.path_style = true;
+        c.auth = S3Auth::Keys(S3Credentials {
+            access_key_id: "AKID".into(),
+            secret_access_key: "hush".into(),
+            session_token: Some("session".into()),
+        });
+        let sender = Sender {
+            transport: t.clone(),
+            timer: Rc::new(Recorder(sleeps.clone())),
+            jitter: Rc::new(SeededJitter::new(3)),
+            policy: RetryPolicy {
+                max_attempts: 4,
+                base_delay: Duration::from_millis(100),
+                max_delay: Duration::from_secs(1),
+                request_timeout: Duration::from_secs(30),
+            },
+        };
+        let store = S3Store::new(c, sender).with_clock(Rc::new(|| {
+            SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000)
+        }));
+        (store, t, sleeps)
+    }
+
+    #[test]
+    fn retries_conflicts_and_transient_errors_with_jittered_backoff() {
+        futures::executor::block_on(async {
+            // 409 on a conditional PUT is retried; 412 means someone else created it.
+            let (s, t, sleeps) = scripted(vec![answer(409, ""), answer(503, ""), answer(412, "")]);
+            let out = s
+                .put_if_absent("t/snapshot/snapshot-2", Bytes::from_static(b"x"))
+                .await;
+            assert_eq!(out.unwrap(), PutOutcome::AlreadyExists);
+            let seen = t.seen.borrow();
+            assert_eq!(seen.len(), 3);
+            assert_eq!(seen[0].url, "http://127.0.0.1:9/b/wh/t/snapshot/snapshot-2");
+            let header = |name: &str| {
+                seen[0]
+                    .headers
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+            };
+            assert_eq!(header("if-none-match").as_deref(), Some("*"));
+            assert!(header("authorization").unwrap().starts_with(
+                "AWS4-HMAC-SHA256 Credential=AKID/20231114/us-east-1/s3/aws4_request"
+            ));
+            assert_eq!(header("x-amz-security-token").as_deref(), Some("session"));
+            assert!(header("x-amz-content-sha256").is_some());
+            // Two backoffs, each below its cap (100 ms, then 200 ms), and deterministic.
+            let d = sleeps.borrow().clone();
+            assert_eq!(d.len(), 2);
+            assert!(
+                d[0] < Duration::from_millis(100) && d[1] < Duration::from_millis(200),
+                "{d:?}"
+            );
+            let (s2, _, sleeps2) =
+                scripted(vec![answer(409, ""), answer(503, ""), answer(200, "")]);
+            assert_eq!(
+                s2.put_if_absent("k", Bytes::new()).await.unwrap(),
+                PutOutcome::Created
+            );
+            assert_eq!(*sleeps2.borrow(), d, "same seed, same delays");
+            // Retries are bounded: the last error is reported.
+            let (s, t, _) = scripted(vec![answer(500, ""); 9]);
+            let e = s.get("m").await.unwrap_err().to_string();
+            assert!(e.contains("HTTP 500") && e.contains("4 attempts"), "{e}");
+            assert_eq!(t.seen.borrow().len(), 4);
+            // 403 is final, explained, and never shows the secret or the session token.
+            let (s, t, _) = scripted(vec![answer(
+                403,
+                "<Error><Code>SignatureDoesNotMatch</Code><Message>nope</Message></Error>",
+            )]);
+            let e = s.get("db.db/t/schema/schema-0").await.unwrap_err();
+            let text = e.to_string();
+            assert!(matches!(e, Error::PermissionDenied { .. }));
+            assert!(
+                text.contains("schema-0") && text.contains("SignatureDoesNotMatch"),
+                "{text}"
+            );
+            assert!(
+                text.contains("CORS") && !text.contains("hush") && !text.contains("session\""),
+                "{text}"
+            );
+            assert_eq!(t.seen.borrow().len(), 1);
+            // 404 names the key.
+            let (s, _, _) = scripted(vec![answer(404, "")]);
+            assert!(s
+                .get("a/missing")
+                .await
+                .unwrap_err()
+                .to_string()
+                .contains("a/missing"));
+        });
+    }
 }
