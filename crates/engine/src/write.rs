@@ -5,7 +5,7 @@ use arrow_array::RecordBatch;
 use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::write::schema::{create_table, TableDefinition};
-use lakescope_paimon::write::{write_files, WriteEnv};
+use lakescope_paimon::write::{write, WriteEnv};
 
 pub use lakescope_paimon::commit::{CommitOutcome, Overwrite};
 pub use lakescope_paimon::write::schema::TableDefinition as Definition;
@@ -40,10 +40,19 @@ impl Catalog {
     ) -> Result<CommitOutcome> {
         let table = Table::open(self.store().clone(), table_ref.path()).await?;
         let first_sequence = next_sequence_number(&table).await?;
-        let files = write_files(&table, env, batches, first_sequence).await?;
+        let schema = table.current_schema();
+        if overwrite.is_some()
+            && !schema.primary_keys.is_empty()
+            && schema.core_options().bucket()? == -1
+        {
+            return Err(crate::Error::Invalid(format!(
+                "{table_ref}: INSERT OVERWRITE of dynamic-bucket tables is not supported yet"
+            )));
+        }
+        let message = write(&table, env, batches, first_sequence).await?;
         let options = CommitOptions::for_table(&table, env.uuid())?;
         Ok(Committer::new(&table, env, options)
-            .commit(files, overwrite)
+            .commit(message, overwrite)
             .await?)
     }
 }

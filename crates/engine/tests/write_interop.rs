@@ -480,6 +480,52 @@ async fn lakescope_written_tables_read_identically_in_java_and_pypaimon() {
     assert_eq!(rows[&3].len(), 26);
     assert_eq!(rows[&4].len(), 17 + 2);
     assert_eq!(rows[&5].len(), 20);
+
+    // PK table with dynamic buckets (bucket=-1, the default): HASH index files.
+    let def = Definition {
+        columns: vec![
+            ("id".into(), t(TypeKind::Int), None),
+            ("v".into(), s.clone(), None),
+        ],
+        primary_keys: vec!["id".into()],
+        options: BTreeMap::from([("dynamic-bucket.target-row-num".to_string(), "4".to_string())]),
+        ..Default::default()
+    };
+    let dynamic = catalog
+        .create_table_with(&env, "w", "dyn", &def)
+        .await
+        .unwrap();
+    let idv = |ids: Vec<i32>, v: &str, kinds: Vec<i8>| {
+        batch(vec![
+            ("id", Arc::new(Int32Array::from(ids.clone())) as ArrayRef),
+            (
+                "v",
+                Arc::new(StringArray::from(vec![v.to_string(); ids.len()])),
+            ),
+            ("_VALUE_KIND", Arc::new(Int8Array::from(kinds))),
+        ])
+    };
+    catalog
+        .insert_with(
+            &env,
+            &dynamic,
+            &[idv((0..10).collect(), "a", vec![0; 10])],
+            None,
+        )
+        .await
+        .unwrap();
+    let mut kinds = vec![2; 10];
+    kinds[0] = 3;
+    catalog
+        .insert_with(&env, &dynamic, &[idv((5..15).collect(), "b", kinds)], None)
+        .await
+        .unwrap();
+    let rows = check_all(&o, &catalog, &wh, &dynamic, &[1, 2], true).await;
+    assert_eq!((rows[&1].len(), rows[&2].len()), (10, 14));
+    assert!(
+        wh.join("w.db/dyn/bucket-3").exists(),
+        "15 keys / 4 per bucket fill buckets 0-3"
+    );
     let _ = std::fs::remove_dir_all(&wh);
 }
 

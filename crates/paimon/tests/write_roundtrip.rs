@@ -16,7 +16,7 @@ use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
 use lakescope_paimon::write::binary_row::hash_code;
 use lakescope_paimon::write::bucket::bucket_of_hash;
 use lakescope_paimon::write::schema::{create_table, TableDefinition};
-use lakescope_paimon::write::{write_files, FixedEnv, SystemEnv, WriteEnv};
+use lakescope_paimon::write::{write, write_files, FixedEnv, SystemEnv, WriteEnv};
 use lakescope_storage::{Listing, LocalStore, MemoryStore, ObjectMeta, ObjectStore, PutOutcome};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -275,7 +275,7 @@ async fn pk_fixed_bucket_table_upserts_deletes_and_overwrites() {
             assert_eq!(split.bucket, want, "{}", f.file_name);
         }
     }
-    // Dynamic-bucket PK tables are refused, not written wrongly.
+    // Dynamic-bucket PK tables need write::write (index files), never write_files.
     let dynamic = TableDefinition {
         options: BTreeMap::new(),
         ..def.clone()
@@ -531,4 +531,113 @@ async fn small_target_file_size_rolls_files() {
         assert!(w[0].1 < w[1].0, "overlapping key ranges {ranges:?}");
     }
     assert_eq!(read_rows(&table, 1).await.len(), 500);
+}
+
+/// Dynamic bucket (`bucket=-1`): keys fill buckets up to `dynamic-bucket.target-row-num`, known
+/// keys keep their bucket, and the cumulative HASH index names every key of every bucket.
+#[tokio::test]
+async fn dynamic_bucket_assigns_like_java() {
+    let store: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
+    let env = FixedEnv::new(1_700_000_000_000, 4);
+    let def = TableDefinition {
+        columns: vec![
+            ("id".into(), t(TypeKind::Int), None),
+            ("v".into(), string(), None),
+        ],
+        primary_keys: vec!["id".into()],
+        options: BTreeMap::from([("dynamic-bucket.target-row-num".to_string(), "3".to_string())]),
+        ..Default::default()
+    };
+    create_table(store.as_ref(), "db.db/dyn", &def, &env)
+        .await
+        .unwrap();
+    let table = Table::open(store.clone(), "db.db/dyn").await.unwrap();
+    let kv = |ids: Vec<i32>, v: &str| {
+        batch(vec![
+            ("id", Arc::new(Int32Array::from(ids.clone())) as ArrayRef),
+            (
+                "v",
+                Arc::new(StringArray::from(vec![v.to_string(); ids.len()])),
+            ),
+        ])
+    };
+    for (ids, v) in [((0..8).collect::<Vec<_>>(), "a"), (vec![6, 7, 8, 9], "b")] {
+        let seq = next_sequence_number(&table).await.unwrap();
+        let msg = write(&table, &env, &[kv(ids, v)], seq).await.unwrap();
+        let opts = CommitOptions::for_table(&table, "u").unwrap();
+        Committer::new(&table, &env, opts)
+            .commit(msg, None)
+            .await
+            .unwrap();
+    }
+    assert_eq!(read_rows(&table, 2).await.len(), 10);
+    let s = table.latest_snapshot().await.unwrap().unwrap();
+    let index = table
+        .index_manifest(s.index_manifest.as_deref().unwrap())
+        .await
+        .unwrap();
+    let mut counts: BTreeMap<i32, i64> = BTreeMap::new();
+    let mut bucket_of_hash: BTreeMap<i32, i32> = BTreeMap::new();
+    for e in index.iter() {
+        counts.insert(e.bucket, e.row_count);
+        let bytes = store
+            .get(&table.index_file_path(&e.file_name))
+            .await
+            .unwrap();
+        for w in bytes.chunks_exact(4) {
+            bucket_of_hash.insert(i32::from_be_bytes([w[0], w[1], w[2], w[3]]), e.bucket);
+        }
+    }
+    assert_eq!(counts, BTreeMap::from([(0, 3), (1, 3), (2, 3), (3, 1)]));
+    check_index_covers_keys(&table, &s, &bucket_of_hash).await;
+}
+
+async fn check_index_covers_keys(
+    table: &Table,
+    s: &lakescope_paimon::spec::Snapshot,
+    index: &BTreeMap<i32, i32>,
+) {
+    let int = [t(TypeKind::Int)];
+    for split in plan(table, s, &PartitionFilter::All).await.unwrap().splits {
+        for f in &split.files {
+            for k in [&f.min_key, &f.max_key] {
+                let key = BinaryRow::decode(k, &int).unwrap();
+                let h = hash_code(&key, &int).unwrap();
+                assert_eq!(
+                    index.get(&h),
+                    Some(&split.bucket),
+                    "{} key {key:?}",
+                    f.file_name
+                );
+            }
+        }
+    }
+}
+
+/// pypaimon's dynamic-bucket table: every key's hash sits in its bucket's index file.
+#[tokio::test]
+async fn corpus_dynamic_bucket_index_holds_key_hashes() {
+    let store: Rc<dyn ObjectStore> =
+        Rc::new(LocalStore::new(Path::new(CORPUS).join("paimon/warehouse")));
+    let table = Table::open(store.clone(), "corpus.db/pk_dynamic_bucket")
+        .await
+        .unwrap();
+    let s = table.latest_snapshot().await.unwrap().unwrap();
+    let mut bucket_of_hash = BTreeMap::new();
+    for e in table
+        .index_manifest(s.index_manifest.as_deref().unwrap())
+        .await
+        .unwrap()
+        .iter()
+    {
+        let bytes = store
+            .get(&table.index_file_path(&e.file_name))
+            .await
+            .unwrap();
+        for w in bytes.chunks_exact(4) {
+            bucket_of_hash.insert(i32::from_be_bytes([w[0], w[1], w[2], w[3]]), e.bucket);
+        }
+    }
+    assert_eq!(bucket_of_hash.len(), 16);
+    check_index_covers_keys(&table, &s, &bucket_of_hash).await;
 }

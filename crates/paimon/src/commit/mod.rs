@@ -13,10 +13,12 @@ pub use overwrite::Overwrite;
 use crate::error::{Error, Result};
 use crate::scan::{plan, PartitionFilter, Split};
 use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
+use crate::spec::manifest::{IndexManifestEntry, HASH_INDEX};
 use crate::spec::snapshot::{CommitKind, Snapshot};
 use crate::table::Table;
+use crate::write::dynamic_bucket::encode_index_manifest;
 use crate::write::manifest::{codec, encode_manifest, encode_manifest_list};
-use crate::write::{NewFile, WriteEnv};
+use crate::write::{CommitMessage, IndexChange, NewFile, WriteEnv};
 use lakescope_storage::{join, PutOutcome};
 use std::collections::HashMap;
 
@@ -96,12 +98,21 @@ impl<'a> Committer<'a> {
     /// a real conflict (changed bucket count, concurrent schema change) fails without retry.
     pub async fn commit(
         &self,
-        files: Vec<NewFile>,
+        message: impl Into<CommitMessage>,
         overwrite: Option<Overwrite>,
     ) -> Result<CommitOutcome> {
+        let message = message.into();
+        let files = message.files;
+        let index = message.index.filter(|i| !i.added.is_empty());
+        if index.is_some() && overwrite.is_some() {
+            return Err(Error::unsupported(
+                self.table.path(),
+                "INSERT OVERWRITE of dynamic-bucket tables (the hash index of replaced partitions)",
+            ));
+        }
         let mut retries = 0;
         loop {
-            match self.attempt(&files, overwrite.as_ref()).await? {
+            match self.attempt(&files, index.as_ref(), overwrite.as_ref()).await? {
                 Attempt::Done(snapshot) => {
                     self.write_hints(snapshot.id).await;
                     return Ok(CommitOutcome {
@@ -151,7 +162,12 @@ impl<'a> Committer<'a> {
         Err(last_err.unwrap_or_else(|| Error::Invalid("latest snapshot unreadable".into())))
     }
 
-    async fn attempt(&self, files: &[NewFile], overwrite: Option<&Overwrite>) -> Result<Attempt> {
+    async fn attempt(
+        &self,
+        files: &[NewFile],
+        index: Option<&IndexChange>,
+        overwrite: Option<&Overwrite>,
+    ) -> Result<Attempt> {
         let table = self.table;
         let latest = self.latest().await?;
         let schema_id = table.current_schema().id;
@@ -271,6 +287,45 @@ impl<'a> Committer<'a> {
             .await?;
         written.push(delta_name.clone());
 
+        let mut index_manifest = latest.as_ref().and_then(|s| s.index_manifest.clone());
+        if let Some(ic) = index {
+            if index_manifest != ic.base_index_manifest {
+                return Err(Error::Invalid(format!(
+                    "{}: conflict: another commit changed the dynamic-bucket index ({:?} → {:?}) since the buckets were assigned; write again",
+                    table.path(),
+                    ic.base_index_manifest,
+                    index_manifest
+                )));
+            }
+            let replaced: std::collections::HashSet<(&[u8], i32)> = ic
+                .added
+                .iter()
+                .map(|e| (e.partition.as_slice(), e.bucket))
+                .collect();
+            let mut all: Vec<IndexManifestEntry> = Vec::new();
+            if let Some(name) = &index_manifest {
+                all.extend(
+                    table
+                        .index_manifest(name)
+                        .await?
+                        .iter()
+                        .filter(|e| {
+                            !(e.index_type == HASH_INDEX
+                                && replaced.contains(&(e.partition.as_slice(), e.bucket)))
+                        })
+                        .cloned(),
+                );
+            }
+            all.extend(ic.added.iter().cloned());
+            let name = format!("index-manifest-{}-0", self.env.uuid());
+            let bytes = encode_index_manifest(&name, &all, mcodec()?)?;
+            table
+                .store()
+                .put(&self.manifest_key(&name), bytes.into())
+                .await?;
+            written.push(name.clone());
+            index_manifest = Some(name);
+        }
         let added: i64 = entries
             .iter()
             .filter(|e| e.kind == FileKind::Add)
@@ -296,7 +351,7 @@ impl<'a> Committer<'a> {
             delta_manifest_list_size: Some(delta_size),
             changelog_manifest_list: None,
             changelog_manifest_list_size: None,
-            index_manifest: latest.as_ref().and_then(|s| s.index_manifest.clone()),
+            index_manifest,
             commit_user: self.options.commit_user.clone(),
             commit_identifier: BATCH_COMMIT_IDENTIFIER,
             commit_kind: if overwrite.is_some() {

@@ -6,14 +6,16 @@ pub mod binary_row;
 pub mod bucket;
 pub mod data_file;
 pub mod datum;
+pub mod dynamic_bucket;
 pub mod env;
 pub mod manifest;
 pub mod schema;
 pub mod stats;
 pub mod table_write;
 
+pub use dynamic_bucket::IndexChange;
 #[cfg(not(target_arch = "wasm32"))]
 pub use env::SystemEnv;
 pub use env::{FixedEnv, WriteEnv};
 pub use schema::create_table;
-pub use table_write::{write_files, NewFile, ROW_KIND_COLUMN};
+pub use table_write::{write, write_files, CommitMessage, NewFile, ROW_KIND_COLUMN};

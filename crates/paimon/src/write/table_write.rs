@@ -1,9 +1,10 @@
 //! Turning Arrow batches into new data files of a table: partition, bucket, sort, encode, store.
 
-use super::binary_row::{empty_row, serialize};
+use super::binary_row::{empty_row, hash_code, serialize};
 use super::bucket::BucketAssigner;
 use super::data_file::{compression, encode_parquet, physical_batch};
 use super::datum::datum_at;
+use super::dynamic_bucket::{DynamicBucketAssigner, IndexChange};
 use super::env::WriteEnv;
 use super::stats;
 use crate::error::{Error, Result};
@@ -82,12 +83,17 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
             return refuse("writing row-tracking / data-evolution tables".into());
         }
     } else {
-        if bucket == -1 {
+        if bucket == -1
+            && schema
+                .partition_keys
+                .iter()
+                .any(|p| !schema.primary_keys.contains(p))
+        {
             return refuse(
-                "writing dynamic-bucket primary-key tables (bucket=-1, hash index) is not implemented yet; create the table with 'bucket'='N'".into(),
+                "writing cross-partition upsert tables (dynamic bucket with a primary key lacking partition fields) is not implemented yet".into(),
             );
         }
-        if bucket < 0 {
+        if bucket < -1 {
             return refuse(format!("writing bucket={bucket} primary-key tables"));
         }
         if options.merge_engine()? != MergeEngine::Deduplicate {
@@ -109,14 +115,73 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
     Ok(())
 }
 
+/// Files and index changes one write produced, ready for [`crate::commit::Committer`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CommitMessage {
+    /// New data files.
+    pub files: Vec<NewFile>,
+    /// New HASH index files (dynamic-bucket tables).
+    pub index: Option<IndexChange>,
+}
+
+impl From<Vec<NewFile>> for CommitMessage {
+    fn from(files: Vec<NewFile>) -> Self {
+        Self { files, index: None }
+    }
+}
+
+/// Writes the rows of `batches` as new level-0 files of `table` (its current schema), for any
+/// writable bucket mode (dynamic buckets are assigned against the latest snapshot's index);
+/// nothing is committed. See [`write_files`] for the sequence numbers.
+pub async fn write(
+    table: &Table,
+    env: &dyn WriteEnv,
+    batches: &[RecordBatch],
+    first_sequence: i64,
+) -> Result<CommitMessage> {
+    let schema = table.current_schema().clone();
+    check_writable(table, &schema)?;
+    if !schema.primary_keys.is_empty() && schema.core_options().bucket()? == -1 {
+        let latest = table.latest_snapshot().await?;
+        let mut assigner = DynamicBucketAssigner::load(table, latest.as_ref()).await?;
+        let files = write_inner(table, env, batches, first_sequence, Some(&mut assigner)).await?;
+        let index = assigner.finish(table, env).await?;
+        return Ok(CommitMessage {
+            files,
+            index: Some(index),
+        });
+    }
+    Ok(write_inner(table, env, batches, first_sequence, None)
+        .await?
+        .into())
+}
+
 /// Writes the rows of `batches` as new level-0 files of `table` (its current schema) and
 /// returns them; nothing is committed. Primary-key files get sequence numbers from
 /// `first_sequence` on, in input order; a key repeated within the batches keeps its last row.
+/// Dynamic-bucket tables need [`write`] (their index changes too).
 pub async fn write_files(
     table: &Table,
     env: &dyn WriteEnv,
     batches: &[RecordBatch],
     first_sequence: i64,
+) -> Result<Vec<NewFile>> {
+    let schema = table.current_schema();
+    if !schema.primary_keys.is_empty() && schema.core_options().bucket()? == -1 {
+        return Err(Error::Invalid(format!(
+            "{}: dynamic-bucket tables are written with write::write (the hash index changes too)",
+            table.path()
+        )));
+    }
+    write_inner(table, env, batches, first_sequence, None).await
+}
+
+async fn write_inner(
+    table: &Table,
+    env: &dyn WriteEnv,
+    batches: &[RecordBatch],
+    first_sequence: i64,
+    mut dynamic: Option<&mut DynamicBucketAssigner>,
 ) -> Result<Vec<NewFile>> {
     let schema = table.current_schema().clone();
     check_writable(table, &schema)?;
@@ -155,7 +220,16 @@ pub async fn write_files(
             .map(|i| datum_at(columns[*i].as_ref(), row, &schema.fields[*i].data_type))
             .collect::<Result<_>>()?;
         let part_bytes = serialize(&part, &partition_types)?;
-        let bucket = assigner.bucket(&columns, row)?;
+        let bucket = match dynamic.as_deref_mut() {
+            Some(d) => {
+                let key: Vec<Datum> = key_idx
+                    .iter()
+                    .map(|i| datum_at(columns[*i].as_ref(), row, &schema.fields[*i].data_type))
+                    .collect::<Result<_>>()?;
+                d.assign(&part_bytes, hash_code(&key, &key_types)?)
+            }
+            None => assigner.bucket(&columns, row)?,
+        };
         groups
             .entry((part_bytes, bucket))
             .or_insert_with(|| (part, Vec::new()))
