@@ -640,7 +640,7 @@ mod tests {
                 .put_if_absent("t/snapshot/snapshot-2", Bytes::from_static(b"x"))
                 .await;
             assert_eq!(out.unwrap(), PutOutcome::AlreadyExists);
-            let seen = t.seen.borrow();
+            let seen = t.seen.borrow().clone();
             assert_eq!(seen.len(), 3);
             assert_eq!(seen[0].url, "http://127.0.0.1:9/b/wh/t/snapshot/snapshot-2");
             let header = |name: &str| {
