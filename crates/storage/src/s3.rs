@@ -339,7 +339,7 @@ impl S3Store {
             Vec::new()
         };
         self.sender
-            .run(|_| {
+            .run(|attempt| {
                 let (key, headers, data) = (&key, &headers, &data);
                 async move {
                     let response = match self.send("PUT", &Target::Object(key), headers, data).await
@@ -349,6 +349,15 @@ impl S3Store {
                         Ok(Ok(r)) => r,
                     };
                     match response.status {
+                        // After a failed attempt, our own earlier PUT may have landed: the
+                        // object holding exactly our bytes means we created it.
+                        412 if if_absent && attempt > 0 => match self.get(path).await {
+                            Ok(existing) if existing == *data => {
+                                Attempt::Done(Ok(PutOutcome::Created))
+                            }
+                            Ok(_) => Attempt::Done(Ok(PutOutcome::AlreadyExists)),
+                            Err(e) => Attempt::Done(Err(e)),
+                        },
                         412 if if_absent => Attempt::Done(Ok(PutOutcome::AlreadyExists)),
                         409 if if_absent => Attempt::Retry(Error::Io {
                             operation: "create",
@@ -635,13 +644,18 @@ mod tests {
     fn retries_conflicts_and_transient_errors_with_jittered_backoff() {
         futures::executor::block_on(async {
             // 409 on a conditional PUT is retried; 412 means someone else created it.
-            let (s, t, sleeps) = scripted(vec![answer(409, ""), answer(503, ""), answer(412, "")]);
+            let (s, t, sleeps) = scripted(vec![
+                answer(409, ""),
+                answer(503, ""),
+                answer(412, ""),
+                answer(200, "someone else's"),
+            ]);
             let out = s
                 .put_if_absent("t/snapshot/snapshot-2", Bytes::from_static(b"x"))
                 .await;
             assert_eq!(out.unwrap(), PutOutcome::AlreadyExists);
             let seen = t.seen.borrow().clone();
-            assert_eq!(seen.len(), 3);
+            assert_eq!(seen.len(), 4, "PUT, PUT, PUT, then GET to compare");
             assert_eq!(seen[0].url, "http://127.0.0.1:9/b/wh/t/snapshot/snapshot-2");
             let header = |name: &str| {
                 seen[0]
@@ -670,6 +684,14 @@ mod tests {
                 PutOutcome::Created
             );
             assert_eq!(*sleeps2.borrow(), d, "same seed, same delays");
+            // Our first PUT landed but its answer was lost: the 412 on the retry is ours.
+            let (s3, _, _) = scripted(vec![answer(503, ""), answer(412, ""), answer(200, "x")]);
+            assert_eq!(
+                s3.put_if_absent("k", Bytes::from_static(b"x"))
+                    .await
+                    .unwrap(),
+                PutOutcome::Created
+            );
             // Retries are bounded: the last error is reported.
             let (s, t, _) = scripted(vec![answer(500, ""); 9]);
             let e = s.get("m").await.unwrap_err().to_string();
