@@ -5,6 +5,8 @@
 //   java -cp ... ReadJava write-seed <warehouse>
 //       creates jw.app (append, partitioned by dt) and jw.pk (PK (dt,id), bucket=2) with one
 //       commit each, written by Java's own writer
+//   java -cp ... ReadJava upsert-int-string <tablePath> <id> <v> [<id> <v>]...
+//       one commit of (id INT, v STRING) rows with Java's writer (dynamic buckets use the index)
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -48,6 +50,26 @@ public class ReadJava {
             }
         } else if (args[0].equals("write-seed")) {
             writeSeed(args[1]);
+        } else if (args[0].equals("upsert-int-string")) {
+            // upsert-int-string <tablePath> <id> <v>...: rows (INT id, STRING v) with Java's writer
+            FileStoreTable t = FileStoreTableFactory.create(LocalFileIO.create(), new Path(args[1]));
+            // Dynamic buckets: assign as Flink's assigner operator does (one assigner), reading
+            // the HASH index lakescope wrote; the writer then maintains the index.
+            org.apache.paimon.index.HashBucketAssigner assigner = new org.apache.paimon.index.HashBucketAssigner(
+                    t.snapshotManager(), "java-upsert", t.store().newIndexFileHandler(), 1, 1, 0,
+                    t.coreOptions().dynamicBucketTargetRowNum());
+            org.apache.paimon.table.sink.RowPartitionKeyExtractor keys =
+                    new org.apache.paimon.table.sink.RowPartitionKeyExtractor(t.schema());
+            BatchWriteBuilder wb = t.newBatchWriteBuilder();
+            try (BatchTableWrite w = wb.newWrite(); BatchTableCommit c = wb.newCommit()) {
+                for (int i = 2; i + 1 < args.length; i += 2) {
+                    InternalRow row = GenericRow.of(Integer.parseInt(args[i]), BinaryString.fromString(args[i + 1]));
+                    int bucket = assigner.assign(keys.partition(row), keys.trimmedPrimaryKey(row).hashCode());
+                    System.out.println("bucket " + args[i] + " " + bucket);
+                    w.write(row, bucket);
+                }
+                c.commit(w.prepareCommit());
+            }
         }
     }
 
