@@ -75,7 +75,14 @@ cargo_counts() {
 
 setup() {
   if [ "${SKIP_SETUP:-0}" = 1 ]; then echo "skipped (SKIP_SETUP=1)"; return; fi
-  NPM_DIRS=tests/e2e bash scripts/setup-toolchain.sh
+  NPM_DIRS=tests/e2e bash scripts/setup-toolchain.sh || return
+  # Test services and oracles: moto's S3 server (the S3 tests start it) and the interop readers
+  # (Java Paimon 0.9 + pypaimon 2.1) that must read back what lakescope writes.
+  if ! command -v javac >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless || return
+  fi
+  bash scripts/s3-test-server.sh || return
+  bash scripts/oracles.sh >/dev/null || return
 }
 
 layer1() {
@@ -150,4 +157,6 @@ run "layer 1: native cargo test" layer1
 run "layer 2: wasm-bindgen-test" layer2
 run "trunk build --release" build_app
 run "layer 3: e2e" layer3
+# Decoder and parser fuzzing, briefly (longer by hand: FUZZ_SECONDS=600 bash scripts/fuzz.sh).
+run "fuzz (brief)" env FUZZ_SECONDS="${FUZZ_SECONDS:-15}" bash scripts/fuzz.sh
 ((${#FAILED[@]} == 0)) || exit 1
