@@ -228,8 +228,7 @@ fn scan_over_s3_and_http_matches_the_local_folder() {
             "tables",
             "s3://cli/warehouse",
             "--s3-endpoint",
-            &endpoint,
-            "--s3-path-style"
+            &endpoint, // an IP endpoint implies path-style
         ])
     );
     for table in [

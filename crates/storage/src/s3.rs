@@ -108,10 +108,29 @@ impl S3Config {
             .to_string()
     }
 
+    /// Whether requests use path-style addressing: asked for, or forced because the endpoint is
+    /// an IP address or `localhost` (no `bucket.` subdomain can resolve there).
+    pub fn uses_path_style(&self) -> bool {
+        if self.path_style {
+            return true;
+        }
+        let endpoint = self.endpoint();
+        let host = endpoint
+            .split_once("://")
+            .map_or(endpoint.as_str(), |(_, r)| r);
+        let host = host.split('/').next().unwrap_or("");
+        let name = if host.starts_with('[') {
+            return true; // IPv6 literal
+        } else {
+            host.rsplit_once(':').map_or(host, |(h, _)| h)
+        };
+        name == "localhost" || name.parse::<std::net::Ipv4Addr>().is_ok()
+    }
+
     /// The bucket's base URL, without trailing `/`.
     pub fn bucket_url(&self) -> String {
         let endpoint = self.endpoint();
-        if self.path_style {
+        if self.uses_path_style() {
             return format!("{endpoint}/{}", self.bucket);
         }
         match endpoint.split_once("://") {
@@ -127,7 +146,7 @@ impl S3Config {
 
     /// The ListObjectsV2 URL for the children of `prefix` (a full key prefix).
     pub fn list_url(&self, prefix: &str, continuation: Option<&str>) -> String {
-        let base = if self.path_style {
+        let base = if self.uses_path_style() {
             self.bucket_url()
         } else {
             format!("{}/", self.bucket_url())
@@ -544,7 +563,10 @@ mod tests {
             "https://bkt.s3.us-east-1.amazonaws.com/wh/a%20b"
         );
         c.endpoint = Some("http://127.0.0.1:9000/".to_string());
-        c.path_style = true;
+        assert!(c.uses_path_style(), "an IP endpoint forces path-style");
+        c.endpoint = Some("https://minio.example:9000".to_string());
+        assert_eq!(c.object_url("k"), "https://bkt.minio.example:9000/k");
+        c.endpoint = Some("http://127.0.0.1:9000/".to_string());
         assert_eq!(c.object_url("wh/k=1"), "http://127.0.0.1:9000/bkt/wh/k%3D1");
         assert_eq!(
             c.list_url("wh/", Some("a/b")),
