@@ -1,13 +1,17 @@
 //! An HTTP transport trait (request → status, headers, body) that the S3 and HTTP stores send through.
 //!
-//! Natively, [`ReqwestTransport`] (feature `native-http`) implements it; a browser `fetch`
-//! transport can implement the same trait. [`FaultyTransport`] wraps any transport and injects
+//! Natively, [`ReqwestTransport`] (feature `native-http`) implements it; in the browser
+//! (feature `browser`, wasm32), `FetchTransport` with `BrowserTimer`. [`FaultyTransport`] wraps any transport and injects
 //! failures for tests.
 
 mod fault;
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
+mod fetch;
 pub(crate) mod http_store;
 
 pub use fault::{Fault, FaultyTransport};
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
+pub use fetch::{BrowserTimer, FetchTransport};
 pub use http_store::{encode_key, HttpReadStore};
 
 use async_trait::async_trait;
