@@ -561,6 +561,47 @@ async fn lakescope_appends_on_java_written_tables() {
     let catalog = Catalog::new(Rc::new(LocalStore::new(&wh)));
     let env = FixedEnv::new(1_790_000_000_000, 7);
     let app: TableRef = "jw.app".parse().unwrap();
+    // Our statistics of Java's rows are byte-identical to the `_VALUE_STATS` Java wrote.
+    {
+        let table = catalog.open_table(&app).await.unwrap();
+        let snap = table.snapshot(1).await.unwrap();
+        let plan = lakescope_paimon::scan::plan(&table, &snap, &Default::default())
+            .await
+            .unwrap();
+        let schema = table.current_schema().clone();
+        assert_eq!(plan.splits.len(), 2);
+        for split in &plan.splits {
+            let Datum::String(dt) = &split.partition[0] else {
+                panic!("{:?}", split.partition)
+            };
+            let ids: Vec<i64> = (0..6).filter(|i| (i % 2 == 0) == (dt == "x")).collect();
+            let cols: Vec<ArrayRef> = vec![
+                Arc::new(Int64Array::from(ids.clone())),
+                Arc::new(StringArray::from(
+                    ids.iter().map(|i| format!("java{i}")).collect::<Vec<_>>(),
+                )),
+                Arc::new(
+                    Decimal128Array::from(
+                        ids.iter().map(|i| i128::from(i * 125)).collect::<Vec<_>>(),
+                    )
+                    .with_precision_and_scale(10, 2)
+                    .unwrap(),
+                ),
+                Arc::new(StringArray::from(vec![dt.clone(); ids.len()])),
+            ];
+            let ours = lakescope_paimon::write::stats::collect(
+                &schema.fields,
+                &cols,
+                &schema.core_options(),
+            )
+            .unwrap();
+            assert_eq!(split.files.len(), 1);
+            assert_eq!(
+                ours, split.files[0].value_stats,
+                "value stats of partition {dt}"
+            );
+        }
+    }
     catalog
         .insert_with(
             &env,
