@@ -2,6 +2,7 @@
 
 pub(crate) mod collections;
 pub(crate) mod scalar;
+pub(crate) mod sketch;
 
 use std::cmp::Ordering;
 
@@ -13,7 +14,8 @@ use super::sort_merge::{Entry, MergeInput};
 use crate::spec::types::{DataField, TypeKind};
 use crate::{Error, Result};
 
-/// The aggregate functions Paimon ships (sketch/bitmap functions are not supported).
+/// The aggregate functions Paimon ships. Not supported: `rbm64` (Paimon's Java-only serialized
+/// layout, see [`sketch`]), `merge_map_with_keytime` and `nested_partial_update`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum AggKind {
     Sum,
@@ -24,13 +26,26 @@ pub(crate) enum AggKind {
     LastNonNullValue,
     FirstValue,
     FirstNonNullValue,
-    Listagg { delimiter: String, distinct: bool },
+    Listagg {
+        delimiter: String,
+        distinct: bool,
+    },
     BoolAnd,
     BoolOr,
-    Collect { distinct: bool },
+    Collect {
+        distinct: bool,
+    },
     MergeMap,
-    NestedUpdate { keys: Vec<usize> },
+    NestedUpdate {
+        keys: Vec<usize>,
+    },
     PrimaryKey,
+    /// Union of serialized 32-bit RoaringBitmaps (BYTES).
+    Rbm32,
+    /// Union of serialized DataSketches HLL sketches (BYTES).
+    HllSketch,
+    /// Union of serialized DataSketches Theta sketches (BYTES).
+    ThetaSketch,
 }
 
 /// One column's aggregator with its per-key state.
@@ -148,6 +163,29 @@ impl FieldAgg {
                 AggKind::NestedUpdate { keys }
             }
             "primary-key" => AggKind::PrimaryKey,
+            "rbm32" | "hll_sketch" | "theta_sketch" => {
+                if !matches!(kind_of, TypeKind::VarBinary(_)) {
+                    return Err(type_err("VARBINARY/BYTES"));
+                }
+                match func {
+                    "rbm32" => AggKind::Rbm32,
+                    "hll_sketch" => AggKind::HllSketch,
+                    _ => AggKind::ThetaSketch,
+                }
+            }
+            "rbm64" => {
+                return Err(Error::unsupported(
+                    name.as_str(),
+                    "aggregate function 'rbm64': Paimon stores Roaring64Bitmap in the Java \
+                     library's ART-based serialization, not the portable 64-bit Roaring format",
+                ))
+            }
+            "merge_map_with_keytime" | "nested_partial_update" => {
+                return Err(Error::unsupported(
+                    name.as_str(),
+                    format!("aggregate function '{func}'"),
+                ))
+            }
             other => {
                 return Err(Error::Invalid(format!(
                     "invalid value for option 'fields.{name}.aggregate-function': '{other}' \
@@ -229,6 +267,22 @@ impl FieldAgg {
                         Ok(if keep_acc { acc } else { input })
                     }
                     AggKind::MergeMap => collections::merge_map(cx, &acc, &input),
+                    AggKind::Rbm32 | AggKind::HllSketch | AggKind::ThetaSketch => {
+                        let (Scalar::Bytes(a), Scalar::Bytes(b)) =
+                            (cx.scalar(&acc), cx.scalar(&input))
+                        else {
+                            return Err(Error::Invalid(format!(
+                                "merge: field '{}' is not binary",
+                                self.name
+                            )));
+                        };
+                        let out = match self.kind {
+                            AggKind::Rbm32 => sketch::rbm32_union(&self.name, &a, &b)?,
+                            AggKind::HllSketch => sketch::hll_union(&self.name, &a, &b)?,
+                            _ => sketch::theta_union(&self.name, &a, &b)?,
+                        };
+                        Ok(Cell::Owned(Scalar::Bytes(out)))
+                    }
                     AggKind::Sum => arith(&self.name, cx.scalar(&acc), cx.scalar(&input), Op::Add),
                     AggKind::Product => {
                         arith(&self.name, cx.scalar(&acc), cx.scalar(&input), Op::Mul)
@@ -335,6 +389,9 @@ impl AggKind {
             AggKind::MergeMap => "merge_map",
             AggKind::NestedUpdate { .. } => "nested_update",
             AggKind::PrimaryKey => "primary-key",
+            AggKind::Rbm32 => "rbm32",
+            AggKind::HllSketch => "hll_sketch",
+            AggKind::ThetaSketch => "theta_sketch",
         }
     }
 }
