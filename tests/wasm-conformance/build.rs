@@ -21,7 +21,12 @@ const TABLES: &[&str] = &[
 ];
 
 /// Iceberg tables: hidden partitioning with stacked deletes, position deletes, partition evolution.
-const ICEBERG_TABLES: &[&str] = &["events", "mor_position_deletes", "partition_evolution", "v1_table"];
+const ICEBERG_TABLES: &[&str] = &[
+    "events",
+    "mor_position_deletes",
+    "partition_evolution",
+    "v1_table",
+];
 
 fn files_below(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -66,8 +71,14 @@ fn main() {
         let mut results = Vec::new();
         files_below(&expected_root.join(table), &mut results);
         results.sort();
-        for file in results.iter().filter(|f| f.extension().is_some_and(|e| e == "jsonl")) {
-            let label = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        for file in results
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        {
+            let label = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let _ = writeln!(
                 expected,
                 "    ({table:?}, {label:?}, include_str!({:?})),",
@@ -95,8 +106,14 @@ fn main() {
         let mut results = Vec::new();
         files_below(&iceberg_expected.join(name), &mut results);
         results.sort();
-        for file in results.iter().filter(|f| f.extension().is_some_and(|e| e == "jsonl")) {
-            let label = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        for file in results
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        {
+            let label = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let _ = writeln!(
                 expected,
                 "    (\"corpus.{name}\", {label:?}, include_str!({:?})),",

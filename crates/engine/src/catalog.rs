@@ -48,7 +48,10 @@ impl Catalog {
             .map(str::to_string)
             .collect();
         for d in root.dirs.iter().filter(|d| !d.ends_with(".db")) {
-            if !crate::iceberg_scan::tables(self.store.as_ref(), d).await?.is_empty() {
+            if !crate::iceberg_scan::tables(self.store.as_ref(), d)
+                .await?
+                .is_empty()
+            {
                 dbs.push(d.clone());
             }
         }

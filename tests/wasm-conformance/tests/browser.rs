@@ -13,10 +13,24 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 async fn corpus_tables_read_exactly_in_the_browser() {
-    assert!(file_count() > 100, "corpus not embedded: {} files", file_count());
-    assert!(EXPECTED.len() >= 30, "expected files not embedded: {}", EXPECTED.len());
-    let iceberg_cases = EXPECTED.iter().filter(|(t, _, _)| *t == "corpus.events").count();
-    assert!(iceberg_cases >= 9, "Iceberg expected files not embedded: {iceberg_cases}");
+    assert!(
+        file_count() > 100,
+        "corpus not embedded: {} files",
+        file_count()
+    );
+    assert!(
+        EXPECTED.len() >= 30,
+        "expected files not embedded: {}",
+        EXPECTED.len()
+    );
+    let iceberg_cases = EXPECTED
+        .iter()
+        .filter(|(t, _, _)| *t == "corpus.events")
+        .count();
+    assert!(
+        iceberg_cases >= 9,
+        "Iceberg expected files not embedded: {iceberg_cases}"
+    );
     let catalog = Catalog::new(Rc::new(corpus_warehouse().await));
     let mut failures = Vec::new();
     for (table, label, jsonl) in EXPECTED {
@@ -41,7 +55,11 @@ async fn corpus_tables_read_exactly_in_the_browser() {
         let mut expected: Vec<String> = jsonl.lines().map(str::to_string).collect();
         expected.sort();
         if got != expected {
-            failures.push(format!("{table}/{label}: {} rows, expected {}", got.len(), expected.len()));
+            failures.push(format!(
+                "{table}/{label}: {} rows, expected {}",
+                got.len(),
+                expected.len()
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -53,9 +71,19 @@ async fn catalog_lists_the_embedded_tables() {
     let tree = catalog.tree().await.unwrap();
     let names: Vec<String> = tree
         .iter()
-        .flat_map(|db| db.tables.iter().map(move |t| format!("{}.{}", db.name, t.name)))
+        .flat_map(|db| {
+            db.tables
+                .iter()
+                .map(move |t| format!("{}.{}", db.name, t.name))
+        })
         .collect();
     assert!(names.contains(&"corpus.pk_dedup".to_string()), "{names:?}");
-    assert!(names.contains(&"java09.pk_deletion_vectors".to_string()), "{names:?}");
-    assert!(names.contains(&"corpus.mor_position_deletes".to_string()), "{names:?}");
+    assert!(
+        names.contains(&"java09.pk_deletion_vectors".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"corpus.mor_position_deletes".to_string()),
+        "{names:?}"
+    );
 }
