@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-20}"
+# Brief runs (CI) build without optimisation: compiling dominates them. Longer runs optimise.
+PROFILE_FLAG=""
+if [ "$SECONDS_PER_TARGET" -lt 120 ]; then PROFILE_FLAG="--dev"; fi
 if ! rustup toolchain list | grep -q '^nightly'; then
   rustup toolchain install nightly --profile minimal
 fi
@@ -20,7 +23,7 @@ for target in binary_row manifest deletion_vector sql_parser; do
   mkdir -p "$work"
   cp -n fuzz/corpus/"$target"/* "$work"/ 2>/dev/null || true
   log="target/fuzz-$target.log"
-  if ! cargo +nightly fuzz run --fuzz-dir fuzz "$target" "$work" -- \
+  if ! cargo +nightly fuzz run $PROFILE_FLAG --fuzz-dir fuzz "$target" "$work" -- \
       -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 >"$log" 2>&1; then
     tail -40 "$log"
     echo "fuzz: $target found a crash (see $log and fuzz/artifacts/$target)" >&2
