@@ -1,11 +1,15 @@
 //! The app shell: header, connection bar, catalog sidebar and the main panel.
 
 use crate::catalog_tree::CatalogTree;
+use crate::route::{go, go_replace, Route};
 use crate::table_panel::{TablePanel, Welcome};
+use crate::theme;
+use crate::util::ErrorPanel;
 use crate::warehouse::{self, Warehouse, DEMO_WAREHOUSE};
 use lakescope_engine::TableEntry;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
 
 /// Where loading the catalog stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,20 +36,31 @@ pub struct Selection {
 /// The whole application.
 #[component]
 pub fn App() -> impl IntoView {
-    let initial = warehouse::uri_from_page().unwrap_or_else(|| DEMO_WAREHOUSE.to_string());
-    let uri = RwSignal::new(initial.clone());
-    let state = RwSignal::new(LoadState::Loading(initial.clone()));
-    let selected = RwSignal::new(None::<Selection>);
+    let route = RwSignal::new(Route::from_location());
+    provide_context(route);
+    // Back/forward: the URL is the state.
+    let _ = window_event_listener(leptos::ev::popstate, move |_| {
+        route.set(Route::from_location())
+    });
+    let _ = window_event_listener(leptos::ev::keydown, on_global_key);
+    theme::apply(&theme::stored());
+
+    let wanted = Memo::new(move |_| {
+        route
+            .with(|r| r.warehouse.clone())
+            .unwrap_or_else(|| DEMO_WAREHOUSE.to_string())
+    });
+    let uri = RwSignal::new(wanted.get_untracked());
+    let state = RwSignal::new(LoadState::Loading(wanted.get_untracked()));
 
     let open = move |target: String| {
-        selected.set(None);
         state.set(LoadState::Loading(target.clone()));
         spawn_local(async move {
             let outcome = warehouse::open(&target).await;
             // A newer Open may have started meanwhile: only the latest request may land.
             if state.with_untracked(|s| s == &LoadState::Loading(target.clone())) {
-                if outcome.is_ok() {
-                    warehouse::remember_uri(&target);
+                if outcome.is_ok() && route.with_untracked(|r| r.warehouse.is_none()) {
+                    go_replace(route, |r| r.warehouse = Some(target.clone()));
                 }
                 state.set(match outcome {
                     Ok(w) => LoadState::Loaded(w),
@@ -54,12 +69,48 @@ pub fn App() -> impl IntoView {
             }
         });
     };
-    open(initial);
+    Effect::new(move |_| {
+        let target = wanted.get();
+        uri.set(target.clone());
+        open(target);
+    });
+    let on_open = move |target: String| {
+        if route.with_untracked(|r| {
+            r.warehouse.as_deref() == Some(target.as_str()) && r.table.is_none()
+        }) {
+            open(target); // same URL: reload
+        } else {
+            go(route, |r| {
+                *r = Route {
+                    warehouse: Some(target),
+                    ..Route::default()
+                }
+            });
+        }
+    };
+
+    let selected = Memo::new(move |_| {
+        let name = route.with(|r| r.table.clone())?;
+        let (db, table) = name.split_once('.')?;
+        state.with(|s| match s {
+            LoadState::Loaded(w) => w
+                .databases
+                .iter()
+                .find(|d| d.name == db)
+                .and_then(|d| d.tables.iter().find(|t| t.name == table))
+                .map(|t| Selection {
+                    database: db.to_string(),
+                    table: t.clone(),
+                    base_url: w.base_url.clone(),
+                }),
+            _ => None,
+        })
+    });
 
     view! {
         <div class="app" data-testid="app">
             <Header />
-            <ConnectionBar uri=uri state=state on_open=open />
+            <ConnectionBar uri=uri state=state on_open=on_open />
             <main class="workspace">
                 <aside class="sidebar" data-testid="sidebar">
                     <CatalogTree state=state selected=selected />
@@ -67,11 +118,42 @@ pub fn App() -> impl IntoView {
                 <section class="content" data-testid="content">
                     {move || match selected.get() {
                         Some(selection) => view! { <TablePanel selection=selection /> }.into_any(),
-                        None => view! { <Welcome state=state /> }.into_any(),
+                        None => {
+                            let missing = route.with(|r| r.table.clone()).filter(|_| matches!(state.get(), LoadState::Loaded(_)));
+                            match missing {
+                                Some(t) => view! {
+                                    <ErrorPanel title="No such table" message=format!("The warehouse has no table {t}.") />
+                                }.into_any(),
+                                None => view! { <Welcome state=state /> }.into_any(),
+                            }
+                        }
                     }}
                 </section>
             </main>
         </div>
+    }
+}
+
+/// `/` focuses the data filter (or the catalog filter when no table is open).
+fn on_global_key(ev: web_sys::KeyboardEvent) {
+    if ev.key() != "/" || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+        return;
+    }
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if let Some(active) = doc.active_element() {
+        let tag = active.tag_name().to_ascii_lowercase();
+        if tag == "input" || tag == "textarea" || tag == "select" {
+            return;
+        }
+    }
+    let target = doc
+        .get_element_by_id("data-filter")
+        .or_else(|| doc.get_element_by_id("catalog-filter"));
+    if let Some(el) = target.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        ev.prevent_default();
+        let _ = el.focus();
     }
 }
 
@@ -83,7 +165,8 @@ fn Header() -> impl IntoView {
             <span class="logo" aria-hidden="true">"◈"</span>
             <span class="brand" data-testid="brand">"lakescope"</span>
             <span class="version" data-testid="version">{concat!("v", env!("CARGO_PKG_VERSION"))}</span>
-            <span class="tagline">"Apache Paimon tables, read in your browser"</span>
+            <span class="tagline">"Apache Paimon and Iceberg tables, read in your browser"</span>
+            <theme::ThemeToggle />
         </header>
     }
 }

@@ -1,21 +1,43 @@
 //! The catalog sidebar: databases and their tables, with a filter box.
 
 use crate::app::{LoadState, Selection};
+use crate::route::{go, use_route, At, Route};
+use crate::warehouse;
 use lakescope_engine::DatabaseEntry;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::collections::HashMap;
+
+/// Table path → (badge, title).
+type Kinds = RwSignal<HashMap<String, (String, String)>>;
 
 /// Databases → tables of the open warehouse, or the loading/error state.
 #[component]
-pub fn CatalogTree(
-    state: RwSignal<LoadState>,
-    selected: RwSignal<Option<Selection>>,
-) -> impl IntoView {
+pub fn CatalogTree(state: RwSignal<LoadState>, selected: Memo<Option<Selection>>) -> impl IntoView {
     let filter = RwSignal::new(String::new());
+    let kinds: Kinds = RwSignal::new(HashMap::new());
+    // Table kind badges: read each table's schema once per opened warehouse.
+    Effect::new(move |_| {
+        if let LoadState::Loaded(w) = state.get() {
+            kinds.set(HashMap::new());
+            for db in w.databases {
+                for t in db.tables {
+                    spawn_local(async move {
+                        let k = warehouse::table_kind(&t.path).await;
+                        kinds.update(|m| {
+                            m.insert(t.path.clone(), k);
+                        });
+                    });
+                }
+            }
+        }
+    });
     view! {
         <div class="catalog" data-testid="catalog">
             <div class="catalog-head">
                 <span class="section-title">"Catalog"</span>
                 <input
+                    id="catalog-filter"
                     class="filter"
                     data-testid="catalog-filter"
                     type="search"
@@ -54,7 +76,7 @@ pub fn CatalogTree(
                 LoadState::Loaded(w) => {
                     let base_url = w.base_url.clone();
                     view! {
-                        <Tree databases=w.databases base_url=base_url filter=filter selected=selected />
+                        <Tree databases=w.databases base_url=base_url filter=filter selected=selected kinds=kinds />
                     }
                         .into_any()
                 }
@@ -77,7 +99,8 @@ fn Tree(
     databases: Vec<DatabaseEntry>,
     base_url: String,
     filter: RwSignal<String>,
-    selected: RwSignal<Option<Selection>>,
+    selected: Memo<Option<Selection>>,
+    kinds: Kinds,
 ) -> impl IntoView {
     let databases = StoredValue::new(databases);
     let base_url = StoredValue::new(base_url);
@@ -105,7 +128,7 @@ fn Tree(
             <ul class="tree" data-testid="catalog-tree">
                 {shown
                     .into_iter()
-                    .map(|db| view! { <DatabaseNode db=db base_url=base_url.get_value() selected=selected /> })
+                    .map(|db| view! { <DatabaseNode db=db base_url=base_url.get_value() selected=selected kinds=kinds /> })
                     .collect_view()}
             </ul>
         }
@@ -117,8 +140,10 @@ fn Tree(
 fn DatabaseNode(
     db: DatabaseEntry,
     base_url: String,
-    selected: RwSignal<Option<Selection>>,
+    selected: Memo<Option<Selection>>,
+    kinds: Kinds,
 ) -> impl IntoView {
+    let route = use_route();
     let open = RwSignal::new(true);
     let name = db.name.clone();
     let count = db.tables.len();
@@ -126,12 +151,27 @@ fn DatabaseNode(
         .tables
         .into_iter()
         .map(|table| {
-            let selection = Selection {
-                database: name.clone(),
-                table: table.clone(),
-                base_url: base_url.clone(),
-            };
+            let _ = &base_url;
+            let full = format!("{}.{}", name, table.name);
             let path = table.path.clone();
+            let kpath = table.path.clone();
+            let kpath2 = table.path.clone();
+            let badge = move || kinds.with(|k| k.get(&kpath).map(|k| k.0.clone()));
+            let badge_title = move || kinds.with(|k| k.get(&kpath2).map(|k| k.1.clone()));
+            let kpath3 = table.path.clone();
+            let badge_class = move || {
+                let b = kinds.with(|k| k.get(&kpath3).map(|k| k.0.clone())).unwrap_or_default();
+                let k = if b.starts_with("pk") {
+                    "pk"
+                } else if b == "iceberg" {
+                    "iceberg"
+                } else if b == "error" {
+                    "error"
+                } else {
+                    "append"
+                };
+                format!("kind-badge kind-{k}")
+            };
             let is_selected =
                 move || selected.with(|s| s.as_ref().is_some_and(|s| s.table.path == path));
             view! {
@@ -140,12 +180,26 @@ fn DatabaseNode(
                         class="node table-node"
                         class:selected=is_selected
                         data-testid="table-node"
-                        data-table=format!("{}.{}", name, table.name)
+                        data-table=full.clone()
                         title=table.path.clone()
-                        on:click=move |_| selected.set(Some(selection.clone()))
+                        on:click=move |_| {
+                            let full = full.clone();
+                            go(route, move |r| {
+                                *r = Route {
+                                    warehouse: r.warehouse.clone(),
+                                    table: Some(full),
+                                    tab: r.tab,
+                                    at: At::Latest,
+                                    ..Route::default()
+                                }
+                            })
+                        }
                     >
                         <span class="icon" aria-hidden="true">"▦"</span>
                         <span class="label">{table.name.clone()}</span>
+                        {move || badge().map(|b| view! {
+                            <span class=badge_class.clone() title=badge_title.clone() aria-hidden="true" data-testid="kind-badge">{b}</span>
+                        })}
                     </button>
                 </li>
             }

@@ -5,7 +5,23 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 mod catalog_tree;
 #[cfg(target_arch = "wasm32")]
+mod data_tab;
+#[cfg(target_arch = "wasm32")]
+mod diff_tab;
+#[cfg(target_arch = "wasm32")]
+mod files_tab;
+#[cfg(target_arch = "wasm32")]
+mod grid;
+#[cfg(target_arch = "wasm32")]
+mod route;
+#[cfg(target_arch = "wasm32")]
+mod snapshots_tab;
+#[cfg(target_arch = "wasm32")]
 mod table_panel;
+#[cfg(target_arch = "wasm32")]
+mod theme;
+#[cfg(target_arch = "wasm32")]
+mod util;
 #[cfg(target_arch = "wasm32")]
 mod warehouse;
 

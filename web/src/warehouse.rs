@@ -1,8 +1,84 @@
 //! Opening a warehouse from the browser: URI checks, the catalog load, and plain-words errors.
 
 use lakescope_engine::{Catalog, DatabaseEntry};
+use lakescope_paimon::table::Table;
 use lakescope_storage::{Error, HttpStore, IndexedStore, ObjectStore, INDEX_FILE_NAME};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
+
+thread_local! {
+    /// The catalog of the open warehouse (base URL, catalog).
+    static CURRENT: RefCell<Option<(String, Catalog)>> = const { RefCell::new(None) };
+    /// Opened Paimon tables by path (a table caches its manifests).
+    static TABLES: RefCell<HashMap<String, Rc<Table>>> = RefCell::new(HashMap::new());
+}
+
+/// The catalog of the open warehouse.
+pub fn catalog() -> Result<Catalog, String> {
+    CURRENT
+        .with(|c| c.borrow().as_ref().map(|(_, c)| c.clone()))
+        .ok_or_else(|| "No warehouse is open.".to_string())
+}
+
+/// Opens (or returns the cached handle of) the Paimon table at `path` (`db.db/t`).
+pub async fn table(path: &str) -> Result<Rc<Table>, String> {
+    if let Some(t) = TABLES.with(|t| t.borrow().get(path).cloned()) {
+        return Ok(t);
+    }
+    let store = catalog()?.store().clone();
+    let table = Rc::new(
+        Table::open(store, path)
+            .await
+            .map_err(|e| format!("Cannot open table {path}: {e}"))?,
+    );
+    TABLES.with(|t| t.borrow_mut().insert(path.to_string(), table.clone()));
+    Ok(table)
+}
+
+/// Forgets cached table handles (reload: see new snapshots).
+pub fn forget_tables() {
+    TABLES.with(|t| t.borrow_mut().clear());
+}
+
+/// What kind of table lives at `path`, for the tree badge: (short label, title).
+pub async fn table_kind(path: &str) -> (String, String) {
+    let Ok(cat) = catalog() else {
+        return ("?".into(), String::new());
+    };
+    if lakescope_iceberg::is_iceberg_table(cat.store().as_ref(), path).await {
+        return ("iceberg".into(), "Apache Iceberg table".into());
+    }
+    match table(path).await {
+        Ok(t) => {
+            let schema = t.current_schema();
+            if schema.primary_keys.is_empty() {
+                ("append".into(), "Append table (no primary key)".into())
+            } else {
+                let engine = schema
+                    .options
+                    .get("merge-engine")
+                    .cloned()
+                    .unwrap_or_else(|| "deduplicate".into());
+                let short = match engine.as_str() {
+                    "deduplicate" => "dedup",
+                    "partial-update" => "partial",
+                    "aggregation" => "agg",
+                    "first-row" => "first-row",
+                    other => other,
+                };
+                (
+                    format!("pk·{short}"),
+                    format!(
+                        "Primary key ({}), merge engine {engine}",
+                        schema.primary_keys.join(", ")
+                    ),
+                )
+            }
+        }
+        Err(e) => ("error".into(), e),
+    }
+}
 
 /// The bundled demo lake, relative to the page.
 pub const DEMO_WAREHOUSE: &str = "demo/warehouse/";
@@ -43,10 +119,13 @@ pub async fn open(uri: &str) -> Result<Warehouse, String> {
     let http = HttpStore::new(uri);
     let base_url = http.base_url().to_string();
     let store: Rc<dyn ObjectStore> = Rc::new(IndexedStore::new(http));
-    let databases = Catalog::new(store)
+    let catalog = Catalog::new(store);
+    let databases = catalog
         .tree()
         .await
         .map_err(|e| explain(uri, &base_url, &e))?;
+    forget_tables();
+    CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), catalog)));
     Ok(Warehouse {
         uri: uri.to_string(),
         base_url,
@@ -71,30 +150,5 @@ fn explain(uri: &str, base_url: &str, error: &Error) -> String {
             "Could not list {uri}: {error} — check the URL, and that the host allows this page's \
              origin (CORS)."
         ),
-    }
-}
-
-/// The `?warehouse=` parameter of the page URL, if any.
-pub fn uri_from_page() -> Option<String> {
-    let search = web_sys::window()?.location().search().ok()?;
-    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
-    params.get("warehouse").filter(|s| !s.trim().is_empty())
-}
-
-/// Records `uri` as the page's `?warehouse=` parameter so the view can be linked and reloaded.
-pub fn remember_uri(uri: &str) {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    let Ok(href) = window.location().href() else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::new(&href) else {
-        return;
-    };
-    url.search_params().set("warehouse", uri);
-    if let Ok(history) = window.history() {
-        // Failing to update the address bar is harmless: the view itself is already right.
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url.href()));
     }
 }

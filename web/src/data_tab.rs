@@ -1,0 +1,414 @@
+//! Data: the virtualised grid with time travel, column projection, a pushed-down filter, the
+//! audit-log view and export of the current view.
+
+use crate::app::Selection;
+use crate::grid::Grid;
+use crate::route::{go, use_route, At};
+use crate::snapshots_tab::snapshots_and_tags;
+use crate::table_panel::{is_iceberg, table_ref};
+use crate::util::{download, parse_time, time, Frame};
+use crate::warehouse;
+use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use lakescope_paimon::predicate::parse::parse as parse_filter;
+use lakescope_paimon::spec::snapshot::Snapshot;
+use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::sync::Arc;
+
+#[derive(Clone, PartialEq)]
+struct Query {
+    at: At,
+    filter: String,
+    cols: String,
+    audit: bool,
+}
+
+#[derive(Clone, PartialEq)]
+enum Status {
+    Idle,
+    Loading {
+        rows: usize,
+        split: usize,
+        splits: usize,
+    },
+    Done {
+        rows: usize,
+        ms: f64,
+        snapshot: Option<i64>,
+        cancelled: bool,
+    },
+    Failed(String),
+}
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+#[component]
+pub fn DataTab(sel: Selection) -> impl IntoView {
+    let route = use_route();
+    let frame = RwSignal::new(None::<Arc<Frame>>);
+    let status = RwSignal::new(Status::Idle);
+    let generation = StoredValue::new(0u64);
+    let all_columns = RwSignal::new(Vec::<String>::new());
+    let versions = RwSignal::new_local((Vec::<Snapshot>::new(), Vec::<(String, i64)>::new()));
+    let sel = StoredValue::new(sel);
+
+    spawn_local(async move {
+        let path = sel.with_value(|s| s.table.path.clone());
+        if let Ok(v) = snapshots_and_tags(&path).await {
+            versions.set(v);
+        }
+        if let Ok(t) = warehouse::table(&path).await {
+            all_columns.set(
+                t.current_schema()
+                    .fields
+                    .iter()
+                    .map(|f| f.name.clone())
+                    .collect(),
+            );
+        }
+    });
+
+    let query = Memo::new(move |_| {
+        route.with(|r| Query {
+            at: r.at.clone(),
+            filter: r.filter.clone(),
+            cols: r.cols.clone(),
+            audit: r.audit,
+        })
+    });
+
+    Effect::new(move |_| {
+        let q = query.get();
+        let my_gen = generation.with_value(|g| g + 1);
+        generation.set_value(my_gen);
+        let current = move || generation.with_value(|g| *g == my_gen);
+        status.set(Status::Loading {
+            rows: 0,
+            split: 0,
+            splits: 0,
+        });
+        let s = sel.get_value();
+        spawn_local(async move {
+            let start = now();
+            let result = load(&s, &q, frame, status, &current).await;
+            if !current() {
+                return;
+            }
+            match result {
+                Ok((rows, snapshot)) => status.set(Status::Done {
+                    rows,
+                    ms: now() - start,
+                    snapshot,
+                    cancelled: false,
+                }),
+                Err(m) => {
+                    frame.set(None);
+                    status.set(Status::Failed(m));
+                }
+            }
+        });
+    });
+
+    let cancel = move |_| {
+        generation.update_value(|g| *g += 1);
+        let rows = frame.with_untracked(|f| f.as_ref().map_or(0, |f| f.len()));
+        status.set(Status::Done {
+            rows,
+            ms: 0.0,
+            snapshot: None,
+            cancelled: true,
+        });
+    };
+
+    // filter input
+    let filter_text = RwSignal::new(route.get_untracked().filter);
+    Effect::new(move |_| filter_text.set(route.with(|r| r.filter.clone())));
+    let filter_error = Memo::new(move |_| {
+        let t = filter_text.get();
+        if t.trim().is_empty() {
+            None
+        } else {
+            parse_filter(&t).err().map(|e| e.to_string())
+        }
+    });
+    let apply_filter = move || {
+        let t = filter_text.get_untracked();
+        go(route, |r| r.filter = t.trim().to_string());
+    };
+
+    // version picker
+    let version_value = move || match route.with(|r| r.at.clone()) {
+        At::Latest => "latest".to_string(),
+        At::Snapshot(id) => format!("s:{id}"),
+        At::Tag(t) => format!("t:{t}"),
+        At::Timestamp(_) => "ts".to_string(),
+    };
+    let ts_text = RwSignal::new(match route.get_untracked().at {
+        At::Timestamp(ms) => time(ms),
+        _ => String::new(),
+    });
+    let ts_error = RwSignal::new(None::<String>);
+    let on_version = move |ev: leptos::ev::Event| {
+        let v = event_target_value(&ev);
+        let at = if let Some(id) = v.strip_prefix("s:") {
+            At::Snapshot(id.parse().unwrap_or(0))
+        } else if let Some(t) = v.strip_prefix("t:") {
+            At::Tag(t.to_string())
+        } else if v == "ts" {
+            At::Timestamp(versions.with_untracked(|(s, _)| s.last().map_or(0, |s| s.time_millis)))
+        } else {
+            At::Latest
+        };
+        if let At::Timestamp(ms) = at {
+            ts_text.set(time(ms));
+        }
+        go(route, |r| r.at = at);
+    };
+    let apply_ts = move || match parse_time(&ts_text.get_untracked()) {
+        Some(ms) => {
+            ts_error.set(None);
+            go(route, |r| r.at = At::Timestamp(ms));
+        }
+        None => ts_error.set(Some(
+            "Enter a time like 2024-03-01 10:00:00 (UTC) or epoch milliseconds.".into(),
+        )),
+    };
+
+    let toggle_col = move |name: String, on: bool| {
+        let all = all_columns.get_untracked();
+        let mut chosen: Vec<String> = route.with_untracked(|r| {
+            if r.cols.is_empty() {
+                all.clone()
+            } else {
+                r.cols.split(',').map(str::to_string).collect()
+            }
+        });
+        if on {
+            chosen.push(name);
+        } else {
+            chosen.retain(|c| *c != name);
+        }
+        let ordered: Vec<String> = all.iter().filter(|c| chosen.contains(c)).cloned().collect();
+        let cols = if ordered.len() == all.len() {
+            String::new()
+        } else {
+            ordered.join(",")
+        };
+        go(route, |r| r.cols = cols);
+    };
+
+    let export = move |jsonl: bool| {
+        let Some(f) = frame.get_untracked() else {
+            return;
+        };
+        let name = sel.with_value(|s| format!("{}.{}", s.database, s.table.name));
+        if jsonl {
+            let mut out = String::new();
+            for b in &f.batches {
+                for r in 0..b.num_rows() {
+                    if let Ok(line) = lakescope_engine::canonical::row_to_json_line(b, r) {
+                        out.push_str(&line);
+                        out.push('\n');
+                    }
+                }
+            }
+            download(&format!("{name}.jsonl"), "application/x-ndjson", &out);
+        } else {
+            let cols = f.columns();
+            let quote = |s: &str| {
+                if s.contains([',', '"', '\n', '\r']) {
+                    format!("\"{}\"", s.replace('"', "\"\""))
+                } else {
+                    s.to_string()
+                }
+            };
+            let mut out = cols.iter().map(|c| quote(c)).collect::<Vec<_>>().join(",");
+            out.push('\n');
+            for r in 0..f.len() {
+                let line = (0..cols.len())
+                    .map(|c| f.cell(r, c).map(|s| quote(&s)).unwrap_or_default())
+                    .collect::<Vec<_>>()
+                    .join(",");
+                out.push_str(&line);
+                out.push('\n');
+            }
+            download(&format!("{name}.csv"), "text/csv", &out);
+        }
+    };
+
+    view! {
+        <div class="data-tab">
+            <div class="toolbar">
+                <label class="tb-label" for="version">"Version"</label>
+                <select id="version" class="select" data-testid="version-select" prop:value=version_value on:change=on_version>
+                    <option value="latest">"latest"</option>
+                    {move || versions.with(|(snaps, tags)| {
+                        let cur = version_value();
+                        let mut opts: Vec<_> = tags.iter().map(|(n, id)| {
+                            let v = format!("t:{n}");
+                            view! { <option value=v.clone() selected=cur == v>{format!("tag {n} (snapshot {id})")}</option> }.into_any()
+                        }).collect();
+                        opts.extend(snaps.iter().rev().map(|s| {
+                            let v = format!("s:{}", s.id);
+                            view! { <option value=v.clone() selected=cur == v>{format!("snapshot {} · {}", s.id, time(s.time_millis))}</option> }.into_any()
+                        }));
+                        opts.push(view! { <option value="ts" selected=cur == "ts">"at a time…"</option> }.into_any());
+                        opts.collect_view()
+                    })}
+                </select>
+                <Show when=move || matches!(route.with(|r| r.at.clone()), At::Timestamp(_))>
+                    <input class="input ts" data-testid="ts-input" type="text" spellcheck="false"
+                        placeholder="2024-03-01 10:00:00" bind:value=ts_text
+                        on:keydown=move |ev| if ev.key() == "Enter" { apply_ts() } />
+                    <button class="btn" on:click=move |_| apply_ts()>"Go"</button>
+                </Show>
+                <details class="cols-menu">
+                    <summary class="btn" data-testid="columns-button">
+                        {move || {
+                            let n = all_columns.with(|a| a.len());
+                            let k = route.with(|r| if r.cols.is_empty() { n } else { r.cols.split(',').count() });
+                            format!("Columns {k}/{n}")
+                        }}
+                    </summary>
+                    <div class="cols-pop" data-testid="columns-menu">
+                        {move || all_columns.get().into_iter().map(|c| {
+                            let c2 = c.clone();
+                            let c3 = c.clone();
+                            let checked = move || route.with(|r| r.cols.is_empty() || r.cols.split(',').any(|x| x == c2));
+                            view! {
+                                <label class="col-opt">
+                                    <input type="checkbox" data-col=c.clone() prop:checked=checked
+                                        on:change=move |ev| toggle_col(c3.clone(), event_target_checked(&ev)) />
+                                    <span class="mono">{c}</span>
+                                </label>
+                            }
+                        }).collect_view()}
+                    </div>
+                </details>
+                <label class="check" title="Show the audit log: every row with its row kind (+I, -U, +U, -D)">
+                    <input type="checkbox" data-testid="audit-toggle" prop:checked=move || route.with(|r| r.audit)
+                        on:change=move |ev| { let on = event_target_checked(&ev); go(route, |r| r.audit = on) } />
+                    "audit log (rowkind)"
+                </label>
+                <span class="spacer"></span>
+                <button class="btn" data-testid="export-csv" on:click=move |_| export(false)>"CSV"</button>
+                <button class="btn" data-testid="export-jsonl" on:click=move |_| export(true)>"JSON Lines"</button>
+            </div>
+            <div class="filterbar">
+                <span class="filter-icon" aria-hidden="true">"⌕"</span>
+                <input id="data-filter" class="input filter-input" data-testid="data-filter" type="text" spellcheck="false"
+                    autocomplete="off" placeholder="Filter rows, e.g. dt = '2024-03-01' AND qty >= 3   (press / to focus, Enter to apply)"
+                    bind:value=filter_text
+                    on:keydown=move |ev| if ev.key() == "Enter" { apply_filter() } />
+                <button class="btn" data-testid="apply-filter" on:click=move |_| apply_filter()>"Apply"</button>
+            </div>
+            {move || filter_error.get().map(|e| view! { <div class="filter-error" role="alert" data-testid="filter-error">{e}</div> })}
+            {move || ts_error.get().map(|e| view! { <div class="filter-error" role="alert">{e}</div> })}
+            <div class="statusline" data-testid="data-status">
+                {move || match status.get() {
+                    Status::Idle => view! { <span></span> }.into_any(),
+                    Status::Loading { rows, split, splits } => view! {
+                        <span class="spinner" aria-hidden="true"></span>
+                        <span data-testid="busy">{format!("Reading… {rows} rows, split {split} of {splits}")}</span>
+                        <progress max=splits.max(1) value=split></progress>
+                        <button class="btn small" data-testid="cancel" on:click=cancel>"Cancel"</button>
+                    }.into_any(),
+                    Status::Done { rows, ms, snapshot, cancelled } => view! {
+                        <span data-testid="row-total">{format!("{rows} rows")}</span>
+                        <span class="muted">{if cancelled { " · cancelled (partial result)".to_string() } else {
+                            format!(" · {}{:.0} ms", snapshot.map(|s| format!("snapshot {s} · ")).unwrap_or_default(), ms)
+                        }}</span>
+                    }.into_any(),
+                    Status::Failed(m) => view! { <span class="err-inline" data-testid="data-error" role="alert">{m}</span> }.into_any(),
+                }}
+            </div>
+            <Grid frame=frame testid="data-grid" class="fill" />
+        </div>
+    }
+}
+
+/// Reads the query into `frame`, split by split (first rows show fast). Returns rows and the
+/// snapshot read.
+async fn load(
+    sel: &Selection,
+    q: &Query,
+    frame: RwSignal<Option<Arc<Frame>>>,
+    status: RwSignal<Status>,
+    current: &dyn Fn() -> bool,
+) -> Result<(usize, Option<i64>), String> {
+    let filter = if q.filter.trim().is_empty() {
+        None
+    } else {
+        Some(parse_filter(&q.filter).map_err(|e| format!("Filter: {e}"))?)
+    };
+    let columns =
+        (!q.cols.is_empty()).then(|| q.cols.split(',').map(str::to_string).collect::<Vec<_>>());
+    if is_iceberg(sel).await {
+        let at = match &q.at {
+            At::Latest => TimeTravel::Latest,
+            At::Snapshot(s) => TimeTravel::SnapshotId(*s),
+            At::Tag(t) => TimeTravel::Tag(t.clone()),
+            At::Timestamp(ms) => TimeTravel::TimestampMillis(*ms),
+        };
+        let r = table_ref(sel, None);
+        let out = warehouse::catalog()?
+            .scan(
+                &r,
+                &ScanRequest {
+                    at,
+                    columns,
+                    filter,
+                    limit: None,
+                },
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let f = Frame::new(out.schema, out.batches);
+        let n = f.len();
+        frame.set(Some(Arc::new(f)));
+        return Ok((n, None));
+    }
+    let t = warehouse::table(&sel.table.path).await?;
+    let e = |e: lakescope_paimon::Error| e.to_string();
+    let snapshot = match &q.at {
+        At::Latest => t.latest_snapshot().await.map_err(e)?,
+        At::Snapshot(id) => Some(t.snapshot(*id).await.map_err(e)?),
+        At::Tag(name) => Some(t.tag(name).await.map_err(e)?.snapshot),
+        At::Timestamp(ms) => Some(
+            t.snapshot_at_or_before_timestamp(*ms)
+                .await
+                .map_err(e)?
+                .ok_or_else(|| format!("No snapshot was committed at or before {}.", time(*ms)))?,
+        ),
+    };
+    let request = ReadRequest {
+        columns,
+        with_row_kind: q.audit,
+        filter,
+        ..ReadRequest::default()
+    };
+    let mut reader = SnapshotReader::open(&t, snapshot.as_ref(), &request)
+        .await
+        .map_err(e)?;
+    let splits = reader.remaining_splits();
+    let mut f = Frame::new(reader.schema().clone(), Vec::new());
+    frame.set(Some(Arc::new(f.clone())));
+    let mut split = 0;
+    while let Some(batches) = reader.next_split().await {
+        if !current() {
+            return Ok((f.len(), None));
+        }
+        split += 1;
+        f.extend(batches.map_err(e)?);
+        frame.set(Some(Arc::new(f.clone())));
+        status.set(Status::Loading {
+            rows: f.len(),
+            split,
+            splits,
+        });
+    }
+    Ok((f.len(), snapshot.map(|s| s.id)))
+}

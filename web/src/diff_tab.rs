@@ -1,0 +1,268 @@
+//! Diff: rows inserted, deleted and changed between two snapshots or tags, with changed cells
+//! highlighted and counts per partition.
+
+use crate::app::Selection;
+use crate::grid::{CellClass, Grid};
+use crate::route::{go, use_route};
+use crate::snapshots_tab::snapshots_and_tags;
+use crate::util::{time, Busy, ErrorPanel, Frame, Load};
+use crate::warehouse;
+use lakescope_paimon::diff::{diff_snapshots, PartitionCounts};
+use lakescope_paimon::spec::snapshot::Snapshot;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::sync::Arc;
+
+#[derive(Clone)]
+struct DiffView {
+    frame: Arc<Frame>,
+    partitions: Vec<PartitionCounts>,
+    from: Option<i64>,
+    to: Option<i64>,
+    buckets_read: usize,
+    files_read: usize,
+}
+
+/// `"3"` → snapshot 3, `"tag:name"` → the tag's snapshot, `""` → none (empty table).
+async fn resolve(path: &str, spec: &str) -> Result<Option<Snapshot>, String> {
+    let t = warehouse::table(path).await?;
+    if spec.is_empty() || spec == "0" {
+        return Ok(None);
+    }
+    if let Some(tag) = spec.strip_prefix("tag:") {
+        return Ok(Some(t.tag(tag).await.map_err(|e| e.to_string())?.snapshot));
+    }
+    let id: i64 = spec
+        .parse()
+        .map_err(|_| format!("'{spec}' is not a snapshot id"))?;
+    Ok(Some(t.snapshot(id).await.map_err(|e| e.to_string())?))
+}
+
+#[component]
+pub fn DiffTab(sel: Selection) -> impl IntoView {
+    let route = use_route();
+    let versions = RwSignal::new_local(Load::<(Vec<Snapshot>, Vec<(String, i64)>)>::Loading(
+        "Reading snapshots…".into(),
+    ));
+    let result = RwSignal::new_local(None::<Load<DiffView>>);
+    let path = StoredValue::new(sel.table.path.clone());
+    let generation = StoredValue::new(0u64);
+
+    spawn_local(async move {
+        let p = path.get_value();
+        match snapshots_and_tags(&p).await {
+            Ok(v) => {
+                // Default range: the last two snapshots.
+                let ids: Vec<i64> = v.0.iter().map(|s| s.id).collect();
+                if route.with_untracked(|r| r.to.is_empty()) && !ids.is_empty() {
+                    let to = ids[ids.len() - 1].to_string();
+                    let from = if ids.len() > 1 {
+                        ids[ids.len() - 2].to_string()
+                    } else {
+                        "0".into()
+                    };
+                    crate::route::go_replace(route, |r| {
+                        r.from = from;
+                        r.to = to;
+                    });
+                }
+                versions.set(Load::Ready(v));
+            }
+            Err(m) => versions.set(Load::Failed(m)),
+        }
+    });
+
+    let range = Memo::new(move |_| route.with(|r| (r.from.clone(), r.to.clone())));
+    Effect::new(move |_| {
+        let (from, to) = range.get();
+        if to.is_empty() {
+            return;
+        }
+        let my = generation.with_value(|g| g + 1);
+        generation.set_value(my);
+        result.set(Some(Load::Loading(format!(
+            "Diffing {} → {}…",
+            label(&from),
+            label(&to)
+        ))));
+        let p = path.get_value();
+        spawn_local(async move {
+            let out = async {
+                let t = warehouse::table(&p).await?;
+                let a = resolve(&p, &from).await?;
+                let b = resolve(&p, &to)
+                    .await?
+                    .ok_or("Pick the snapshot to compare to.")?;
+                let d = diff_snapshots(&t, a.as_ref(), &b)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok::<_, String>(DiffView {
+                    frame: Arc::new(Frame::new(d.schema.clone(), d.batches.clone())),
+                    partitions: d.partitions.clone(),
+                    from: d.from,
+                    to: d.to,
+                    buckets_read: d.buckets_read,
+                    files_read: d.files_read,
+                })
+            }
+            .await;
+            if generation.try_with_value(|g| *g == my).unwrap_or(false) {
+                result.set(Some(match out {
+                    Ok(v) => Load::Ready(v),
+                    Err(m) => Load::Failed(m),
+                }));
+            }
+        });
+    });
+
+    let picker = move |which: &'static str| {
+        move || {
+            let Load::Ready((snaps, tags)) = versions.get() else {
+                return ().into_any();
+            };
+            let cur = route.with(|r| {
+                if which == "from" {
+                    r.from.clone()
+                } else {
+                    r.to.clone()
+                }
+            });
+            let mut opts = Vec::new();
+            if which == "from" {
+                opts.push(
+                    view! { <option value="0" selected=cur == "0">"(empty table)"</option> }
+                        .into_any(),
+                );
+            }
+            for (n, id) in &tags {
+                let v = format!("tag:{n}");
+                opts.push(view! { <option value=v.clone() selected=cur == v>{format!("tag {n} (snapshot {id})")}</option> }.into_any());
+            }
+            for s in snaps.iter().rev() {
+                let v = s.id.to_string();
+                opts.push(view! { <option value=v.clone() selected=cur == v>{format!("snapshot {} · {}", s.id, time(s.time_millis))}</option> }.into_any());
+            }
+            view! {
+                <select class="select" data-testid=format!("diff-{which}")
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        go(route, |r| if which == "from" { r.from = v } else { r.to = v });
+                    }>
+                    {opts}
+                </select>
+            }
+            .into_any()
+        }
+    };
+
+    view! {
+        <div class="diff-tab">
+            <div class="toolbar">
+                <span class="tb-label">"From"</span>
+                {picker("from")}
+                <span class="tb-label">"to"</span>
+                {picker("to")}
+                <span class="muted">"Rows are matched by primary key (append tables: by file)."</span>
+            </div>
+            {move || match versions.get() {
+                Load::Failed(m) => Some(view! { <ErrorPanel title="Cannot read snapshots" message=m /> }.into_any()),
+                _ => None,
+            }}
+            {move || match result.get() {
+                None => ().into_any(),
+                Some(Load::Loading(t)) => view! { <Busy text=t /> }.into_any(),
+                Some(Load::Failed(m)) => view! { <ErrorPanel title="Cannot diff these snapshots" message=m /> }.into_any(),
+                Some(Load::Ready(d)) => diff_view(d).into_any(),
+            }}
+        </div>
+    }
+}
+
+fn label(spec: &str) -> String {
+    match spec.strip_prefix("tag:") {
+        Some(t) => format!("tag {t}"),
+        None if spec == "0" || spec.is_empty() => "empty table".into(),
+        None => format!("snapshot {spec}"),
+    }
+}
+
+fn diff_view(d: DiffView) -> impl IntoView {
+    let (ins, del, upd) = d.partitions.iter().fold((0, 0, 0), |a, p| {
+        (a.0 + p.inserted, a.1 + p.deleted, a.2 + p.updated)
+    });
+    let change_of = |f: &Frame, r: usize| f.cell(r, 0).unwrap_or_default();
+    let row_class: CellClass = Arc::new(move |f, r, _| match change_of(f, r).as_str() {
+        "insert" => "r-insert",
+        "delete" => "r-delete",
+        "update_before" => "r-before",
+        "update_after" => "r-after",
+        _ => "",
+    });
+    let cell_class: CellClass = Arc::new(move |f, r, c| {
+        if c == 0 {
+            return "change-col";
+        }
+        let other = match change_of(f, r).as_str() {
+            "update_before" => r + 1,
+            "update_after" if r > 0 => r - 1,
+            _ => return "",
+        };
+        if f.cell(r, c) != f.cell(other, c) {
+            "changed"
+        } else {
+            ""
+        }
+    });
+    let frame = Signal::stored(Some(d.frame.clone()));
+    let parts = d
+        .partitions
+        .iter()
+        .map(|p| {
+            let name = if p.partition.is_empty() {
+                "(unpartitioned)".to_string()
+            } else {
+                p.partition
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" / ")
+            };
+            view! {
+                <tr data-testid="diff-partition">
+                    <td class="mono">{name}</td>
+                    <td class="num ins">{p.inserted}</td>
+                    <td class="num del">{p.deleted}</td>
+                    <td class="num upd">{p.updated}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="diff-summary" data-testid="diff-summary">
+            <span class="pill ins">{format!("+{ins} inserted")}</span>
+            <span class="pill del">{format!("−{del} deleted")}</span>
+            <span class="pill upd">{format!("~{upd} changed")}</span>
+            <span class="muted">
+                {format!(
+                    "snapshot {} → {} · read {} bucket(s), {} file(s)",
+                    d.from.map_or("∅".to_string(), |s| s.to_string()),
+                    d.to.map_or("∅".to_string(), |s| s.to_string()),
+                    d.buckets_read,
+                    d.files_read
+                )}
+            </span>
+        </div>
+        <div class="split">
+            <section class="card side">
+                <h2>"Per partition"</h2>
+                <table class="tbl" data-testid="diff-partitions">
+                    <thead><tr><th>"partition"</th><th class="num">"ins"</th><th class="num">"del"</th><th class="num">"chg"</th></tr></thead>
+                    <tbody>{parts}</tbody>
+                </table>
+            </section>
+            <section class="card grow1 flush">
+                <Grid frame=frame testid="diff-grid" class="short" row_class=row_class cell_class=cell_class />
+            </section>
+        </div>
+    }
+}

@@ -1,0 +1,209 @@
+//! Snapshots: an SVG timeline (records added/deleted per commit, commit kind coloured, tags
+//! marked) and the snapshot table; clicking a snapshot time-travels the Data tab.
+
+use crate::app::Selection;
+use crate::route::{go, use_route, At, Tab};
+use crate::util::{time, time_short, Busy, ErrorPanel, Load};
+use crate::warehouse;
+use lakescope_paimon::spec::snapshot::{CommitKind, Snapshot};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+pub fn kind_class(k: CommitKind) -> &'static str {
+    match k {
+        CommitKind::Append => "k-append",
+        CommitKind::Compact => "k-compact",
+        CommitKind::Overwrite => "k-overwrite",
+        CommitKind::Analyze => "k-analyze",
+    }
+}
+
+pub fn kind_name(k: CommitKind) -> &'static str {
+    match k {
+        CommitKind::Append => "APPEND",
+        CommitKind::Compact => "COMPACT",
+        CommitKind::Overwrite => "OVERWRITE",
+        CommitKind::Analyze => "ANALYZE",
+    }
+}
+
+/// Snapshots and tags (name, snapshot id) of a table.
+pub async fn snapshots_and_tags(path: &str) -> Result<(Vec<Snapshot>, Vec<(String, i64)>), String> {
+    let t = warehouse::table(path).await?;
+    let snaps = t.snapshots().await.map_err(|e| e.to_string())?;
+    let tags = t
+        .tags()
+        .await
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|(n, t)| (n, t.snapshot.id))
+        .collect();
+    Ok((snaps, tags))
+}
+
+#[component]
+pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
+    let route = use_route();
+    let data = RwSignal::new_local(Load::<(Vec<Snapshot>, Vec<(String, i64)>)>::Loading(
+        "Reading snapshots…".into(),
+    ));
+    let path = sel.table.path.clone();
+    spawn_local(async move {
+        data.set(match snapshots_and_tags(&path).await {
+            Ok(d) => Load::Ready(d),
+            Err(m) => Load::Failed(m),
+        });
+    });
+    let travel = move |id: i64| {
+        go(route, |r| {
+            r.tab = Tab::Data;
+            r.at = At::Snapshot(id);
+        })
+    };
+    move || match data.get() {
+        Load::Loading(t) => view! { <Busy text=t /> }.into_any(),
+        Load::Failed(m) => {
+            view! { <ErrorPanel title="Cannot read snapshots" message=m /> }.into_any()
+        }
+        Load::Ready((snaps, _)) if snaps.is_empty() => {
+            view! { <p class="note">"This table has no snapshots yet."</p> }.into_any()
+        }
+        Load::Ready((snaps, tags)) => {
+            let chart = timeline(&snaps, &tags, travel);
+            let rows = snaps
+                .iter()
+                .rev()
+                .map(|s| {
+                    let id = s.id;
+                    let tag_names: Vec<String> =
+                        tags.iter().filter(|(_, t)| *t == id).map(|(n, _)| n.clone()).collect();
+                    view! {
+                        <tr class="clickable" data-testid="snapshot-row" data-snapshot=id on:click=move |_| travel(id)
+                            title="Open the Data tab at this snapshot">
+                            <td class="mono strong">{id}</td>
+                            <td><span class=format!("kind {}", kind_class(s.commit_kind))>{kind_name(s.commit_kind)}</span></td>
+                            <td class="mono">{time(s.time_millis)}</td>
+                            <td class="num">{s.delta_record_count.map(|v| format!("{v:+}")).unwrap_or_default()}</td>
+                            <td class="num">{s.total_record_count.map(|v| v.to_string()).unwrap_or_default()}</td>
+                            <td class="num">{s.changelog_record_count.map(|v| v.to_string()).unwrap_or_default()}</td>
+                            <td class="mono">{s.schema_id}</td>
+                            <td class="mono ellipsis">{s.commit_user.clone()}</td>
+                            <td class="mono">{s.watermark.filter(|w| *w > i64::MIN).map(|w| w.to_string()).unwrap_or_default()}</td>
+                            <td>{tag_names.into_iter().map(|n| view! { <span class="tag">{n}</span> }).collect_view()}</td>
+                        </tr>
+                    }
+                })
+                .collect_view();
+            view! {
+                <section class="card wide">
+                    <h2>"Timeline " <span class="muted">"(bars: delta records of each commit; click a bar to read the table at that snapshot)"</span></h2>
+                    {chart}
+                    <div class="legend">
+                        <span class="kind k-append">"APPEND"</span>
+                        <span class="kind k-compact">"COMPACT"</span>
+                        <span class="kind k-overwrite">"OVERWRITE"</span>
+                        <span class="tag">"tag"</span>
+                    </div>
+                </section>
+                <section class="card wide">
+                    <table class="tbl" data-testid="snapshots-table">
+                        <thead>
+                            <tr>
+                                <th>"id"</th><th>"kind"</th><th>"committed"</th><th class="num">"delta rows"</th>
+                                <th class="num">"total rows"</th><th class="num">"changelog"</th><th>"schema"</th>
+                                <th>"user"</th><th>"watermark"</th><th>"tags"</th>
+                            </tr>
+                        </thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </section>
+            }
+                .into_any()
+        }
+    }
+}
+
+/// The timeline chart: one bar per snapshot in commit order (x labels are commit times);
+/// bars above the axis are records added, below records removed (negative deltaRecordCount).
+fn timeline(
+    snaps: &[Snapshot],
+    tags: &[(String, i64)],
+    travel: impl Fn(i64) + Copy + 'static,
+) -> impl IntoView {
+    let n = snaps.len();
+    let w = 900.0f64;
+    let h = 190.0f64;
+    let (left, right, top, bottom) = (44.0, 10.0, 22.0, 34.0);
+    let plot_w = w - left - right;
+    let max_up = snaps
+        .iter()
+        .filter_map(|s| s.delta_record_count)
+        .filter(|v| *v > 0)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let max_down = snaps
+        .iter()
+        .filter_map(|s| s.delta_record_count)
+        .filter(|v| *v < 0)
+        .map(|v| -v)
+        .max()
+        .unwrap_or(0) as f64;
+    let total = max_up + max_down;
+    let plot_h = h - top - bottom;
+    let zero = top + plot_h * max_up / total;
+    let step = plot_w / n as f64;
+    let bw = (step * 0.6).clamp(2.0, 36.0);
+    let label_every = (n / 10).max(1);
+    let bars = snaps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let id = s.id;
+            let d = s.delta_record_count.unwrap_or(0) as f64;
+            let x = left + step * (i as f64 + 0.5);
+            let hh = (d.abs() / total * plot_h).max(1.5);
+            let y = if d >= 0.0 { zero - hh } else { zero };
+            let tagged: Vec<String> = tags.iter().filter(|(_, t)| *t == id).map(|(n, _)| n.clone()).collect();
+            let title = format!(
+                "snapshot {id} · {} · {} · delta {:+} rows{}",
+                kind_name(s.commit_kind),
+                time(s.time_millis),
+                d as i64,
+                if tagged.is_empty() { String::new() } else { format!(" · tags {}", tagged.join(", ")) }
+            );
+            let label = (i % label_every == 0).then(|| {
+                view! {
+                    <text class="axis-label" x=x y=h - bottom + 14.0 text-anchor="middle">{format!("#{id}")}</text>
+                    <text class="axis-label faint" x=x y=h - bottom + 26.0 text-anchor="middle">{time_short(s.time_millis)}</text>
+                }
+            });
+            let tag_mark = (!tagged.is_empty()).then(|| {
+                view! {
+                    <line class="tag-line" x1=x x2=x y1=top - 8.0 y2=h - bottom />
+                    <text class="tag-label" x=x + 3.0 y=top - 10.0>{tagged.join(", ")}</text>
+                }
+            });
+            view! {
+                <g class="bar-g" data-testid="timeline-bar" data-snapshot=id on:click=move |_| travel(id)>
+                    {tag_mark}
+                    <rect class="hit" x=x - step / 2.0 y=top width=step height=plot_h />
+                    <rect class=format!("bar {}", kind_class(s.commit_kind)) x=x - bw / 2.0 y=y width=bw height=hh rx="1.5" />
+                    <title>{title}</title>
+                    {label}
+                </g>
+            }
+        })
+        .collect_view();
+    view! {
+        <svg class="chart" data-testid="timeline" viewBox=format!("0 0 {w} {h}") role="img" aria-label="Snapshot timeline">
+            <line class="axis" x1=left x2=w - right y1=zero y2=zero />
+            <text class="axis-label" x=left - 6.0 y=top + 4.0 text-anchor="end">{format!("+{}", max_up as i64)}</text>
+            <text class="axis-label" x=left - 6.0 y=zero + 4.0 text-anchor="end">"0"</text>
+            {(max_down > 0.0).then(|| view! {
+                <text class="axis-label" x=left - 6.0 y=h - bottom text-anchor="end">{format!("-{}", max_down as i64)}</text>
+            })}
+            {bars}
+        </svg>
+    }
+}
