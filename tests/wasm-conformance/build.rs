@@ -42,84 +42,83 @@ fn files_below(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Appends one table's files (keys relative to `warehouse`) and expected `.jsonl` files.
+fn embed_table(
+    code: &mut String,
+    expected: &mut String,
+    warehouse: &Path,
+    table_dir: &Path,
+    expected_dir: &Path,
+    table_ref: &str,
+) {
+    let mut files = Vec::new();
+    files_below(table_dir, &mut files);
+    files.sort();
+    for file in files {
+        let Ok(key) = file.strip_prefix(warehouse) else {
+            continue;
+        };
+        let _ = writeln!(
+            code,
+            "    ({:?}, include_bytes!({:?})),",
+            key.to_string_lossy(),
+            file.display().to_string()
+        );
+    }
+    let mut results = Vec::new();
+    files_below(expected_dir, &mut results);
+    results.sort();
+    for file in results
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+    {
+        let label = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let _ = writeln!(
+            expected,
+            "    ({table_ref:?}, {label:?}, include_str!({:?})),",
+            file.display().to_string()
+        );
+    }
+}
+
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let corpus = manifest_dir.join("../../../shared/corpus");
-    let warehouse = corpus.join("paimon/warehouse");
-    let expected_root = corpus.join("expected/paimon");
     println!("cargo:rerun-if-changed={}", corpus.display());
     let mut code = String::from("pub static FILES: &[(&str, &[u8])] = &[\n");
     let mut expected = String::from("pub static EXPECTED: &[(&str, &str, &str)] = &[\n");
+    let paimon = corpus.join("paimon/warehouse");
     for table in TABLES {
         let Some((db, name)) = table.split_once('.') else {
             continue;
         };
-        let mut files = Vec::new();
-        files_below(&warehouse.join(format!("{db}.db/{name}")), &mut files);
-        files.sort();
-        for file in files {
-            let Ok(key) = file.strip_prefix(&warehouse) else {
-                continue;
-            };
-            let _ = writeln!(
-                code,
-                "    ({:?}, include_bytes!({:?})),",
-                key.to_string_lossy(),
-                file.display().to_string()
-            );
-        }
-        let mut results = Vec::new();
-        files_below(&expected_root.join(table), &mut results);
-        results.sort();
-        for file in results
-            .iter()
-            .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
-        {
-            let label = file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let _ = writeln!(
-                expected,
-                "    ({table:?}, {label:?}, include_str!({:?})),",
-                file.display().to_string()
-            );
-        }
+        let dir = paimon.join(format!("{db}.db/{name}"));
+        let expected_dir = corpus.join("expected/paimon").join(table);
+        embed_table(
+            &mut code,
+            &mut expected,
+            &paimon,
+            &dir,
+            &expected_dir,
+            table,
+        );
     }
     let iceberg = corpus.join("iceberg/warehouse");
-    let iceberg_expected = corpus.join("expected/iceberg");
     for name in ICEBERG_TABLES {
-        let mut files = Vec::new();
-        files_below(&iceberg.join("corpus").join(name), &mut files);
-        files.sort();
-        for file in files {
-            let Ok(key) = file.strip_prefix(&iceberg) else {
-                continue;
-            };
-            let _ = writeln!(
-                code,
-                "    ({:?}, include_bytes!({:?})),",
-                key.to_string_lossy(),
-                file.display().to_string()
-            );
-        }
-        let mut results = Vec::new();
-        files_below(&iceberg_expected.join(name), &mut results);
-        results.sort();
-        for file in results
-            .iter()
-            .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
-        {
-            let label = file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let _ = writeln!(
-                expected,
-                "    (\"corpus.{name}\", {label:?}, include_str!({:?})),",
-                file.display().to_string()
-            );
-        }
+        let dir = iceberg.join("corpus").join(name);
+        let expected_dir = corpus.join("expected/iceberg").join(name);
+        let table_ref = format!("corpus.{name}");
+        embed_table(
+            &mut code,
+            &mut expected,
+            &iceberg,
+            &dir,
+            &expected_dir,
+            &table_ref,
+        );
     }
     code.push_str("];\n");
     expected.push_str("];\n");
