@@ -26,7 +26,7 @@ fn column_widths(f: &Frame) -> Vec<usize> {
             for r in 0..sample {
                 w = w.max(f.cell(r, c).map_or(4, |s| s.chars().count()));
             }
-            (w.clamp(4, 48)) * 7 + 18
+            w.clamp(4, 48) * 8 + 20
         })
         .collect()
 }

@@ -16,10 +16,27 @@ pub fn cell_text(array: &dyn Array, i: usize) -> Option<String> {
         DataType::Utf8 => array.as_string::<i32>().value(i).to_string(),
         DataType::LargeUtf8 => array.as_string::<i64>().value(i).to_string(),
         DataType::Utf8View => array.as_string_view().value(i).to_string(),
-        _ => {
+        nested @ (DataType::List(_)
+        | DataType::LargeList(_)
+        | DataType::FixedSizeList(..)
+        | DataType::Struct(_)
+        | DataType::Map(..)) => {
+            let _ = nested;
             let mut s = String::new();
             if lakescope_engine::canonical::write_value(&mut s, array, i).is_err() {
                 s.push('?');
+            }
+            s
+        }
+        _ => {
+            // Scalars: decimals, dates, times and binary are JSON strings in the canonical
+            // form; show them without the quotes.
+            let mut s = String::new();
+            if lakescope_engine::canonical::write_value(&mut s, array, i).is_err() {
+                s.push('?');
+            }
+            if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+                s = s[1..s.len() - 1].to_string();
             }
             s
         }
