@@ -14,6 +14,8 @@ ROOT=$PWD
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 export TRUNK_SKIP_VERSION_CHECK=true
+# incremental caches only cost disk on a one-shot run
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
 export WASM_BINDGEN_TEST_WEBDRIVER_JSON=${WASM_BINDGEN_TEST_WEBDRIVER_JSON:-$ROOT/scripts/webdriver.json}
 export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
@@ -36,6 +38,7 @@ finish() {
   echo "== timings"
   for t in "${TIMINGS[@]}"; do echo "  $t"; done
   echo "  total: $(( $(date +%s) - T_START ))s"
+  echo "  disk: target/ $(du -sh "$CARGO_TARGET_DIR" 2>/dev/null | cut -f1), free $(df -h --output=avail "$CARGO_TARGET_DIR" | tail -n 1 | tr -d ' ')"
   if ((${#RESULTS[@]})); then
     echo "== results"
     for r in "${RESULTS[@]}"; do echo "  $r"; done
@@ -108,7 +111,14 @@ layer2() {
 
 build_app() {
   rm -rf dist # never let layer 3 test a stale build
-  CARGO_NET_OFFLINE=true trunk build --release || return
+  CARGO_NET_OFFLINE=true trunk build --release 2>&1 | tee "$LOGS/trunk.log"
+  local rc=${PIPESTATUS[0]}
+  if ((rc)); then
+    # trunk prints only the last lines of cargo's failure: repeat the compiler's own errors
+    grep -E '^(error|warning: unused)|No space left|SIGKILL' "$LOGS/trunk.log" | head -n 20 >&2
+    df -h "$CARGO_TARGET_DIR" >&2
+    return "$rc"
+  fi
   bash scripts/payload-size.sh dist >"$LOGS/payload.txt" || return
   cat "$LOGS/payload.txt"
   RESULTS+=("payload: $(tail -n 1 "$LOGS/payload.txt")")
