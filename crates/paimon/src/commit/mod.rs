@@ -7,6 +7,7 @@
 
 mod overwrite;
 mod stats;
+pub mod tags;
 
 pub use overwrite::Overwrite;
 
