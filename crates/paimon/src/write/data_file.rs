@@ -4,6 +4,7 @@
 //! Parquet crate's own choice for p ≥ 2), TIMESTAMP(p ≤ 3) as INT64 millis and p ≤ 6 as INT64
 //! micros, TIME as INT32 millis, root group `paimon_schema`, NOT NULL columns `required`.
 
+use super::orc_file;
 use crate::error::{Error, Result};
 use crate::read::arrow_schema::to_arrow_field;
 use crate::spec::types::{DataField, TypeKind};
@@ -70,7 +71,11 @@ pub fn physical_schema(fields: &[DataField]) -> Result<SchemaRef> {
 
 /// Casts `columns` (lakescope's Arrow mapping) to the physical schema and builds the batch.
 pub fn physical_batch(fields: &[DataField], columns: Vec<ArrayRef>) -> Result<RecordBatch> {
-    let schema = physical_schema(fields)?;
+    cast_batch(physical_schema(fields)?, columns)
+}
+
+/// Casts `columns` to `schema`'s types and builds the batch.
+fn cast_batch(schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordBatch> {
     let columns = columns
         .into_iter()
         .zip(schema.fields().iter())
@@ -138,4 +143,93 @@ pub fn encode_parquet(
         writer.write(b).map_err(err)?;
     }
     writer.into_inner().map_err(err)
+}
+
+/// How new data files are encoded: `file.format` with its `file.compression`.
+#[derive(Debug, Clone, Copy)]
+pub enum FileEncoding {
+    /// Parquet with this codec and at most this many rows per row group.
+    Parquet {
+        /// Column chunk compression.
+        compression: Compression,
+        /// `parquet.row-group.rows`.
+        row_group_rows: usize,
+    },
+    /// ORC with this codec (`None` = uncompressed).
+    Orc {
+        /// Stream compression.
+        compression: Option<orc_rust::compression::CompressionType>,
+    },
+}
+
+impl FileEncoding {
+    /// The encoding for `file.format` (`parquet` or `orc`) and `file.compression`.
+    pub fn new(
+        format: &str,
+        compression_name: &str,
+        zstd_level: i32,
+        row_group_rows: usize,
+    ) -> Result<Self> {
+        match format {
+            "parquet" => Ok(Self::Parquet {
+                compression: compression(compression_name, zstd_level)?,
+                row_group_rows,
+            }),
+            "orc" => Ok(Self::Orc {
+                compression: orc_file::compression(compression_name)?,
+            }),
+            other => Err(Error::unsupported(
+                "file.format",
+                format!("writing file.format={other} (only parquet and orc)"),
+            )),
+        }
+    }
+
+    /// The data file name extension (`parquet`, `orc`).
+    pub fn extension(&self) -> &'static str {
+        match self {
+            Self::Parquet { .. } => "parquet",
+            Self::Orc { .. } => "orc",
+        }
+    }
+
+    /// Checks that a field can be written in this format.
+    pub fn check_field(&self, field: &DataField) -> Result<()> {
+        match self {
+            Self::Parquet { .. } => physical_field(field).map(|_| ()),
+            Self::Orc { .. } => orc_file::physical_field(field).map(|_| ()),
+        }
+    }
+
+    /// Casts `columns` to the format's physical types and encodes them as one file.
+    pub fn encode(
+        &self,
+        file: &str,
+        fields: &[DataField],
+        columns: Vec<ArrayRef>,
+    ) -> Result<(Vec<u8>, usize)> {
+        match self {
+            Self::Parquet {
+                compression,
+                row_group_rows,
+            } => {
+                let batch = physical_batch(fields, columns)?;
+                let bytes = encode_parquet(
+                    file,
+                    batch.schema_ref(),
+                    std::slice::from_ref(&batch),
+                    *compression,
+                    *row_group_rows,
+                )?;
+                Ok((bytes, batch.num_rows()))
+            }
+            Self::Orc { compression } => {
+                let batch = cast_batch(orc_file::physical_schema(fields)?, columns)?;
+                Ok((
+                    orc_file::encode_orc(file, &batch, *compression)?,
+                    batch.num_rows(),
+                ))
+            }
+        }
+    }
 }

@@ -9,6 +9,7 @@ pub mod datum;
 pub mod dynamic_bucket;
 pub mod env;
 pub mod manifest;
+pub mod orc_file;
 pub mod schema;
 pub mod stats;
 pub mod table_write;

@@ -2,7 +2,7 @@
 
 use super::binary_row::{empty_row, hash_code, serialize};
 use super::bucket::BucketAssigner;
-use super::data_file::{compression, encode_parquet, physical_batch};
+use super::data_file::FileEncoding;
 use super::datum::datum_at;
 use super::dynamic_bucket::{DynamicBucketAssigner, IndexChange};
 use super::env::WriteEnv;
@@ -55,12 +55,10 @@ pub struct NewFile {
 pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
     let options = schema.core_options();
     let refuse = |what: String| Err(Error::unsupported(table.path(), what));
-    if options.file_format() != "parquet" {
-        return refuse(format!(
-            "writing file.format={} (only parquet so far)",
-            options.file_format()
-        ));
-    }
+    let encoding = file_encoding(&options).map_err(|e| match e {
+        Error::Unsupported { feature, .. } => Error::unsupported(table.path(), feature),
+        e => e,
+    })?;
     if options.deletion_vectors_enabled()? {
         return refuse("writing deletion-vector tables (needs compaction after each write)".into());
     }
@@ -110,9 +108,19 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
         }
     }
     for f in &schema.fields {
-        super::data_file::physical_field(f)?;
+        encoding.check_field(f)?;
     }
     Ok(())
+}
+
+/// The table's data file encoding (`file.format`, `file.compression`).
+fn file_encoding(options: &CoreOptions) -> Result<FileEncoding> {
+    FileEncoding::new(
+        &options.file_format(),
+        &options.file_compression(),
+        zstd_level(options)?,
+        row_group_rows(options)?,
+    )
 }
 
 /// Files and index changes one write produced, ready for [`crate::commit::Committer`].
@@ -238,7 +246,7 @@ async fn write_inner(
     }
 
     let writer_uuid = env.uuid();
-    let codec = compression(&options.file_compression(), zstd_level(&options)?)?;
+    let encoding = file_encoding(&options)?;
     let target = target_file_size(&options, is_pk)?;
     let row_bytes = columns
         .iter()
@@ -306,10 +314,11 @@ async fn write_inner(
     let mut out = Vec::with_capacity(jobs.len());
     for (n, (part, part_bytes, bucket, rows_of, min_key, max_key)) in jobs.into_iter().enumerate() {
         let file_name = format!(
-            "{}{}-{}.parquet",
+            "{}{}-{}.{}",
             options.data_file_prefix(),
             writer_uuid,
-            n
+            n,
+            encoding.extension()
         );
         let mut key_stats = SimpleStats {
             min_values: empty_row(),
@@ -357,18 +366,11 @@ async fn write_inner(
         } else {
             (schema.fields.clone(), values.clone(), 0)
         };
-        let batch = physical_batch(&file_fields, file_columns)?;
-        let bytes = encode_parquet(
-            &file_name,
-            batch.schema_ref(),
-            std::slice::from_ref(&batch),
-            codec,
-            row_group_rows(&options)?,
-        )?;
+        let (bytes, row_count) = encoding.encode(&file_name, &file_fields, file_columns)?;
         let meta = DataFileMeta {
             file_name: file_name.clone(),
             file_size: bytes.len() as i64,
-            row_count: batch.num_rows() as i64,
+            row_count: row_count as i64,
             min_key,
             max_key,
             key_stats,
