@@ -446,6 +446,10 @@ async fn tags_and_rollback_agree_with_java_and_pypaimon() {
     let java_copy = wh.join("ls.db/java_copy");
     copy_dir(&dir, &java_copy);
     java(&o, &["rollback", java_copy.to_str().unwrap(), "tag:t2"]);
+    let py_copy = wh.join("ls.db/py_copy");
+    copy_dir(&dir, &py_copy);
+    let py_ref: TableRef = "ls.py_copy".parse().unwrap();
+    py(&o, &wh, &py_ref, &["rollback", "tag:t2"]);
     let rb = rollback_to(&table, RollbackTarget::Tag("t2".into()))
         .await
         .unwrap();
@@ -455,6 +459,11 @@ async fn tags_and_rollback_agree_with_java_and_pypaimon() {
         vec!["java3".to_string(), "py3".to_string()]
     );
     assert_eq!(state(&dir), state(&java_copy), "lakescope vs Java rollback");
+    assert_eq!(
+        state(&dir),
+        state(&py_copy),
+        "lakescope vs pypaimon rollback"
+    );
     assert_eq!(state(&dir).2.as_deref(), Some("2"));
     let hints = java(&o, &["hints", dir_s]);
     assert!(hints.contains("latest 2"), "{hints}");
@@ -478,6 +487,10 @@ async fn tags_and_rollback_agree_with_java_and_pypaimon() {
     let java_copy2 = wh.join("ls.db/java_copy2");
     copy_dir(&dir, &java_copy2);
     java(&o, &["rollback", java_copy2.to_str().unwrap(), "tag:t1"]);
+    let py_copy2 = wh.join("ls.db/py_copy2");
+    copy_dir(&dir, &py_copy2);
+    let py_ref2: TableRef = "ls.py_copy2".parse().unwrap();
+    py(&o, &wh, &py_ref2, &["rollback", "tag:t1"]);
     let rb = rollback_to(&table, RollbackTarget::Tag("t1".into()))
         .await
         .unwrap();
@@ -489,6 +502,16 @@ async fn tags_and_rollback_agree_with_java_and_pypaimon() {
     );
     let read_hint = |d: &Path| std::fs::read_to_string(d.join("snapshot/EARLIEST")).ok();
     assert_eq!(read_hint(&dir), read_hint(&java_copy2));
+    eprintln!(
+        "pypaimon rollback to expired tag: {:?}, EARLIEST {:?}",
+        state(&py_copy2),
+        read_hint(&py_copy2)
+    );
+    assert_eq!(
+        state(&dir),
+        state(&py_copy2),
+        "lakescope vs pypaimon rollback to expired"
+    );
     let hints = java(&o, &["hints", dir_s]);
     assert!(
         hints.contains("latest 1") && hints.contains("earliest 1"),
