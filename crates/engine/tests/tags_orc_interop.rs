@@ -502,11 +502,9 @@ async fn tags_and_rollback_agree_with_java_and_pypaimon() {
     );
     let read_hint = |d: &Path| std::fs::read_to_string(d.join("snapshot/EARLIEST")).ok();
     assert_eq!(read_hint(&dir), read_hint(&java_copy2));
-    eprintln!(
-        "pypaimon rollback to expired tag: {:?}, EARLIEST {:?}",
-        state(&py_copy2),
-        read_hint(&py_copy2)
-    );
+    // pypaimon 2.1 recreates snapshot-1 but leaves EARLIEST at the deleted snapshot 2 (Java
+    // and lakescope move it to 1); readers fall back to listing, so the table still reads.
+    assert_eq!(read_hint(&py_copy2).as_deref(), Some("2"));
     assert_eq!(
         state(&dir),
         state(&py_copy2),
