@@ -4,6 +4,9 @@
 //
 //   java TagsJava read <tablePath> <label>=<tagName or "latest">...
 //       prints "== <label>" then one JSON object per row; "!! <label> <error>" on failure
+//   java TagsJava read-eq <tablePath> <field> <long>
+//       the latest snapshot read with the filter field = value pushed down; prints "== eq" and
+//       the rows the reader returned (a superset: pushdown only skips files and row groups)
 //   java TagsJava tags <tablePath>          prints "tag <name> <snapshotId>" per tag
 //   java TagsJava hints <tablePath>         prints "latest <id>" and "earliest <id>"
 //   java TagsJava create-tag <tablePath> <name> <snapshotId> <retainedSeconds | ->
@@ -12,6 +15,7 @@ import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
+import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
@@ -44,6 +48,19 @@ public class TagsJava {
                         }
                     } catch (Throwable e) {
                         System.out.println("!! " + lt[0] + " " + e.toString().replace('\n', ' '));
+                    }
+                }
+                break;
+            case "read-eq":
+                {
+                    RowType type = base.rowType();
+                    int idx = type.getFieldNames().indexOf(args[2]);
+                    ReadBuilder rb = base.newReadBuilder()
+                            .withFilter(new PredicateBuilder(type).equal(idx, Long.parseLong(args[3])));
+                    System.out.println("== eq");
+                    try (RecordReader<InternalRow> r =
+                            rb.newRead().createReader(rb.newScan().plan().splits())) {
+                        r.forEachRemaining(row -> System.out.println(ReadJava.json(row, type)));
                     }
                 }
                 break;

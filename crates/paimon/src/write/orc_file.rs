@@ -2,13 +2,16 @@
 //!
 //! Java Paimon writes each table column as a top-level ORC column of the same name (for
 //! primary-key files `_KEY_<k>…`, `_SEQUENCE_NUMBER`, `_VALUE_KIND` first), BOOLEAN/TINYINT/
-//! SMALLINT/INT/BIGINT/FLOAT/DOUBLE as the ORC types of the same width, CHAR/VARCHAR/STRING as
-//! strings, BINARY/VARBINARY as binary, DATE as date, TIMESTAMP as timestamp and
-//! TIMESTAMP_LTZ as timestamp with local time zone, compressed per `file.compression` (zstd by
-//! default). orc-rust 0.9 writes no DECIMAL, TIME or nested columns (writing one would panic
-//! inside it), so those are refused up front; it also writes no column statistics or row
-//! index, which readers only use to skip data. Its zstd level is fixed (3; Java uses
-//! `file.compression.zstd-level`, default 1) — a size difference only.
+//! SMALLINT/INT/BIGINT/FLOAT/DOUBLE as the ORC types of the same width, STRING as string,
+//! BINARY/VARBINARY as binary, DATE as date, TIMESTAMP as timestamp and TIMESTAMP_LTZ as
+//! timestamp with local time zone, compressed per `file.compression` (zstd by default).
+//!
+//! Where orc-rust 0.9 cannot follow Java: CHAR(n)/VARCHAR(n) become ORC `string` (Java writes
+//! `char(n)`/`varchar(n)`; values and readers are unaffected); no DECIMAL, TIME or nested
+//! columns (orc-rust would panic), so those are refused up front; no column statistics or row
+//! index (readers use them only to skip data); a fixed zstd level (3; Java uses
+//! `file.compression.zstd-level`, default 1) — a size difference only; and timestamps in the
+//! second before 1970 with a fraction are refused (ORC-763: not representable).
 
 use crate::error::{Error, Result};
 use crate::read::arrow_schema::to_arrow_field;
@@ -82,9 +85,11 @@ pub fn compression(name: &str) -> Result<Option<CompressionType>> {
         "snappy" => Some(CompressionType::Snappy),
         "zlib" | "gzip" | "deflate" => Some(CompressionType::Zlib),
         "none" | "uncompressed" => None,
-        other => return Err(Error::Invalid(format!(
+        other => {
+            return Err(Error::Invalid(format!(
             "file.compression '{other}' is not supported for ORC (zstd, lz4, snappy, zlib, none)"
-        ))),
+        )))
+        }
     })
 }
 
