@@ -269,10 +269,24 @@ async fn rollback_to_snapshot_removes_newer_snapshots_and_tags() {
             .unwrap();
     }
     let before = rows_at(&table, 2).await;
+    // Long-lived changelogs (changelog.num-retained.*) newer than the target go too.
+    let changelog = dir.path().join("db.db/t/changelog");
+    std::fs::create_dir_all(&changelog).unwrap();
+    for id in 1..=3 {
+        std::fs::copy(
+            dir.path().join(format!("db.db/t/snapshot/snapshot-{id}")),
+            changelog.join(format!("changelog-{id}")),
+        )
+        .unwrap();
+    }
+    std::fs::write(changelog.join("LATEST"), "3").unwrap();
 
     let rb = rollback_to(&table, RollbackTarget::Snapshot(2))
         .await
         .unwrap();
+    assert_eq!(file(dir.path(), "changelog/changelog-3"), None);
+    assert!(file(dir.path(), "changelog/changelog-2").is_some());
+    assert_eq!(file(dir.path(), "changelog/LATEST").as_deref(), Some("2"));
     assert_eq!(rb.snapshot.id, 2);
     assert_eq!(rb.removed_snapshots, vec![3]);
     assert_eq!(rb.removed_tags, vec!["c".to_string(), "c2".to_string()]);
