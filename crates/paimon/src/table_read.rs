@@ -24,6 +24,10 @@ pub struct ReadRequest {
     /// Only rows where this holds: prunes partitions and files when planning, then filters the
     /// final (merged) rows.
     pub filter: Option<crate::predicate::Predicate>,
+    /// Read with the table's latest schema instead of the snapshot's, as Java does for a read
+    /// without time travel (after an ALTER TABLE that wrote no snapshot, the latest snapshot
+    /// still names the old schema).
+    pub latest_schema: bool,
 }
 
 /// Rows read, with their schema.
@@ -35,8 +39,9 @@ pub struct ReadOutput {
     pub batches: Vec<RecordBatch>,
 }
 
-/// Reads the table as of `snapshot` (an empty table when `None`) with the snapshot's schema,
-/// collecting every batch. Prefer [`SnapshotReader`] to stream split by split.
+/// Reads the table as of `snapshot` (an empty table when `None`) with the snapshot's schema
+/// (or the latest, see [`ReadRequest::latest_schema`]), collecting every batch. Prefer
+/// [`SnapshotReader`] to stream split by split.
 pub async fn read_snapshot(
     table: &Table,
     snapshot: Option<&Snapshot>,
@@ -74,8 +79,8 @@ impl<'a> SnapshotReader<'a> {
         request: &ReadRequest,
     ) -> Result<SnapshotReader<'a>> {
         let schema = match snapshot {
-            Some(s) => table.schema(s.schema_id).await?,
-            None => table.latest_schema().await?,
+            Some(s) if !request.latest_schema => table.schema(s.schema_id).await?,
+            _ => table.latest_schema().await?,
         };
         let projection = projection(&schema, request.columns.as_deref())?;
         let out_schema = project_schema(&schema.fields, &projection)?;

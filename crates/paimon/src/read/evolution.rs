@@ -12,7 +12,7 @@ use crate::{Error, Result};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{
-    make_array, new_null_array, Array, ArrayRef, Decimal128Array, ListArray, MapArray,
+    make_array, new_null_array, Array, ArrayRef, Decimal128Array, Int64Array, ListArray, MapArray,
     PrimitiveArray, StructArray,
 };
 use arrow_buffer::{OffsetBuffer, ScalarBuffer};
@@ -153,8 +153,61 @@ pub fn conform(
             cast_with_options(&decoded, &target, &strict())
                 .map_err(|e| cast_error(file, "decimal", e))
         }
+        (
+            TypeKind::TinyInt | TypeKind::SmallInt | TypeKind::Int | TypeKind::BigInt,
+            ArrowType::Utf8 | ArrowType::LargeUtf8 | ArrowType::Utf8View,
+        ) => {
+            let strings = cast_with_options(&array, &ArrowType::Utf8, &strict())
+                .map_err(|e| cast_error(file, "string", e))?;
+            let parsed: Int64Array = strings
+                .as_string::<i32>()
+                .iter()
+                .map(|v| v.map(parse_paimon_integer).transpose())
+                .collect::<Result<_, String>>()
+                .map_err(|e| cast_error(file, format!("string to {target}"), e))?;
+            cast_with_options(&parsed, &target, &strict())
+                .map_err(|e| cast_error(file, format!("string to {target}"), e))
+        }
         (_, source) => cast_with_options(&array, &target, &strict())
             .map_err(|e| cast_error(file, format!("{source} to {target}"), e)),
+    }
+}
+
+/// Parses a string as Paimon's `BinaryStringUtils.toLong` does when a STRING column was changed
+/// to an integer type: optional sign, decimal digits, and an optional fraction of digits that is
+/// truncated (`"4.9"` → 4); anything else (spaces, empty, overflow) is an error, as in Java.
+fn parse_paimon_integer(s: &str) -> Result<i64, String> {
+    let bad = |why: &str| Err(format!("'{s}' is not a number: {why}"));
+    let (negative, rest) = match s.as_bytes().first() {
+        None => return bad("input is empty"),
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        Some(_) => (false, s),
+    };
+    if rest.is_empty() {
+        return bad("input has only a sign");
+    }
+    let (int, frac) = rest.split_once('.').unwrap_or((rest, ""));
+    if !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return bad("invalid character found");
+    }
+    let mut value: i64 = 0;
+    for b in int.bytes() {
+        if !b.is_ascii_digit() {
+            return bad("invalid character found");
+        }
+        let digit = i64::from(b - b'0');
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_sub(digit))
+            .ok_or_else(|| format!("'{s}' is not a number: overflow"))?;
+    }
+    if negative {
+        Ok(value)
+    } else {
+        value
+            .checked_neg()
+            .ok_or_else(|| format!("'{s}' is not a number: overflow"))
     }
 }
 
@@ -388,6 +441,33 @@ mod tests {
         );
         let raw = out.as_primitive::<arrow_array::types::TimestampMicrosecondType>();
         assert_eq!(raw.values().to_vec(), vec![-2, 2_000]);
+    }
+
+    #[test]
+    fn strings_become_integers_as_in_paimon() {
+        let a: ArrayRef = Arc::new(StringArray::from(vec![
+            Some("42"),
+            None,
+            Some("-7"),
+            Some("+3"),
+            Some("4.9"),
+            Some("-0.5"),
+        ]));
+        let out = conform("f", a, Some(&ty("STRING")), &ty("INT")).unwrap();
+        let v = out.as_primitive::<arrow_array::types::Int32Type>();
+        assert!(v.is_null(1));
+        assert_eq!(
+            [v.value(0), v.value(2), v.value(3), v.value(4), v.value(5)],
+            [42, -7, 3, 4, 0]
+        );
+        for bad in [" 42", "", "-", "4x", "1.2.3", "99999999999999999999"] {
+            let a: ArrayRef = Arc::new(StringArray::from(vec![bad]));
+            let err = conform("data-9.parquet", a, Some(&ty("STRING")), &ty("BIGINT")).unwrap_err();
+            assert!(err.to_string().contains("data-9.parquet"), "{bad}: {err}");
+        }
+        // Out of range for the target type is an error too (Java's toByte checks the range).
+        let a: ArrayRef = Arc::new(StringArray::from(vec!["300"]));
+        assert!(conform("f", a, Some(&ty("STRING")), &ty("TINYINT")).is_err());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod binary_row;
 pub mod bucket;
+pub mod catalog_ops;
 pub mod data_file;
 pub mod datum;
 pub mod dynamic_bucket;
@@ -11,6 +12,7 @@ pub mod env;
 pub mod manifest;
 pub mod orc_file;
 pub mod schema;
+pub mod schema_change;
 pub mod stats;
 pub mod table_write;
 
