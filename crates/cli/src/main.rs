@@ -3,6 +3,7 @@
 mod bench;
 mod output;
 mod presign_server;
+mod sql;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
@@ -162,6 +163,10 @@ enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
     },
+    /// Run Flink SQL statements: -e 'SQL' or -f FILE, in one session (CREATE CATALOG, USE,
+    /// CREATE TABLE, INSERT, SELECT, ...). Failing statements print
+    /// `error: statement N (line L, column C): ...` to stderr; the exit code is then 1.
+    Sql(sql::Args),
     /// Development presign endpoint for one bucket (see presign_server.rs for the contract).
     PresignServer(presign_server::Args),
 }
@@ -203,6 +208,7 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
     let options = STORE_OPTIONS.get_or_init(|| cli.remote.store_options());
     match cli.command {
         Command::PresignServer(args) => presign_server::run(&args, options),
+        Command::Sql(args) => sql::run(&args, options).await,
         Command::Tables { warehouse } => {
             let tree = open_catalog(&warehouse)?
                 .tree()

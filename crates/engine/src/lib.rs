@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod error;
 pub mod iceberg_scan;
 pub mod scan;
+pub mod session;
 pub mod table_ref;
 pub mod write;
 

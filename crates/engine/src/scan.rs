@@ -68,16 +68,27 @@ impl Catalog {
             return crate::iceberg_scan::scan(self, &key, table_ref, request).await;
         }
         let table = self.open_table(table_ref).await?;
-        if request.filter.is_some()
-            && (table_ref.system.is_some()
-                || matches!(request.at, TimeTravel::IncrementalBetween { .. }))
-        {
-            return Err(Error::Invalid(format!(
+        scan_table(&table, table_ref, request).await
+    }
+}
+
+/// Reads an open Paimon table (or the system table `table_ref` names); `table_ref` also names
+/// the table in errors.
+pub async fn scan_table(
+    table: &Table,
+    table_ref: &TableRef,
+    request: &ScanRequest,
+) -> Result<ScanResult> {
+    if request.filter.is_some()
+        && (table_ref.system.is_some()
+            || matches!(request.at, TimeTravel::IncrementalBetween { .. }))
+    {
+        return Err(Error::Invalid(format!(
                 "{table_ref}: a filter applies to table reads at one snapshot, not to system tables or incremental reads"
             )));
-        }
-        if let TimeTravel::IncrementalBetween { start, end, mode } = &request.at {
-            let with_row_kind = match table_ref.system.as_deref() {
+    }
+    if let TimeTravel::IncrementalBetween { start, end, mode } = &request.at {
+        let with_row_kind = match table_ref.system.as_deref() {
                 None => false,
                 Some("audit_log") => true,
                 Some(other) => {
@@ -86,61 +97,69 @@ impl Catalog {
                     )))
                 }
             };
-            let incremental = IncrementalRequest {
-                start: start.clone(),
-                end: end.clone(),
-                mode: *mode,
-                columns: request.columns.clone(),
-                with_row_kind,
-            };
-            let out = read_incremental(&table, &incremental).await?;
-            return Ok(ScanResult {
-                batches: limit(out.batches, request.limit),
-                schema: out.schema,
-            });
-        }
-        let (schema, batches) = match table_ref.system.as_deref() {
-            None => {
-                let snapshot = resolve_snapshot(&table, table_ref, &request.at).await?;
-                let read = ReadRequest {
-                    columns: request.columns.clone(),
-                    filter: request.filter.clone(),
-                    ..ReadRequest::default()
-                };
-                let mut reader = SnapshotReader::open(&table, snapshot.as_ref(), &read).await?;
-                let mut batches = Vec::new();
-                let mut rows = 0;
-                // Stop reading splits once the limit is reached: first rows come fast.
-                while request.limit.is_none_or(|limit| rows < limit) {
-                    let Some(split) = reader.next_split().await else {
-                        break;
-                    };
-                    for batch in split? {
-                        rows += batch.num_rows();
-                        batches.push(batch);
-                    }
-                }
-                (reader.schema().clone(), batches)
-            }
-            Some(system) => {
-                let out = if lakescope_paimon::system::is_snapshot_dependent(system) {
-                    let snapshot = resolve_snapshot(&table, table_ref, &request.at).await?;
-                    lakescope_paimon::system::scan_at(&table, system, snapshot.as_ref()).await?
-                } else {
-                    lakescope_paimon::system::scan(&table, system).await?
-                };
-                let out = match &request.columns {
-                    Some(cols) => project(out, cols)?,
-                    None => out,
-                };
-                (out.schema, out.batches)
-            }
+        let incremental = IncrementalRequest {
+            start: start.clone(),
+            end: end.clone(),
+            mode: *mode,
+            // `$audit_log` always leads with its `rowkind` column
+            columns: request.columns.as_ref().map(|columns| {
+                columns
+                    .iter()
+                    .filter(|c| !(with_row_kind && c.as_str() == "rowkind"))
+                    .cloned()
+                    .collect()
+            }),
+            with_row_kind,
         };
-        Ok(ScanResult {
-            batches: limit(batches, request.limit),
-            schema,
-        })
+        let out = read_incremental(table, &incremental).await?;
+        return Ok(ScanResult {
+            batches: limit(out.batches, request.limit),
+            schema: out.schema,
+        });
     }
+    let (schema, batches) = match table_ref.system.as_deref() {
+        None => {
+            let snapshot = resolve_snapshot(table, table_ref, &request.at).await?;
+            let read = ReadRequest {
+                columns: request.columns.clone(),
+                filter: request.filter.clone(),
+                // as Java: without time travel, the latest schema (ALTERs show at once)
+                latest_schema: request.at == TimeTravel::Latest,
+                ..ReadRequest::default()
+            };
+            let mut reader = SnapshotReader::open(table, snapshot.as_ref(), &read).await?;
+            let mut batches = Vec::new();
+            let mut rows = 0;
+            // Stop reading splits once the limit is reached: first rows come fast.
+            while request.limit.is_none_or(|limit| rows < limit) {
+                let Some(split) = reader.next_split().await else {
+                    break;
+                };
+                for batch in split? {
+                    rows += batch.num_rows();
+                    batches.push(batch);
+                }
+            }
+            (reader.schema().clone(), batches)
+        }
+        Some(system) => {
+            let out = if lakescope_paimon::system::is_snapshot_dependent(system) {
+                let snapshot = resolve_snapshot(table, table_ref, &request.at).await?;
+                lakescope_paimon::system::scan_at(table, system, snapshot.as_ref()).await?
+            } else {
+                lakescope_paimon::system::scan(table, system).await?
+            };
+            let out = match &request.columns {
+                Some(cols) => project(out, cols)?,
+                None => out,
+            };
+            (out.schema, out.batches)
+        }
+    };
+    Ok(ScanResult {
+        batches: limit(batches, request.limit),
+        schema,
+    })
 }
 
 /// The snapshot a point-in-time read sees (`None`: a table without snapshots, read as empty).

@@ -39,22 +39,34 @@ impl Catalog {
         overwrite: Option<Overwrite>,
     ) -> Result<CommitOutcome> {
         let table = Table::open(self.store().clone(), table_ref.path()).await?;
-        let first_sequence = next_sequence_number(&table).await?;
-        let schema = table.current_schema();
-        if overwrite.is_some()
-            && !schema.primary_keys.is_empty()
-            && schema.core_options().bucket()? == -1
-        {
-            return Err(crate::Error::Invalid(format!(
-                "{table_ref}: INSERT OVERWRITE of dynamic-bucket tables is not supported yet"
-            )));
-        }
-        let message = write(&table, env, batches, first_sequence).await?;
-        let options = CommitOptions::for_table(&table, env.uuid())?;
-        Ok(Committer::new(&table, env, options)
-            .commit(message, overwrite)
-            .await?)
+        insert_into_table(env, &table, batches, overwrite).await
     }
+}
+
+/// Writes `batches` into an open table and commits them in one snapshot (see
+/// [`Catalog::insert_with`]).
+pub async fn insert_into_table(
+    env: &dyn WriteEnv,
+    table: &Table,
+    batches: &[RecordBatch],
+    overwrite: Option<Overwrite>,
+) -> Result<CommitOutcome> {
+    let first_sequence = next_sequence_number(table).await?;
+    let schema = table.current_schema();
+    if overwrite.is_some()
+        && !schema.primary_keys.is_empty()
+        && schema.core_options().bucket()? == -1
+    {
+        return Err(crate::Error::Invalid(format!(
+            "{}: INSERT OVERWRITE of dynamic-bucket tables is not supported yet",
+            table.path()
+        )));
+    }
+    let message = write(table, env, batches, first_sequence).await?;
+    let options = CommitOptions::for_table(table, env.uuid())?;
+    Ok(Committer::new(table, env, options)
+        .commit(message, overwrite)
+        .await?)
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -9,6 +9,7 @@ pub mod dialect;
 pub mod error;
 pub mod evolve;
 mod parser;
+pub mod rewrite;
 pub mod script;
 pub mod show;
 pub mod types;

@@ -90,68 +90,33 @@ struct Collector<'a> {
 
 impl Collector<'_> {
     fn query(&mut self, q: &sp::Query) {
-        if let Some(with) = &q.with {
-            for cte in &with.cte_tables {
-                self.query(&cte.query);
-            }
-        }
-        self.set_expr(&q.body);
+        // One traversal for collecting and renaming: the order of `tables` is the renaming order.
+        let mut copy = q.clone();
+        crate::rewrite::for_each_table(&mut copy, &mut |name| self.table(name));
     }
 
-    fn set_expr(&mut self, e: &sp::SetExpr) {
-        match e {
-            sp::SetExpr::Select(s) => {
-                for twj in &s.from {
-                    self.factor(&twj.relation);
-                    for j in &twj.joins {
-                        self.factor(&j.relation);
-                    }
-                }
-            }
-            sp::SetExpr::Query(q) => self.query(q),
-            sp::SetExpr::SetOperation { left, right, .. } => {
-                self.set_expr(left);
-                self.set_expr(right);
-            }
-            _ => {}
-        }
-    }
-
-    fn factor(&mut self, f: &sp::TableFactor) {
-        match f {
-            sp::TableFactor::Table { name, .. } => {
-                if let Some((name, end)) = object_name(name) {
-                    let hints = self
-                        .hints
-                        .iter()
-                        .filter(|(l, _)| *l == end)
-                        .flat_map(|(_, h)| h.iter().cloned())
-                        .collect();
-                    let system_table = name.name().split_once('$').map(|(_, s)| s.to_string());
-                    let as_of = self
-                        .as_of
-                        .iter()
-                        .find(|(l, _)| *l == end)
-                        .map(|(_, t)| t.clone());
-                    self.out.push(TableRef {
-                        name,
-                        system_table,
-                        hints,
-                        as_of,
-                    });
-                }
-            }
-            sp::TableFactor::Derived { subquery, .. } => self.query(subquery),
-            sp::TableFactor::NestedJoin {
-                table_with_joins, ..
-            } => {
-                self.factor(&table_with_joins.relation);
-                for j in &table_with_joins.joins {
-                    self.factor(&j.relation);
-                }
-            }
-            _ => {}
-        }
+    fn table(&mut self, name: &sp::ObjectName) {
+        let Some((name, end)) = object_name(name) else {
+            return;
+        };
+        let hints = self
+            .hints
+            .iter()
+            .filter(|(l, _)| *l == end)
+            .flat_map(|(_, h)| h.iter().cloned())
+            .collect();
+        let system_table = name.name().split_once('$').map(|(_, s)| s.to_string());
+        let as_of = self
+            .as_of
+            .iter()
+            .find(|(l, _)| *l == end)
+            .map(|(_, t)| t.clone());
+        self.out.push(TableRef {
+            name,
+            system_table,
+            hints,
+            as_of,
+        });
     }
 }
 

@@ -1,0 +1,436 @@
+//! Catalogs of a session: CREATE/USE CATALOG and DATABASE, SHOW TABLES, and resolving table names.
+
+use super::{at, show, Outcome, Session, StatementError, StatementResult, DEFAULT_DATABASE};
+use crate::Catalog;
+use lakescope_sql::ast::{CreateDatabase, Ident, ObjectName, OptionEntry};
+use lakescope_sql::Pos;
+use lakescope_storage::ObjectStore;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+/// Opens the store of a warehouse or table URI (a path, `file://`, `s3://...`).
+pub trait StoreOpener {
+    /// The store rooted at `uri`.
+    fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn ObjectStore>>;
+}
+
+/// The kind of a catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CatalogKind {
+    /// Flink's in-memory catalog: tables with a `'connector'`.
+    Memory,
+    /// A Paimon filesystem catalog.
+    Paimon,
+    /// An Iceberg Hadoop catalog.
+    Iceberg,
+}
+
+/// A table registered in the session itself (in-memory catalog tables, TEMPORARY tables).
+#[derive(Clone)]
+pub(super) enum SessionTable {
+    /// `'connector' = 'paimon'` with `'path'`: a real Paimon table at that path.
+    Paimon {
+        store: Rc<dyn ObjectStore>,
+        path: String,
+    },
+    /// Any other connector: only Flink can read or write it.
+    Connector(String),
+}
+
+/// A catalog of the session.
+pub(super) struct SessionCatalog {
+    pub(super) kind: CatalogKind,
+    /// The warehouse store (Paimon and Iceberg catalogs).
+    pub(super) store: Option<Rc<dyn ObjectStore>>,
+    /// Databases created in this session (object stores have no empty folders).
+    pub(super) databases: BTreeSet<String>,
+    /// Session tables by (database, table).
+    pub(super) tables: BTreeMap<(String, String), SessionTable>,
+}
+
+impl SessionCatalog {
+    /// Flink's `default_catalog` with its `default_database`.
+    pub(super) fn memory() -> Self {
+        Self {
+            kind: CatalogKind::Memory,
+            store: None,
+            databases: BTreeSet::from([DEFAULT_DATABASE.to_string()]),
+            tables: BTreeMap::new(),
+        }
+    }
+
+    /// The warehouse as a browsing catalog.
+    pub(super) fn warehouse(&self) -> Option<Catalog> {
+        self.store.clone().map(Catalog::new)
+    }
+
+    /// Database names: those in the warehouse and those created in this session.
+    pub(super) async fn databases(&self) -> lakescope_storage::Result<Vec<String>> {
+        let mut names = self.databases.clone();
+        if let Some(catalog) = self.warehouse() {
+            names.extend(catalog.databases().await?);
+        }
+        Ok(names.into_iter().collect())
+    }
+
+    /// Table names of a database.
+    pub(super) async fn tables(&self, database: &str) -> lakescope_storage::Result<Vec<String>> {
+        let mut names: BTreeSet<String> = self
+            .tables
+            .keys()
+            .filter(|(db, _)| db == database)
+            .map(|(_, t)| t.clone())
+            .collect();
+        if let Some(catalog) = self.warehouse() {
+            names.extend(catalog.tables(database).await?.into_iter().map(|t| t.name));
+        }
+        Ok(names.into_iter().collect())
+    }
+
+    /// Key of a table folder in the warehouse.
+    pub(super) fn table_key(&self, database: &str, table: &str) -> String {
+        match self.kind {
+            CatalogKind::Iceberg => format!("{database}/{table}"),
+            _ => format!("{database}.db/{table}"),
+        }
+    }
+}
+
+/// Where a table's data is.
+#[derive(Clone)]
+pub(super) enum Location {
+    /// A Paimon table: store and the table folder's key in it.
+    Paimon {
+        store: Rc<dyn ObjectStore>,
+        path: String,
+    },
+    /// An Iceberg table.
+    Iceberg {
+        store: Rc<dyn ObjectStore>,
+        path: String,
+    },
+    /// A table of a connector only Flink can run.
+    Connector(String),
+}
+
+/// A table name resolved against the session.
+#[derive(Clone)]
+pub(super) struct Resolved {
+    pub(super) catalog: String,
+    pub(super) database: String,
+    pub(super) table: String,
+    /// The system table after `$`, lower case.
+    pub(super) system: Option<String>,
+    /// Where it is; `None` if it does not exist.
+    pub(super) location: Option<Location>,
+}
+
+impl Resolved {
+    /// `catalog.database.table`.
+    pub(super) fn qualified(&self) -> String {
+        format!("{}.{}.{}", self.catalog, self.database, self.table)
+    }
+
+    /// The location of an existing table, or Flink's "not found" error.
+    pub(super) fn existing(&self, pos: Pos) -> StatementResult<&Location> {
+        self.location.as_ref().ok_or_else(|| {
+            StatementError::new(
+                pos,
+                format!(
+                    "Object '{}' not found within '{}.{}'",
+                    self.table, self.catalog, self.database
+                ),
+            )
+        })
+    }
+}
+
+fn option<'a>(options: &'a [OptionEntry], key: &str) -> Option<&'a OptionEntry> {
+    options.iter().find(|o| o.key == key)
+}
+
+fn done(message: &str) -> Outcome {
+    Outcome::Done(format!("[INFO] {message}"))
+}
+
+impl Session {
+    pub(super) fn catalog(&self, name: &str, pos: Pos) -> StatementResult<&SessionCatalog> {
+        self.catalogs.get(name).ok_or_else(|| {
+            StatementError::new(pos, format!("A catalog with name [{name}] does not exist."))
+        })
+    }
+
+    pub(super) fn catalog_mut(
+        &mut self,
+        name: &str,
+        pos: Pos,
+    ) -> StatementResult<&mut SessionCatalog> {
+        self.catalogs.get_mut(name).ok_or_else(|| {
+            StatementError::new(pos, format!("A catalog with name [{name}] does not exist."))
+        })
+    }
+
+    /// CREATE CATALOG.
+    pub(super) fn create_catalog(
+        &mut self,
+        name: &Ident,
+        options: &[OptionEntry],
+        pos: Pos,
+    ) -> StatementResult<Outcome> {
+        if self.catalogs.contains_key(&name.name) {
+            return Err(StatementError::new(
+                name.pos,
+                format!("Catalog {} already exists.", name.name),
+            ));
+        }
+        let kind_of = |o: &OptionEntry| o.value.to_ascii_lowercase();
+        let kind = match option(options, "type").map(kind_of).as_deref() {
+            Some("paimon") => {
+                if let Some(m) = option(options, "metastore") {
+                    if !m.value.eq_ignore_ascii_case("filesystem") {
+                        return Err(StatementError::new(
+                            m.value_pos,
+                            format!(
+                                "'metastore' = '{}' needs a connection to a metastore service (Thrift), which lakescope cannot open from a browser or the CLI; create a filesystem catalog ('metastore' = 'filesystem', the default) over the same warehouse instead",
+                                m.value
+                            ),
+                        ));
+                    }
+                }
+                CatalogKind::Paimon
+            }
+            Some("iceberg") => {
+                let catalog_type = option(options, "catalog-type").map(kind_of);
+                match catalog_type.as_deref() {
+                    Some("hadoop") => CatalogKind::Iceberg,
+                    other => {
+                        let at = option(options, "catalog-type").map_or(name.pos, |o| o.value_pos);
+                        return Err(StatementError::new(
+                            at,
+                            format!(
+                                "Iceberg 'catalog-type' = '{}' is not supported: lakescope reads and writes Iceberg Hadoop catalogs ('catalog-type' = 'hadoop') over object storage",
+                                other.unwrap_or("hive (the default)")
+                            ),
+                        ));
+                    }
+                }
+            }
+            Some("generic_in_memory") => CatalogKind::Memory,
+            Some(other) => {
+                let at = option(options, "type").map_or(name.pos, |o| o.value_pos);
+                return Err(StatementError::new(
+                    at,
+                    format!("unknown catalog 'type' = '{other}': use 'paimon', 'iceberg' or 'generic_in_memory'"),
+                ));
+            }
+            None => {
+                return Err(StatementError::new(
+                    name.pos,
+                    "CREATE CATALOG needs a 'type' option ('paimon' or 'iceberg')",
+                ))
+            }
+        };
+        let mut catalog = SessionCatalog::memory();
+        catalog.kind = kind;
+        if kind != CatalogKind::Memory {
+            catalog.databases = BTreeSet::from(["default".to_string()]);
+            let warehouse = option(options, "warehouse").ok_or_else(|| {
+                StatementError::new(
+                    name.pos,
+                    "a Paimon or Iceberg catalog needs a 'warehouse' option",
+                )
+            })?;
+            let store = self
+                .opener
+                .open(&warehouse.value)
+                .map_err(|e| at(warehouse.value_pos, e))?;
+            catalog.store = Some(store);
+        }
+        let _ = pos;
+        self.catalogs.insert(name.name.clone(), catalog);
+        Ok(done("Execute statement succeeded."))
+    }
+
+    /// USE CATALOG: its default database becomes current (`default`, or Flink's `default_database`).
+    pub(super) fn use_catalog(&mut self, name: &Ident) -> StatementResult<Outcome> {
+        let catalog = self.catalog(&name.name, name.pos)?;
+        self.current_database = match catalog.kind {
+            CatalogKind::Memory => DEFAULT_DATABASE.to_string(),
+            _ => "default".to_string(),
+        };
+        self.current_catalog = name.name.clone();
+        Ok(done("Execute statement succeeded."))
+    }
+
+    /// `db` or `catalog.db` → (catalog, database).
+    fn database_name(&self, name: &ObjectName) -> StatementResult<(String, String)> {
+        match name.parts.as_slice() {
+            [db] => Ok((self.current_catalog.clone(), db.clone())),
+            [catalog, db] => Ok((catalog.clone(), db.clone())),
+            _ => Err(StatementError::new(
+                name.pos,
+                format!("'{name}' is not a database name (expected db or catalog.db)"),
+            )),
+        }
+    }
+
+    /// CREATE DATABASE.
+    pub(super) async fn create_database(
+        &mut self,
+        c: &CreateDatabase,
+        pos: Pos,
+    ) -> StatementResult<Outcome> {
+        let (catalog_name, db) = self.database_name(&c.name)?;
+        let catalog = self.catalog(&catalog_name, c.name.pos)?;
+        let exists = catalog
+            .databases()
+            .await
+            .map_err(|e| at(pos, e))?
+            .contains(&db);
+        if exists {
+            if c.if_not_exists {
+                return Ok(done("Execute statement succeeded."));
+            }
+            return Err(StatementError::new(
+                c.name.pos,
+                format!("Database {db} already exists in Catalog {catalog_name}."),
+            ));
+        }
+        self.catalog_mut(&catalog_name, pos)?.databases.insert(db);
+        Ok(done("Execute statement succeeded."))
+    }
+
+    /// DROP DATABASE.
+    pub(super) async fn drop_database(
+        &mut self,
+        name: &ObjectName,
+        if_exists: bool,
+        cascade: bool,
+    ) -> StatementResult<Outcome> {
+        let (catalog_name, db) = self.database_name(name)?;
+        let catalog = self.catalog(&catalog_name, name.pos)?;
+        let databases = catalog.databases().await.map_err(|e| at(name.pos, e))?;
+        if !databases.contains(&db) {
+            if if_exists {
+                return Ok(done("Execute statement succeeded."));
+            }
+            return Err(StatementError::new(
+                name.pos,
+                format!("Database {db} does not exist in Catalog {catalog_name}."),
+            ));
+        }
+        let tables = catalog.tables(&db).await.map_err(|e| at(name.pos, e))?;
+        if !tables.is_empty() && !cascade {
+            return Err(StatementError::new(
+                name.pos,
+                format!("Database {db} in catalog {catalog_name} is not empty."),
+            ));
+        }
+        for table in tables {
+            let object = ObjectName {
+                parts: vec![catalog_name.clone(), db.clone(), table],
+                pos: name.pos,
+            };
+            self.drop_table(&object, false, true).await?;
+        }
+        let catalog = self.catalog_mut(&catalog_name, name.pos)?;
+        catalog.databases.remove(&db);
+        Ok(done("Execute statement succeeded."))
+    }
+
+    /// USE db / USE catalog.db.
+    pub(super) async fn use_database(&mut self, name: &ObjectName) -> StatementResult<Outcome> {
+        let (catalog_name, db) = self.database_name(name)?;
+        let catalog = self.catalog(&catalog_name, name.pos)?;
+        let databases = catalog.databases().await.map_err(|e| at(name.pos, e))?;
+        if !databases.contains(&db) {
+            return Err(StatementError::new(
+                name.pos,
+                format!(
+                    "A database with name [{db}] does not exist in the catalog: [{catalog_name}]."
+                ),
+            ));
+        }
+        self.current_catalog = catalog_name;
+        self.current_database = db;
+        Ok(done("Execute statement succeeded."))
+    }
+
+    /// SHOW TABLES [FROM db].
+    pub(super) async fn show_tables(
+        &self,
+        db: Option<&ObjectName>,
+        pos: Pos,
+    ) -> StatementResult<Outcome> {
+        let (catalog_name, db) = match db {
+            Some(name) => self.database_name(name)?,
+            None => (self.current_catalog.clone(), self.current_database.clone()),
+        };
+        let catalog = self.catalog(&catalog_name, pos)?;
+        let tables = catalog.tables(&db).await.map_err(|e| at(pos, e))?;
+        Ok(show::names("table name", tables))
+    }
+
+    /// Resolves `t`, `db.t` or `catalog.db.t` (with an optional `$system` suffix).
+    pub(super) async fn resolve(&self, name: &ObjectName) -> StatementResult<Resolved> {
+        let (catalog_name, database, table) = match name.parts.as_slice() {
+            [t] => (
+                self.current_catalog.clone(),
+                self.current_database.clone(),
+                t.clone(),
+            ),
+            [db, t] => (self.current_catalog.clone(), db.clone(), t.clone()),
+            [c, db, t] => (c.clone(), db.clone(), t.clone()),
+            _ => {
+                return Err(StatementError::new(
+                    name.pos,
+                    format!("'{name}' is not a table name (expected t, db.t or catalog.db.t)"),
+                ))
+            }
+        };
+        let (table, system) = match table.split_once('$') {
+            Some((t, s)) => (t.to_string(), Some(s.to_ascii_lowercase())),
+            None => (table, None),
+        };
+        let catalog = self.catalog(&catalog_name, name.pos)?;
+        let location = match catalog.tables.get(&(database.clone(), table.clone())) {
+            Some(SessionTable::Paimon { store, path }) => Some(Location::Paimon {
+                store: store.clone(),
+                path: path.clone(),
+            }),
+            Some(SessionTable::Connector(c)) => Some(Location::Connector(c.clone())),
+            None => match &catalog.store {
+                None => None,
+                Some(store) => {
+                    let key = catalog.table_key(&database, &table);
+                    match catalog.kind {
+                        CatalogKind::Iceberg => {
+                            lakescope_iceberg::is_iceberg_table(store.as_ref(), &key)
+                                .await
+                                .then(|| Location::Iceberg {
+                                    store: store.clone(),
+                                    path: key,
+                                })
+                        }
+                        _ => {
+                            let schema_dir = store.list_dir(&format!("{key}/schema")).await;
+                            schema_dir.ok().filter(|l| !l.files.is_empty()).map(|_| {
+                                Location::Paimon {
+                                    store: store.clone(),
+                                    path: key,
+                                }
+                            })
+                        }
+                    }
+                }
+            },
+        };
+        Ok(Resolved {
+            catalog: catalog_name,
+            database,
+            table,
+            system,
+            location,
+        })
+    }
+}
