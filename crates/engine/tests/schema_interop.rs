@@ -1,0 +1,480 @@
+//! Interop of schema evolution: the seed ALTER TABLE statements are parsed, validated, applied
+//! with `lakescope_sql::apply_alter` and committed with `commit_schema`; rows are written after
+//! each change; then every snapshot is read by lakescope, Java Paimon 0.9 and pypaimon 2.1 (the
+//! oracles `scripts/oracles.sh` sets up) and must agree. A renamed table is read back by Java.
+//! Without the oracles the test fails (set `LAKESCOPE_SKIP_ORACLES=1` to skip it).
+
+use arrow_array::{
+    ArrayRef, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
+};
+use arrow_schema::{Field, Schema};
+use lakescope_engine::canonical::batches_to_lines;
+use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use lakescope_engine::{Catalog, TableRef};
+use lakescope_paimon::spec::schema::TableSchema;
+use lakescope_paimon::spec::TypeKind;
+use lakescope_paimon::table::Table;
+use lakescope_paimon::write::catalog_ops::rename_table;
+use lakescope_paimon::write::schema::TableDefinition;
+use lakescope_paimon::write::schema_change::commit_schema;
+use lakescope_paimon::write::FixedEnv;
+use lakescope_sql::{
+    apply_alter, create_table_schema, parse_statement, validate, Statement, ValidationContext,
+};
+use lakescope_storage::LocalStore;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::rc::Rc;
+use std::sync::Arc;
+
+struct Oracles {
+    python: PathBuf,
+    java_cp: String,
+}
+
+fn oracles() -> Option<Oracles> {
+    let root = std::env::var("LAKE_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/lake-oracles")
+        });
+    let python = root.join("venv/bin/python");
+    let classes = root.join("java/lakescope-classes");
+    if !(python.exists() && classes.join("ReadJava.class").exists()) {
+        if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() == Ok("1") {
+            eprintln!("skipping: oracles missing and LAKESCOPE_SKIP_ORACLES=1");
+            return None;
+        }
+        panic!(
+            "interop oracles missing under {}: run `bash scripts/oracles.sh` (or set LAKESCOPE_SKIP_ORACLES=1)",
+            root.display()
+        );
+    }
+    Some(Oracles {
+        python,
+        java_cp: format!(
+            "{}/*:{}",
+            root.join("java/lib").display(),
+            classes.display()
+        ),
+    })
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Canonical lines re-serialized through serde_json (numbers normalized), sorted.
+fn normalize(lines: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = lines
+        .into_iter()
+        .map(|l| {
+            let v: serde_json::Value =
+                serde_json::from_str(&l).unwrap_or_else(|e| panic!("bad JSON line {l}: {e}"));
+            v.to_string()
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Parses the oracles' "== id" sections; an "!! id error" line becomes Err.
+fn sections(output: &str) -> BTreeMap<i64, Result<Vec<String>, String>> {
+    let mut out = BTreeMap::new();
+    let mut current: Option<(i64, Vec<String>)> = None;
+    for line in output.lines() {
+        if let Some(id) = line.strip_prefix("== ") {
+            if let Some((id, lines)) = current.take() {
+                out.insert(id, Ok(normalize(lines)));
+            }
+            current = Some((id.trim().parse().unwrap(), Vec::new()));
+        } else if let Some(err) = line.strip_prefix("!! ") {
+            let (id, msg) = err.split_once(' ').unwrap_or((err, ""));
+            out.insert(id.parse().unwrap(), Err(msg.to_string()));
+            current = None;
+        } else if let Some((_, lines)) = current.as_mut() {
+            if line.starts_with('{') {
+                lines.push(line.to_string());
+            }
+        }
+    }
+    if let Some((id, lines)) = current {
+        out.insert(id, Ok(normalize(lines)));
+    }
+    out
+}
+
+fn run(cmd: &mut Command, what: &str) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+type Sections = BTreeMap<i64, Result<Vec<String>, String>>;
+
+fn pypaimon(o: &Oracles, warehouse: &Path, table: &TableRef, ids: &[i64]) -> Sections {
+    let mut cmd = Command::new(&o.python);
+    cmd.arg(repo().join("tests/oracles/read_pypaimon.py"))
+        .arg(warehouse)
+        .arg(format!("{}.{}", table.database, table.table));
+    cmd.args(ids.iter().map(|i| i.to_string()));
+    sections(&run(&mut cmd, "pypaimon"))
+}
+
+fn java(o: &Oracles, table_dir: &Path, ids: &[i64]) -> Sections {
+    let mut cmd = Command::new("java");
+    cmd.arg("-cp")
+        .arg(&o.java_cp)
+        .arg("ReadJava")
+        .arg("read")
+        .arg(table_dir);
+    cmd.args(ids.iter().map(|i| i.to_string()));
+    sections(&run(&mut cmd, "Java Paimon 0.9"))
+}
+
+async fn ours(catalog: &Catalog, table: &TableRef, id: i64) -> Result<Vec<String>, String> {
+    let r = catalog
+        .scan(
+            table,
+            &ScanRequest {
+                at: TimeTravel::SnapshotId(id),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(normalize(batches_to_lines(&r.batches).unwrap()))
+}
+
+/// One evolving table of the test: its catalog entry and the SQL name the seeds use.
+struct Evolving<'a> {
+    catalog: &'a Catalog,
+    env: &'a FixedEnv,
+    table: TableRef,
+}
+
+impl Evolving<'_> {
+    async fn create(catalog: &Catalog, env: &FixedEnv, sql: &str) -> TableRef {
+        let Ok(Statement::CreateTable(c)) = parse_statement(sql) else {
+            panic!("{sql}")
+        };
+        let s = create_table_schema(&c).unwrap();
+        let def = TableDefinition {
+            columns: s
+                .fields
+                .iter()
+                .map(|f| (f.name.clone(), f.data_type.clone(), f.description.clone()))
+                .collect(),
+            partition_keys: s.partition_keys.clone(),
+            primary_keys: s.primary_keys.clone(),
+            options: s.options.clone(),
+            comment: s.comment.clone(),
+        };
+        catalog
+            .create_table_with(env, "w", c.name.name(), &def)
+            .await
+            .unwrap()
+    }
+
+    async fn open(&self) -> Table {
+        Table::open(self.catalog.store().clone(), self.table.path())
+            .await
+            .unwrap()
+    }
+
+    /// Parses, validates, applies and commits one ALTER TABLE; returns the committed schema.
+    async fn alter(&self, sql: &str) -> Result<TableSchema, String> {
+        let stmt = parse_statement(sql).map_err(|e| e.to_string())?;
+        let Statement::AlterTable(a) = &stmt else {
+            panic!("{sql}")
+        };
+        let table = self.open().await;
+        let old = table.latest_schema().await.unwrap();
+        let ctx = ValidationContext {
+            existing: Some(&old),
+            ..Default::default()
+        };
+        validate(&stmt, &ctx).map_err(|e| e.to_string())?;
+        let next = apply_alter(&old, a);
+        commit_schema(&table, &next, self.env)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// Inserts one row per key `k`, with values derived from `k` for every current column.
+    async fn insert(&self, keys: &[i64]) -> i64 {
+        let table = self.open().await;
+        let schema = table.current_schema();
+        let cols: Vec<(String, ArrayRef)> = schema
+            .fields
+            .iter()
+            .map(|f| {
+                let name = f.name.as_str();
+                let array: ArrayRef = match &f.data_type.kind {
+                    TypeKind::BigInt => Arc::new(Int64Array::from_iter_values(
+                        keys.iter().map(|k| k * 10 + name.len() as i64),
+                    )),
+                    TypeKind::Int => Arc::new(Int32Array::from_iter_values(
+                        keys.iter().map(|k| *k as i32 + name.len() as i32),
+                    )),
+                    TypeKind::Double => Arc::new(Float64Array::from_iter_values(
+                        keys.iter().map(|k| *k as f64 + 0.5),
+                    )),
+                    TypeKind::Float => Arc::new(Float32Array::from_iter_values(
+                        keys.iter().map(|k| *k as f32 + 0.25),
+                    )),
+                    TypeKind::VarChar(_) => Arc::new(StringArray::from_iter_values(
+                        keys.iter().map(|k| match name {
+                            "dt" => "2023-07-01".to_string(),
+                            "hh" => (k % 2).to_string(),
+                            // numeric text, so a later STRING -> INT change can read it
+                            "behavior" => (k * 7).to_string(),
+                            _ => format!("{name}-{k}"),
+                        }),
+                    )),
+                    other => panic!("no test values for {other:?}"),
+                };
+                (f.name.clone(), array)
+            })
+            .collect();
+        let fields: Vec<Field> = cols
+            .iter()
+            .map(|(n, a)| Field::new(n, a.data_type().clone(), true))
+            .collect();
+        let batch = RecordBatch::try_new(
+            Arc::new(Schema::new(fields)),
+            cols.into_iter().map(|(_, a)| a).collect(),
+        )
+        .unwrap();
+        self.catalog
+            .insert_with(self.env, &self.table, &[batch], None)
+            .await
+            .unwrap()
+            .snapshot
+            .id
+    }
+}
+
+#[tokio::test]
+async fn evolved_tables_read_identically_in_java_and_pypaimon() {
+    let Some(o) = oracles() else { return };
+    let wh = std::env::temp_dir().join(format!("lakescope-schema-interop-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&wh);
+    std::fs::create_dir_all(&wh).unwrap();
+    let catalog = Catalog::new(Rc::new(LocalStore::new(&wh)));
+    let env = FixedEnv::new(1_790_000_000_000, 11);
+
+    // --- test: the seed's column changes, a snapshot after each ---------------------------------
+    let test = Evolving {
+        table: Evolving::create(&catalog, &env, "CREATE TABLE test (user_id BIGINT, item_id BIGINT, behavior STRING, dt STRING, hh STRING, PRIMARY KEY (dt, hh, user_id) NOT ENFORCED)").await,
+        catalog: &catalog,
+        env: &env,
+    };
+    let mut snapshots = vec![test.insert(&[1, 2]).await];
+    for (sql, keys) in [
+        (
+            "ALTER TABLE test SET ('write-buffer-size' = '256 MB')",
+            None,
+        ),
+        ("ALTER TABLE test RESET ('write-buffer-size')", None),
+        ("ALTER TABLE test ADD (c1 INT, c2 STRING)", Some(3)),
+        ("ALTER TABLE test RENAME c1 TO c0", Some(4)),
+        ("ALTER TABLE test DROP (c0, c2)", Some(5)),
+        (
+            "ALTER TABLE test MODIFY user_id BIGINT COMMENT 'user id'",
+            None,
+        ),
+        ("ALTER TABLE test ADD a INT FIRST", None),
+        ("ALTER TABLE test ADD b INT AFTER a", Some(6)),
+        ("ALTER TABLE test MODIFY b INT FIRST", None),
+        ("ALTER TABLE test MODIFY a INT AFTER user_id", Some(7)),
+        ("ALTER TABLE test MODIFY a DOUBLE", Some(8)),
+        // An update of key 1 under the newest schema merges with rows of the first schema.
+        (
+            "ALTER TABLE test SET ('snapshot.num-retained.min' = '20')",
+            Some(1),
+        ),
+    ] {
+        test.alter(sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        if let Some(k) = keys {
+            snapshots.push(test.insert(&[k]).await);
+        }
+    }
+    let err = test
+        .alter("ALTER TABLE test DROP (user_id)")
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains("Cannot drop partition key or primary key"),
+        "{err}"
+    );
+    let latest = test.open().await.latest_schema().await.unwrap();
+    assert_eq!(latest.id, 12);
+    let layout: Vec<String> = latest
+        .fields
+        .iter()
+        .map(|f| format!("{}:{}:{}", f.id, f.name, f.data_type))
+        .collect();
+    assert_eq!(
+        layout,
+        [
+            "8:b:INT",
+            "0:user_id:BIGINT NOT NULL",
+            "7:a:DOUBLE",
+            "1:item_id:BIGINT",
+            "2:behavior:STRING",
+            "3:dt:STRING NOT NULL",
+            "4:hh:STRING NOT NULL",
+        ]
+    );
+    let last = ours(&catalog, &test.table, *snapshots.last().unwrap())
+        .await
+        .unwrap();
+    // Keys 1..=8, key 1 rewritten last: schema-0 rows read NULL for a and b, the row written
+    // while `a` was INT reads it as DOUBLE, renamed/dropped columns are gone.
+    assert_eq!(last.len(), 8, "{last:#?}");
+    for row in [
+        r#"{"b":null,"user_id":27,"a":null,"item_id":27,"behavior":"14","dt":"2023-07-01","hh":"0"}"#,
+        r#"{"b":null,"user_id":37,"a":null,"item_id":37,"behavior":"21","dt":"2023-07-01","hh":"1"}"#,
+        r#"{"b":8,"user_id":77,"a":8.0,"item_id":77,"behavior":"49","dt":"2023-07-01","hh":"1"}"#,
+        r#"{"b":2,"user_id":17,"a":1.5,"item_id":17,"behavior":"7","dt":"2023-07-01","hh":"1"}"#,
+    ] {
+        assert!(last.contains(&row.to_string()), "{row} not in {last:#?}");
+    }
+
+    // --- test_cast: STRING -> INT on data; test_null: NOT NULL -> nullable -------------------
+    let cast = Evolving {
+        table: Evolving::create(
+            &catalog,
+            &env,
+            "CREATE TABLE test_cast (id BIGINT, behavior STRING)",
+        )
+        .await,
+        catalog: &catalog,
+        env: &env,
+    };
+    cast.insert(&[1, 2]).await;
+    cast.alter("ALTER TABLE test_cast MODIFY behavior INT")
+        .await
+        .unwrap();
+    let cast_snapshot = cast.insert(&[3]).await;
+    assert_eq!(
+        ours(&catalog, &cast.table, cast_snapshot).await.unwrap(),
+        [
+            r#"{"id":12,"behavior":7}"#,
+            r#"{"id":22,"behavior":14}"#,
+            r#"{"id":32,"behavior":11}"#
+        ]
+    );
+    let null = Evolving {
+        table: Evolving::create(
+            &catalog,
+            &env,
+            "CREATE TABLE test_null (id INT PRIMARY KEY NOT ENFORCED, coupon_info FLOAT NOT NULL)",
+        )
+        .await,
+        catalog: &catalog,
+        env: &env,
+    };
+    null.insert(&[1]).await;
+    null.alter("ALTER TABLE test_null MODIFY coupon_info FLOAT")
+        .await
+        .unwrap();
+    let err = null
+        .alter("ALTER TABLE test_null MODIFY coupon_info FLOAT NOT NULL")
+        .await
+        .unwrap_err();
+    assert!(err.contains("nullable to non nullable"), "{err}");
+    let null_snapshot = null.insert(&[2]).await;
+
+    // --- test_wm: computed column and watermark kept as options --------------------------------
+    let wm = Evolving {
+        table: Evolving::create(
+            &catalog,
+            &env,
+            "CREATE TABLE test_wm (id INT, name STRING, ts BIGINT)",
+        )
+        .await,
+        catalog: &catalog,
+        env: &env,
+    };
+    wm.insert(&[1]).await;
+    let s = wm
+        .alter("ALTER TABLE test_wm ADD (et AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR et AS et - INTERVAL '1' SECOND)")
+        .await
+        .unwrap();
+    assert_eq!(
+        s.options.get("schema.3.expr").map(String::as_str),
+        Some("TO_TIMESTAMP_LTZ(`ts`, 3)")
+    );
+    wm.alter("ALTER TABLE test_wm MODIFY WATERMARK FOR et AS et - INTERVAL '2' SECOND")
+        .await
+        .unwrap();
+    let wm_snapshot = wm.insert(&[2]).await;
+    let s = wm
+        .alter("ALTER TABLE test_wm DROP WATERMARK")
+        .await
+        .unwrap();
+    assert_eq!(s.options.len(), 3, "{:?}", s.options);
+
+    // --- every reader agrees on every snapshot ---------------------------------------------------
+    let checks: Vec<(&TableRef, Vec<i64>)> = vec![
+        (&test.table, snapshots.clone()),
+        (&cast.table, vec![cast_snapshot]),
+        (&null.table, vec![null_snapshot]),
+        (&wm.table, vec![wm_snapshot]),
+    ];
+    let mut disagreements = Vec::new();
+    for (table, ids) in &checks {
+        let j = java(&o, &wh.join(table.path()), ids);
+        let p = pypaimon(&o, &wh, table, ids);
+        for id in ids {
+            let mine = ours(&catalog, table, *id).await;
+            let jr = j.get(id).cloned();
+            let pr = p.get(id).cloned();
+            assert_eq!(
+                jr,
+                Some(mine.clone()),
+                "{table} snapshot {id}: Java 0.9 disagrees"
+            );
+            if pr != Some(mine.clone()) {
+                disagreements.push(format!(
+                    "{table} snapshot {id}: pypaimon {pr:?} vs ours {mine:?}"
+                ));
+            }
+            eprintln!(
+                "{table} snapshot {id}: {} rows",
+                mine.map(|m| m.len()).unwrap_or(0)
+            );
+        }
+    }
+    assert!(
+        disagreements.is_empty(),
+        "pypaimon 2.1 disagrees:\n{}",
+        disagreements.join("\n")
+    );
+
+    // --- ALTER TABLE test_cast RENAME TO test_new: Java reads the moved table ----------------
+    let before = java(&o, &wh.join(cast.table.path()), &[cast_snapshot]);
+    rename_table(
+        catalog.store().as_ref(),
+        &cast.table.path(),
+        "w.db/test_new",
+    )
+    .await
+    .unwrap();
+    assert!(!wh.join("w.db/test_cast/schema/schema-0").exists());
+    let after = java(&o, &wh.join("w.db/test_new"), &[cast_snapshot]);
+    assert_eq!(after, before);
+    let _ = std::fs::remove_dir_all(&wh);
+}
