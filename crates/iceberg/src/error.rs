@@ -1,4 +1,4 @@
-//! Errors of the Iceberg layer: each names the file (or table) and the cause.
+//! Errors of the Iceberg layer (reads and writes): each names the file (or table) and the cause.
 
 /// Result alias for the Iceberg layer.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -24,6 +24,9 @@ pub enum Error {
     /// The table uses a feature this reader does not support yet.
     #[error("{file}: unsupported: {feature}")]
     Unsupported { file: String, feature: String },
+    /// A commit lost to a concurrent writer (after retrying), or what it creates already exists.
+    #[error("{table}: {reason}")]
+    Conflict { table: String, reason: String },
     /// The caller asked for something invalid.
     #[error("{0}")]
     Invalid(String),

@@ -1,4 +1,5 @@
-//! Apache Iceberg tables (format v1/v2): metadata, manifests, scan planning, deletes, time travel.
+//! Apache Iceberg tables (format v1/v2): metadata, manifests, scan planning, deletes, time travel,
+//! and writes (create, append, upsert) in the Hadoop catalog layout ([`write`]).
 //!
 //! Everything reads through [`lakescope_storage::ObjectStore`]. Absolute URIs in metadata are
 //! re-rooted onto the table's folder ([`location::Relocator`]). Data files are decoded by the
@@ -12,6 +13,7 @@ pub mod read;
 pub mod scan;
 pub mod spec;
 pub mod table;
+pub mod write;
 
 pub use error::{Error, Result};
 pub use scan::{read as read_table, ReadOutput, ReadRequest};

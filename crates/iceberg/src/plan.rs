@@ -57,6 +57,9 @@ async fn manifests_of(table: &Table, snapshot: &Snapshot) -> Result<Vec<Manifest
             added_files_count: None,
             existing_files_count: None,
             deleted_files_count: None,
+            added_rows_count: None,
+            existing_rows_count: None,
+            deleted_rows_count: None,
         })
         .collect())
 }

@@ -81,6 +81,24 @@ impl Table {
         })
     }
 
+    /// The table as of metadata just read or written at `metadata_key`.
+    pub(crate) fn from_metadata(
+        store: Rc<dyn ObjectStore>,
+        table_key: &str,
+        metadata_key: String,
+        metadata: TableMetadata,
+    ) -> Self {
+        let key = table_key.trim_matches('/').to_string();
+        let relocator = Relocator::new(&metadata.location, &key);
+        Self {
+            store,
+            key,
+            metadata_key,
+            metadata: Rc::new(metadata),
+            relocator,
+        }
+    }
+
     /// The store.
     pub fn store(&self) -> &Rc<dyn ObjectStore> {
         &self.store

@@ -65,6 +65,9 @@ pub struct ManifestFile {
     pub added_files_count: Option<i32>,
     pub existing_files_count: Option<i32>,
     pub deleted_files_count: Option<i32>,
+    pub added_rows_count: Option<i64>,
+    pub existing_rows_count: Option<i64>,
+    pub deleted_rows_count: Option<i64>,
 }
 
 /// A partition or bound value, as stored in a manifest.
@@ -229,6 +232,9 @@ pub fn read_manifest_list(file: &str, bytes: &[u8]) -> Result<Vec<ManifestFile>>
                 added_files_count: rec.opt_int("added_files_count")?,
                 existing_files_count: rec.opt_int("existing_files_count")?,
                 deleted_files_count: rec.opt_int("deleted_files_count")?,
+                added_rows_count: rec.opt_long("added_rows_count")?,
+                existing_rows_count: rec.opt_long("existing_rows_count")?,
+                deleted_rows_count: rec.opt_long("deleted_rows_count")?,
             })
         })
         .collect()
@@ -377,6 +383,9 @@ mod tests {
             added_files_count: None,
             existing_files_count: None,
             deleted_files_count: None,
+            added_rows_count: None,
+            existing_rows_count: None,
+            deleted_rows_count: None,
         };
         let err = read_manifest("metadata/x-m0.avro", b"garbage", &m).unwrap_err();
         assert!(err.to_string().contains("metadata/x-m0.avro"), "{err}");

@@ -2,11 +2,11 @@
 
 use super::types::Schema;
 use crate::{Error, Result};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 /// The whole metadata file.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct TableMetadata {
     /// 1, 2 or 3.
@@ -25,14 +25,14 @@ pub struct TableMetadata {
     #[serde(default)]
     pub schemas: Vec<Schema>,
     /// v1: the single current schema.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<Schema>,
     #[serde(default)]
     pub current_schema_id: Option<i32>,
     #[serde(default)]
     pub partition_specs: Vec<PartitionSpec>,
     /// v1: the fields of the single current spec.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition_spec: Option<Vec<PartitionField>>,
     #[serde(default)]
     pub default_spec_id: Option<i32>,
@@ -41,7 +41,7 @@ pub struct TableMetadata {
     #[serde(default)]
     pub properties: BTreeMap<String, String>,
     /// `-1` or absent when the table has no snapshot.
-    #[serde(default)]
+    #[serde(default, serialize_with = "snapshot_id_or_minus_one")]
     pub current_snapshot_id: Option<i64>,
     #[serde(default)]
     pub snapshots: Vec<Snapshot>,
@@ -58,7 +58,7 @@ pub struct TableMetadata {
 }
 
 /// A partition spec: how rows map to partition tuples.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct PartitionSpec {
     pub spec_id: i32,
@@ -66,7 +66,7 @@ pub struct PartitionSpec {
 }
 
 /// One partition field: `transform(source column)`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct PartitionField {
     pub source_id: i32,
@@ -79,7 +79,7 @@ pub struct PartitionField {
 }
 
 /// A sort order (kept for display).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct SortOrder {
     pub order_id: i32,
@@ -88,25 +88,25 @@ pub struct SortOrder {
 }
 
 /// A snapshot: the table state after one commit.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Snapshot {
     pub snapshot_id: i64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_snapshot_id: Option<i64>,
     /// 0 in v1.
     #[serde(default)]
     pub sequence_number: i64,
     pub timestamp_ms: i64,
     /// The manifest list (absent in some v1 snapshots, which list `manifests` inline).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub manifest_list: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub manifests: Option<Vec<String>>,
     /// `operation` and the counters.
     #[serde(default)]
     pub summary: BTreeMap<String, String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema_id: Option<i32>,
 }
 
@@ -118,7 +118,7 @@ impl Snapshot {
 }
 
 /// One entry of `snapshot-log`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct SnapshotLogEntry {
     pub snapshot_id: i64,
@@ -126,7 +126,7 @@ pub struct SnapshotLogEntry {
 }
 
 /// One entry of `metadata-log`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct MetadataLogEntry {
     pub metadata_file: String,
@@ -134,19 +134,24 @@ pub struct MetadataLogEntry {
 }
 
 /// A named branch or tag.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct SnapshotRef {
     pub snapshot_id: i64,
     /// `branch` or `tag`.
     #[serde(rename = "type")]
     pub ref_type: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_ref_age_ms: Option<i64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_snapshot_age_ms: Option<i64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_snapshots_to_keep: Option<i32>,
+}
+
+/// Writes an absent current snapshot as `-1`, as Java's metadata writer does.
+fn snapshot_id_or_minus_one<S: Serializer>(id: &Option<i64>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_i64(id.unwrap_or(-1))
 }
 
 impl TableMetadata {

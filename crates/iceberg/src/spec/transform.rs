@@ -1,6 +1,7 @@
 //! Partition transforms (identity, bucket with Murmur3, truncate, year/month/day/hour, void).
 
 use super::manifest::Literal;
+use super::types::Type;
 
 /// A partition transform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +43,90 @@ impl Transform {
                 }
             }
         })
+    }
+}
+
+impl std::fmt::Display for Transform {
+    /// The form written in partition specs (`bucket[16]`, `day`, ...).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Identity => f.write_str("identity"),
+            Self::Bucket(n) => write!(f, "bucket[{n}]"),
+            Self::Truncate(w) => write!(f, "truncate[{w}]"),
+            Self::Year => f.write_str("year"),
+            Self::Month => f.write_str("month"),
+            Self::Day => f.write_str("day"),
+            Self::Hour => f.write_str("hour"),
+            Self::Void => f.write_str("void"),
+        }
+    }
+}
+
+impl Transform {
+    /// The type of the partition values this transform makes from a `source` column.
+    pub fn result_type(&self, source: &Type) -> Type {
+        match self {
+            Self::Identity | Self::Truncate(_) | Self::Void => source.clone(),
+            Self::Bucket(_) | Self::Year | Self::Month | Self::Hour => Type::Int,
+            Self::Day => Type::Date,
+        }
+    }
+
+    /// The default partition field name for a source column, as Java's spec builder names it
+    /// (`ts_day`, `id_bucket`, `s_trunc`; identity keeps the column name).
+    pub fn field_name(&self, source: &str) -> String {
+        match self {
+            Self::Identity => source.to_string(),
+            Self::Bucket(_) => format!("{source}_bucket"),
+            Self::Truncate(_) => format!("{source}_trunc"),
+            Self::Year => format!("{source}_year"),
+            Self::Month => format!("{source}_month"),
+            Self::Day => format!("{source}_day"),
+            Self::Hour => format!("{source}_hour"),
+            Self::Void => format!("{source}_null"),
+        }
+    }
+
+    /// Whether the transform accepts a source column of this type.
+    pub fn can_transform(&self, source: &Type) -> bool {
+        match self {
+            Self::Identity | Self::Void => !source.is_nested(),
+            Self::Bucket(_) => matches!(
+                source,
+                Type::Int
+                    | Type::Long
+                    | Type::Decimal { .. }
+                    | Type::Date
+                    | Type::Time
+                    | Type::Timestamp
+                    | Type::Timestamptz
+                    | Type::String
+                    | Type::Fixed(_)
+                    | Type::Binary
+            ),
+            Self::Truncate(_) => matches!(
+                source,
+                Type::Int | Type::Long | Type::Decimal { .. } | Type::String | Type::Binary
+            ),
+            Self::Year | Self::Month | Self::Day => {
+                matches!(source, Type::Date | Type::Timestamp | Type::Timestamptz)
+            }
+            Self::Hour => matches!(source, Type::Timestamp | Type::Timestamptz),
+        }
+    }
+
+    /// The partition value of a source value (`None`: null).
+    pub fn apply(&self, value: Option<&Literal>) -> Option<Literal> {
+        let value = value?;
+        match self {
+            Self::Identity => Some(value.clone()),
+            Self::Bucket(n) => bucket(value, *n).map(Literal::Int),
+            Self::Truncate(w) => truncate(value, *w),
+            Self::Year | Self::Month | Self::Day | Self::Hour => {
+                temporal(value, *self).map(Literal::Int)
+            }
+            Self::Void => None,
+        }
     }
 }
 
@@ -128,15 +213,17 @@ pub fn truncate(value: &Literal, w: u32) -> Option<Literal> {
 const MICROS_PER_HOUR: i64 = 3_600_000_000;
 const MICROS_PER_DAY: i64 = 24 * MICROS_PER_HOUR;
 
-fn civil_from_days(days: i64) -> (i64, i64) {
+/// The civil date (year, month 1-12, day 1-31) of a day count since 1970-01-01.
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
     let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
     let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2), month)
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
 }
 
 /// Applies a temporal transform to a date (days, `Int`) or timestamp (µs, `Long`): years,
@@ -147,7 +234,7 @@ pub fn temporal(value: &Literal, t: Transform) -> Option<i32> {
         Literal::Long(us) => (us.div_euclid(MICROS_PER_DAY), Some(*us)),
         _ => return None,
     };
-    let (year, month) = civil_from_days(days);
+    let (year, month, _) = civil_from_days(days);
     let out = match t {
         Transform::Year => year - 1970,
         Transform::Month => (year - 1970) * 12 + month - 1,
@@ -199,6 +286,32 @@ mod tests {
             Some(Transform::Truncate(4))
         );
         assert_eq!(Transform::parse("bucket[x]"), None);
+        for t in [
+            "identity",
+            "bucket[16]",
+            "truncate[4]",
+            "year",
+            "month",
+            "day",
+            "hour",
+            "void",
+        ] {
+            assert_eq!(
+                Transform::parse(t).map(|t| t.to_string()).as_deref(),
+                Some(t)
+            );
+        }
+        assert_eq!(Transform::Day.field_name("ts"), "ts_day");
+        assert_eq!(Transform::Day.result_type(&Type::Timestamp), Type::Date);
+        assert!(!Transform::Hour.can_transform(&Type::Date));
+        // 2024-05-01T10:00 → day 19844; "user" → bucket 16 per the spec's Murmur3.
+        let ts = Literal::Long(1_714_557_600_000_000);
+        assert_eq!(Transform::Day.apply(Some(&ts)), Some(Literal::Int(19844)));
+        assert_eq!(
+            Transform::Truncate(4).apply(Some(&Literal::String("user_42".into()))),
+            Some(Literal::String("user".into()))
+        );
+        assert_eq!(Transform::Bucket(16).apply(None), None);
         assert_eq!(truncate(&Literal::Int(-1), 10), Some(Literal::Int(-10)));
         assert_eq!(
             truncate(&Literal::String("iceberg".into()), 3),
@@ -213,6 +326,8 @@ mod tests {
         assert_eq!(temporal(&Literal::Int(17486), Transform::Month), Some(574));
         assert_eq!(temporal(&Literal::Int(-1), Transform::Month), Some(-1));
         assert_eq!(temporal(&Literal::Long(-1), Transform::Hour), Some(-1));
+        assert_eq!(civil_from_days(19844), (2024, 5, 1));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
         assert_eq!(decimal_bytes(-200), vec![0xff, 0x38]);
         assert_eq!(decimal_bytes(128), vec![0x00, 0x80]);
     }

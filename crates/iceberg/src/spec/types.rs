@@ -1,7 +1,8 @@
 //! Iceberg schemas and types as written in table metadata JSON (`"decimal(9, 2)"`, nested objects).
 
 use serde::de::Error as _;
-use serde::{Deserialize, Deserializer};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 /// A table schema: a struct with a schema id.
@@ -41,8 +42,19 @@ impl Schema {
     }
 }
 
+impl Serialize for Schema {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Schema", 4)?;
+        st.serialize_field("type", "struct")?;
+        st.serialize_field("schema-id", &self.schema_id)?;
+        st.serialize_field("identifier-field-ids", &self.identifier_field_ids)?;
+        st.serialize_field("fields", &self.fields)?;
+        st.end()
+    }
+}
+
 /// A field of a struct, identified by its id across schema versions.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct NestedField {
     /// Field id: stable across renames and type promotions.
     pub id: i32,
@@ -55,7 +67,7 @@ pub struct NestedField {
     #[serde(rename = "type")]
     pub field_type: Type,
     /// Comment.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
 }
 
@@ -200,9 +212,55 @@ impl Type {
         })
     }
 
+    /// The JSON form written in table metadata (inverse of [`Type::from_json`]).
+    pub fn to_json(&self) -> Value {
+        use serde_json::json;
+        let text = |t: &str| Value::String(t.to_string());
+        match self {
+            Type::Boolean => text("boolean"),
+            Type::Int => text("int"),
+            Type::Long => text("long"),
+            Type::Float => text("float"),
+            Type::Double => text("double"),
+            Type::Decimal { precision, scale } => text(&format!("decimal({precision}, {scale})")),
+            Type::Date => text("date"),
+            Type::Time => text("time"),
+            Type::Timestamp => text("timestamp"),
+            Type::Timestamptz => text("timestamptz"),
+            Type::TimestampNs => text("timestamp_ns"),
+            Type::TimestamptzNs => text("timestamptz_ns"),
+            Type::String => text("string"),
+            Type::Uuid => text("uuid"),
+            Type::Fixed(n) => text(&format!("fixed[{n}]")),
+            Type::Binary => text("binary"),
+            Type::Struct(fields) => json!({"type": "struct", "fields": fields}),
+            Type::List {
+                element_id,
+                element,
+                element_required,
+            } => json!({"type": "list", "element-id": element_id, "element": element.to_json(),
+                "element-required": element_required}),
+            Type::Map {
+                key_id,
+                key,
+                value_id,
+                value,
+                value_required,
+            } => json!({"type": "map", "key-id": key_id, "key": key.to_json(),
+                "value-id": value_id, "value": value.to_json(), "value-required": value_required}),
+            Type::Other(name) => text(name),
+        }
+    }
+
     /// Whether this is a struct, list or map.
     pub fn is_nested(&self) -> bool {
         matches!(self, Type::Struct(_) | Type::List { .. } | Type::Map { .. })
+    }
+}
+
+impl Serialize for Type {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
     }
 }
 
@@ -246,5 +304,10 @@ mod tests {
         assert_eq!(s.schema_id, 3);
         assert_eq!(s.find_field(3).map(|f| f.name.as_str()), Some("x"));
         assert!(Type::from_json(&json!({"type":"list"})).is_err());
+        // Writing and re-reading gives the same schema.
+        let again: Schema = serde_json::from_value(serde_json::to_value(&s).unwrap()).unwrap();
+        assert_eq!(again, s);
+        assert_eq!(serde_json::to_value(&s).unwrap()["type"], "struct");
+        assert_eq!(Type::from_json(&t.to_json()), Ok(t));
     }
 }

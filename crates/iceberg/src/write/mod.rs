@@ -1,0 +1,15 @@
+//! Writing Iceberg v2 tables in the Hadoop catalog layout: create, append, upsert.
+//!
+//! Files are written first and become visible only when the next `v<N>.metadata.json` is
+//! created (put-if-absent) naming a snapshot that lists them.
+
+pub mod append;
+pub mod catalog;
+pub mod data;
+pub mod definition;
+pub mod manifest;
+pub mod partition;
+
+pub use append::append;
+pub use catalog::{create_table, HadoopCatalog};
+pub use definition::IcebergTableDefinition;
