@@ -1,7 +1,9 @@
 //! Interop of schema evolution: the seed ALTER TABLE statements are parsed, validated, applied
 //! with `lakescope_sql::apply_alter` and committed with `commit_schema`; rows are written after
 //! each change; then every snapshot is read by lakescope, Java Paimon 0.9 and pypaimon 2.1 (the
-//! oracles `scripts/oracles.sh` sets up) and must agree. A renamed table is read back by Java.
+//! oracles `scripts/oracles.sh` sets up) and must agree. Known difference: STRING -> INT of a
+//! fraction ('4.9') is truncated by Java and lakescope but fails in pypaimon (pyarrow cast); a
+//! non-number fails in all three. A renamed table is read back by Java.
 //! Without the oracles the test fails (set `LAKESCOPE_SKIP_ORACLES=1` to skip it).
 
 use arrow_array::{
@@ -427,17 +429,99 @@ async fn evolved_tables_read_identically_in_java_and_pypaimon() {
         .unwrap();
     assert_eq!(s.options.len(), 3, "{:?}", s.options);
 
+    // --- STRING -> INT edge cases: a fraction is truncated, a non-number fails the read ----------
+    let edge = Evolving {
+        table: Evolving::create(
+            &catalog,
+            &env,
+            "CREATE TABLE test_cast_edge (id BIGINT, behavior STRING)",
+        )
+        .await,
+        catalog: &catalog,
+        env: &env,
+    };
+    let strings = |v: Vec<&str>| {
+        let ids: Vec<i64> = (1..=v.len() as i64).collect();
+        RecordBatch::try_new(
+            Arc::new(Schema::new(vec![
+                Field::new("id", arrow_schema::DataType::Int64, true),
+                Field::new("behavior", arrow_schema::DataType::Utf8, true),
+            ])),
+            vec![
+                Arc::new(Int64Array::from(ids)) as ArrayRef,
+                Arc::new(StringArray::from(v)),
+            ],
+        )
+        .unwrap()
+    };
+    let edge_rows = strings(vec!["4.9", "-3", "+5", "-0.5"]);
+    catalog
+        .insert_with(&env, &edge.table, &[edge_rows], None)
+        .await
+        .unwrap();
+    edge.alter("ALTER TABLE test_cast_edge MODIFY behavior INT")
+        .await
+        .unwrap();
+    let edge_snapshot = edge.insert(&[9]).await;
+    assert_eq!(
+        ours(&catalog, &edge.table, edge_snapshot).await.unwrap(),
+        [
+            r#"{"id":1,"behavior":4}"#,
+            r#"{"id":2,"behavior":-3}"#,
+            r#"{"id":3,"behavior":5}"#,
+            r#"{"id":4,"behavior":0}"#,
+            r#"{"id":92,"behavior":17}"#,
+        ]
+    );
+    let bad = Evolving {
+        table: Evolving::create(
+            &catalog,
+            &env,
+            "CREATE TABLE test_cast_bad (id BIGINT, behavior STRING)",
+        )
+        .await,
+        catalog: &catalog,
+        env: &env,
+    };
+    catalog
+        .insert_with(&env, &bad.table, &[strings(vec!["42", "pay"])], None)
+        .await
+        .unwrap();
+    bad.alter("ALTER TABLE test_cast_bad MODIFY behavior INT")
+        .await
+        .unwrap();
+    let bad_snapshot = bad.insert(&[9]).await;
+    let err = ours(&catalog, &bad.table, bad_snapshot).await.unwrap_err();
+    assert!(err.contains("'pay' is not a number"), "{err}");
+    let j = java(&o, &wh.join(bad.table.path()), &[bad_snapshot]);
+    let java_err = j[&bad_snapshot].clone().unwrap_err();
+    assert!(java_err.contains("NumberFormatException"), "{java_err}");
+    // pypaimon casts with pyarrow: it fails on the non-number too, but also on fractions, which
+    // Java (and lakescope) truncate; that table is checked against Java only (below).
+    let p = pypaimon(&o, &wh, &bad.table, &[bad_snapshot]);
+    let py_err = p[&bad_snapshot].clone().unwrap_err();
+    assert!(py_err.contains("Failed to parse string: 'pay'"), "{py_err}");
+    let p = pypaimon(&o, &wh, &edge.table, &[edge_snapshot]);
+    let py_err = p[&edge_snapshot].clone().unwrap_err();
+    assert!(py_err.contains("Failed to parse string"), "{py_err}");
+
     // --- every reader agrees on every snapshot ---------------------------------------------------
-    let checks: Vec<(&TableRef, Vec<i64>)> = vec![
-        (&test.table, snapshots.clone()),
-        (&cast.table, vec![cast_snapshot]),
-        (&null.table, vec![null_snapshot]),
-        (&wm.table, vec![wm_snapshot]),
+    // (table, snapshots, whether pypaimon is expected to agree)
+    let checks: Vec<(&TableRef, Vec<i64>, bool)> = vec![
+        (&test.table, snapshots.clone(), true),
+        (&cast.table, vec![cast_snapshot], true),
+        (&null.table, vec![null_snapshot], true),
+        (&wm.table, vec![wm_snapshot], true),
+        (&edge.table, vec![edge_snapshot], false),
     ];
     let mut disagreements = Vec::new();
-    for (table, ids) in &checks {
+    for (table, ids, with_pypaimon) in &checks {
         let j = java(&o, &wh.join(table.path()), ids);
-        let p = pypaimon(&o, &wh, table, ids);
+        let p = if *with_pypaimon {
+            pypaimon(&o, &wh, table, ids)
+        } else {
+            BTreeMap::new()
+        };
         for id in ids {
             let mine = ours(&catalog, table, *id).await;
             let jr = j.get(id).cloned();
@@ -447,7 +531,7 @@ async fn evolved_tables_read_identically_in_java_and_pypaimon() {
                 Some(mine.clone()),
                 "{table} snapshot {id}: Java 0.9 disagrees"
             );
-            if pr != Some(mine.clone()) {
+            if *with_pypaimon && pr != Some(mine.clone()) {
                 disagreements.push(format!(
                     "{table} snapshot {id}: pypaimon {pr:?} vs ours {mine:?}"
                 ));
