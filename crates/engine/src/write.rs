@@ -5,6 +5,7 @@ use arrow_array::RecordBatch;
 use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::write::schema::{create_table, TableDefinition};
+use lakescope_paimon::write::table_write::write_overwrite;
 use lakescope_paimon::write::{write, WriteEnv};
 
 pub use lakescope_paimon::commit::{CommitOutcome, Overwrite};
@@ -52,17 +53,10 @@ pub async fn insert_into_table(
     overwrite: Option<Overwrite>,
 ) -> Result<CommitOutcome> {
     let first_sequence = next_sequence_number(table).await?;
-    let schema = table.current_schema();
-    if overwrite.is_some()
-        && !schema.primary_keys.is_empty()
-        && schema.core_options().bucket()? == -1
-    {
-        return Err(crate::Error::Invalid(format!(
-            "{}: INSERT OVERWRITE of dynamic-bucket tables is not supported yet",
-            table.path()
-        )));
-    }
-    let message = write(table, env, batches, first_sequence).await?;
+    let message = match overwrite {
+        Some(_) => write_overwrite(table, env, batches, first_sequence).await?,
+        None => write(table, env, batches, first_sequence).await?,
+    };
     let options = CommitOptions::for_table(table, env.uuid())?;
     Ok(Committer::new(table, env, options)
         .commit(message, overwrite)

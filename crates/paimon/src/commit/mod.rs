@@ -13,6 +13,7 @@ pub use overwrite::Overwrite;
 
 use crate::error::{Error, Result};
 use crate::scan::{plan, PartitionFilter, Split};
+use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use crate::spec::manifest::{IndexManifestEntry, HASH_INDEX};
 use crate::spec::snapshot::{CommitKind, Snapshot};
@@ -21,7 +22,7 @@ use crate::write::dynamic_bucket::encode_index_manifest;
 use crate::write::manifest::{codec, encode_manifest, encode_manifest_list};
 use crate::write::{CommitMessage, IndexChange, NewFile, WriteEnv};
 use lakescope_storage::{join, PutOutcome};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Commit identifier of batch commits (Java `BatchWriteBuilder.COMMIT_IDENTIFIER`).
 pub const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
@@ -95,7 +96,8 @@ impl<'a> Committer<'a> {
     }
 
     /// Commits `files`: APPEND, or OVERWRITE of the partitions `overwrite` selects (their live
-    /// files are deleted in the same snapshot). Retries lost races with exponential back-off;
+    /// files and index entries are deleted in the same snapshot; dynamic-bucket rows must come
+    /// from `write_overwrite`, those of an append from `write`). Retries lost races with exponential back-off;
     /// a real conflict (changed bucket count, concurrent schema change) fails without retry.
     pub async fn commit(
         &self,
@@ -104,13 +106,22 @@ impl<'a> Committer<'a> {
     ) -> Result<CommitOutcome> {
         let message = message.into();
         let files = message.files;
-        let index = message.index.filter(|i| !i.added.is_empty());
-        if index.is_some() && overwrite.is_some() {
-            return Err(Error::unsupported(
-                self.table.path(),
-                "INSERT OVERWRITE of dynamic-bucket tables (the hash index of replaced partitions)",
-            ));
+        let mismatch = match (&message.index, &overwrite) {
+            (Some(i), None) if i.for_overwrite => Some(
+                "buckets assigned for INSERT OVERWRITE (write_overwrite) cannot be appended: keys already in the table would land in a second bucket",
+            ),
+            (Some(i), Some(_)) if !i.for_overwrite => Some(
+                "buckets assigned against the live index (write) cannot be committed as INSERT OVERWRITE: write the rows with write_overwrite",
+            ),
+            _ => None,
+        };
+        if let Some(why) = mismatch {
+            return Err(Error::Invalid(format!(
+                "{}: dynamic bucket: {why}",
+                self.table.path()
+            )));
         }
+        let index = message.index.filter(|i| !i.added.is_empty());
         let mut retries = 0;
         loop {
             match self.attempt(&files, index.as_ref(), overwrite.as_ref()).await? {
@@ -289,7 +300,7 @@ impl<'a> Committer<'a> {
         written.push(delta_name.clone());
 
         let mut index_manifest = latest.as_ref().and_then(|s| s.index_manifest.clone());
-        if let Some(ic) = index {
+        if let Some(ic) = index.filter(|ic| !ic.for_overwrite) {
             if index_manifest != ic.base_index_manifest {
                 return Err(Error::Invalid(format!(
                     "{}: conflict: another commit changed the dynamic-bucket index ({:?} → {:?}) since the buckets were assigned; write again",
@@ -298,34 +309,16 @@ impl<'a> Committer<'a> {
                     index_manifest
                 )));
             }
-            let replaced: std::collections::HashSet<(&[u8], i32)> = ic
-                .added
-                .iter()
-                .map(|e| (e.partition.as_slice(), e.bucket))
-                .collect();
-            let mut all: Vec<IndexManifestEntry> = Vec::new();
-            if let Some(name) = &index_manifest {
-                all.extend(
-                    table
-                        .index_manifest(name)
-                        .await?
-                        .iter()
-                        .filter(|e| {
-                            !(e.index_type == HASH_INDEX
-                                && replaced.contains(&(e.partition.as_slice(), e.bucket)))
-                        })
-                        .cloned(),
-                );
+        }
+        let added_index = index.map_or(&[][..], |ic| ic.added.as_slice());
+        if !added_index.is_empty() || overwrite.is_some() {
+            if let Some(name) = self
+                .write_index_manifest(index_manifest.as_deref(), added_index, overwrite, files)
+                .await?
+            {
+                written.push(name.clone());
+                index_manifest = Some(name);
             }
-            all.extend(ic.added.iter().cloned());
-            let name = format!("index-manifest-{}-0", self.env.uuid());
-            let bytes = encode_index_manifest(&name, &all, mcodec()?)?;
-            table
-                .store()
-                .put(&self.manifest_key(&name), bytes.into())
-                .await?;
-            written.push(name.clone());
-            index_manifest = Some(name);
         }
         let added: i64 = entries
             .iter()
@@ -386,6 +379,74 @@ impl<'a> Committer<'a> {
                 Ok(Attempt::Lost)
             }
         }
+    }
+
+    /// Writes the cumulative index manifest of the new snapshot, as Java's
+    /// `IndexManifestFileHandler` combines them: the previous entries, less every entry of an
+    /// overwritten partition (DELETE entries in Java's overwrite) and less the HASH entry of
+    /// each (partition, bucket) that gets a new file, plus the new files. Returns its name, or
+    /// `None` when nothing changes (an overwrite of partitions without index entries).
+    async fn write_index_manifest(
+        &self,
+        previous: Option<&str>,
+        added: &[IndexManifestEntry],
+        overwrite: Option<&Overwrite>,
+        files: &[NewFile],
+    ) -> Result<Option<String>> {
+        let table = self.table;
+        let schema = table.current_schema();
+        let partition_types = schema.partition_types();
+        let replaced: HashSet<(&[u8], i32)> = added
+            .iter()
+            .map(|e| (e.partition.as_slice(), e.bucket))
+            .collect();
+        let mut all: Vec<IndexManifestEntry> = Vec::new();
+        let mut removed = 0usize;
+        if let Some(name) = previous {
+            let mut overwritten: HashMap<&[u8], bool> = HashMap::new();
+            let entries = table.index_manifest(name).await?;
+            for e in entries.iter() {
+                let dropped = match overwrite {
+                    None => false,
+                    Some(o) => match overwritten.get(e.partition.as_slice()) {
+                        Some(d) => *d,
+                        None => {
+                            let key = self.manifest_key(name);
+                            let values =
+                                BinaryRow::decode_in(&key, &e.partition, &partition_types)?;
+                            let d = o.selects(schema, &values, files)?;
+                            overwritten.insert(&e.partition, d);
+                            d
+                        }
+                    },
+                };
+                if dropped
+                    || (e.index_type == HASH_INDEX
+                        && replaced.contains(&(e.partition.as_slice(), e.bucket)))
+                {
+                    removed += 1;
+                } else {
+                    all.push(e.clone());
+                }
+            }
+        }
+        if removed == 0 && added.is_empty() {
+            return Ok(None);
+        }
+        all.extend(added.iter().cloned());
+        let name = format!("index-manifest-{}-0", self.env.uuid());
+        let codec = codec(
+            table
+                .options()
+                .get("manifest.compression")
+                .unwrap_or("zstd"),
+        )?;
+        let bytes = encode_index_manifest(&name, &all, codec)?;
+        table
+            .store()
+            .put(&self.manifest_key(&name), bytes.into())
+            .await?;
+        Ok(Some(name))
     }
 
     async fn write_hints(&self, id: i64) {

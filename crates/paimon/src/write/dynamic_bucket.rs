@@ -5,6 +5,10 @@
 //! lowest bucket holding fewer than `dynamic-bucket.target-row-num` hashes, else to the lowest
 //! unused bucket number. Each changed bucket gets a new index file (all its hashes, 4-byte
 //! big-endian each) replacing the old one in the cumulative index manifest.
+//!
+//! INSERT OVERWRITE assigns against an empty index, as Java's `SimpleHashBucketAssigner` and its
+//! index maintainer with `ignorePreviousFiles` do: every partition it writes is replaced, so
+//! the commit drops those partitions' index entries and keeps only the new files.
 
 use super::env::WriteEnv;
 use crate::error::{Error, Result};
@@ -23,6 +27,9 @@ pub struct IndexChange {
     pub base_index_manifest: Option<String>,
     /// New HASH index files (ADD entries).
     pub added: Vec<IndexManifestEntry>,
+    /// Assigned against an empty index for INSERT OVERWRITE: valid only in an overwrite
+    /// commit, which removes the overwritten partitions' index entries.
+    pub for_overwrite: bool,
 }
 
 #[derive(Debug, Default)]
@@ -37,20 +44,39 @@ struct PartitionIndex {
 pub struct DynamicBucketAssigner {
     target: usize,
     base: Option<String>,
+    for_overwrite: bool,
     partitions: HashMap<Vec<u8>, PartitionIndex>,
 }
 
+/// `dynamic-bucket.target-row-num` (default 2 000 000, at least 1).
+fn target_row_num(table: &Table) -> Result<usize> {
+    let target: usize = match table.options().get("dynamic-bucket.target-row-num") {
+        None => 2_000_000,
+        Some(v) => v.trim().parse().map_err(|_| {
+            Error::Invalid(format!(
+                "{}: dynamic-bucket.target-row-num '{v}' is not a number",
+                table.path()
+            ))
+        })?,
+    };
+    Ok(target.max(1))
+}
+
 impl DynamicBucketAssigner {
+    /// An assigner for INSERT OVERWRITE: starts from an empty index (the partitions it writes
+    /// are all replaced), as Java's `SimpleHashBucketAssigner` in overwrite mode.
+    pub fn for_overwrite(table: &Table) -> Result<Self> {
+        Ok(Self {
+            target: target_row_num(table)?,
+            base: None,
+            for_overwrite: true,
+            partitions: HashMap::new(),
+        })
+    }
+
     /// Loads the HASH index of `snapshot` (none for an empty table).
     pub async fn load(table: &Table, snapshot: Option<&Snapshot>) -> Result<Self> {
-        let target = match table.options().get("dynamic-bucket.target-row-num") {
-            None => 2_000_000,
-            Some(v) => v.trim().parse().map_err(|_| {
-                Error::Invalid(format!(
-                    "dynamic-bucket.target-row-num '{v}' is not a number"
-                ))
-            })?,
-        };
+        let target = target_row_num(table)?;
         let base = snapshot.and_then(|s| s.index_manifest.clone());
         let mut partitions: HashMap<Vec<u8>, PartitionIndex> = HashMap::new();
         if let Some(name) = &base {
@@ -76,8 +102,9 @@ impl DynamicBucketAssigner {
             }
         }
         Ok(Self {
-            target: target.max(1),
+            target,
             base,
+            for_overwrite: false,
             partitions,
         })
     }
@@ -131,6 +158,7 @@ impl DynamicBucketAssigner {
         Ok(IndexChange {
             base_index_manifest: self.base,
             added,
+            for_overwrite: self.for_overwrite,
         })
     }
 }

@@ -147,11 +147,37 @@ pub async fn write(
     batches: &[RecordBatch],
     first_sequence: i64,
 ) -> Result<CommitMessage> {
+    write_message(table, env, batches, first_sequence, false).await
+}
+
+/// [`write`] for an INSERT OVERWRITE commit: dynamic buckets are assigned against an empty
+/// index, since every partition receiving rows is replaced (Java's overwrite writer ignores
+/// the previous files and index too). The message must be committed with an overwrite.
+pub async fn write_overwrite(
+    table: &Table,
+    env: &dyn WriteEnv,
+    batches: &[RecordBatch],
+    first_sequence: i64,
+) -> Result<CommitMessage> {
+    write_message(table, env, batches, first_sequence, true).await
+}
+
+async fn write_message(
+    table: &Table,
+    env: &dyn WriteEnv,
+    batches: &[RecordBatch],
+    first_sequence: i64,
+    overwrite: bool,
+) -> Result<CommitMessage> {
     let schema = table.current_schema().clone();
     check_writable(table, &schema)?;
     if !schema.primary_keys.is_empty() && schema.core_options().bucket()? == -1 {
-        let latest = table.latest_snapshot().await?;
-        let mut assigner = DynamicBucketAssigner::load(table, latest.as_ref()).await?;
+        let mut assigner = if overwrite {
+            DynamicBucketAssigner::for_overwrite(table)?
+        } else {
+            let latest = table.latest_snapshot().await?;
+            DynamicBucketAssigner::load(table, latest.as_ref()).await?
+        };
         let files = write_inner(table, env, batches, first_sequence, Some(&mut assigner)).await?;
         let index = assigner.finish(table, env).await?;
         return Ok(CommitMessage {
