@@ -170,17 +170,51 @@ impl ObjectStore for LocalStore {
     }
 
     async fn delete(&self, path: &str) -> Result<()> {
-        match tokio::fs::remove_file(self.full(path)).await {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(io_error("delete", path, e)),
+        let full = self.full(path);
+        match tokio::fs::remove_file(&full).await {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(io_error("delete", path, e)),
         }
+        // Object-store semantics: a folder exists while it holds objects. Remove the folders
+        // this delete emptied (up to the root); a folder someone else just filled stays.
+        let mut dir = full.parent();
+        while let Some(d) = dir {
+            if d == self.root || !d.starts_with(&self.root) {
+                break;
+            }
+            if tokio::fs::remove_dir(d).await.is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn deleting_the_last_object_removes_its_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = LocalStore::new(dir.path());
+        s.put("t/schema/schema-0", Bytes::from_static(b"{}"))
+            .await
+            .unwrap();
+        s.put("t/snapshot/LATEST", Bytes::from_static(b"1"))
+            .await
+            .unwrap();
+        s.delete("t/schema/schema-0").await.unwrap();
+        assert_eq!(
+            s.list_dir("t").await.unwrap().dirs,
+            vec!["snapshot".to_string()]
+        );
+        s.delete("t/snapshot/LATEST").await.unwrap();
+        assert!(!dir.path().join("t").exists());
+        assert!(dir.path().exists(), "the root stays");
+    }
 
     #[tokio::test]
     async fn local_roundtrip_and_create_new() {
