@@ -479,3 +479,22 @@ async fn upsert_needs_partition_sources_in_the_key() {
         "{files:?}"
     );
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn data_files_roll_at_the_target_size() {
+    let wh = Warehouse::new();
+    let def = IcebergTableDefinition {
+        columns: vec![col("id", DataType::nullable(TypeKind::BigInt))],
+        properties: BTreeMap::from([("write.target-file-size-bytes".into(), "1".into())]),
+        ..Default::default()
+    };
+    let table = wh.create("db", "rolled", def).await;
+    let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(0..20_000));
+    let t = append(&table, &[batch(vec![("id", ids)])], &wh.env)
+        .await
+        .unwrap();
+    let snap = t.metadata().current_snapshot().unwrap();
+    // A file is closed after each 8192-row write once it passed the (tiny) target.
+    assert_eq!(snap.summary["added-data-files"], "3");
+    assert_eq!(rows(&t, SnapshotSelector::Current).await.len(), 20_000);
+}

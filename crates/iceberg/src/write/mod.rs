@@ -5,6 +5,7 @@
 
 pub mod append;
 pub mod catalog;
+mod commit;
 pub mod data;
 pub mod definition;
 pub mod manifest;

@@ -1,0 +1,410 @@
+//! Committing written files: manifests, the manifest list and the next `v<N>.metadata.json`
+//! (put-if-absent), rebased onto the latest metadata and retried when another writer wins.
+
+use super::catalog::{latest_metadata, write_metadata};
+use super::manifest::{
+    encode_manifest, encode_manifest_list, ListContext, ManifestContext, NewFile,
+};
+use super::partition::SpecField;
+use crate::spec::manifest::read_manifest_list;
+use crate::spec::metadata::{MetadataLogEntry, SnapshotLogEntry};
+use crate::spec::{DataContentType, ManifestFile, Schema, Snapshot, SnapshotRef, TableMetadata};
+use crate::table::Table;
+use crate::{Error, Result};
+use lakescope_paimon::write::WriteEnv;
+use lakescope_storage::join;
+use std::collections::{BTreeMap, HashSet};
+
+/// Commit attempts before a conflict is reported.
+const COMMIT_ATTEMPTS: u32 = 4;
+
+/// Files written for one commit (not yet visible).
+pub(crate) struct Written {
+    pub data: Vec<NewFile>,
+    pub deletes: Vec<NewFile>,
+}
+
+/// A positive snapshot id from a fresh UUID, unused in the table.
+fn snapshot_id(env: &dyn WriteEnv, metadata: &TableMetadata) -> i64 {
+    loop {
+        let uuid = env.uuid().replace('-', "");
+        let hi = u64::from_str_radix(uuid.get(..16).unwrap_or("1"), 16).unwrap_or(1);
+        let lo = u64::from_str_radix(uuid.get(16..).unwrap_or("1"), 16).unwrap_or(1);
+        let id = ((hi ^ lo) & (i64::MAX as u64)) as i64;
+        if id != 0 && metadata.snapshot(id).is_none() {
+            return id;
+        }
+    }
+}
+
+fn counter(summary: &BTreeMap<String, String>, key: &str) -> i64 {
+    summary.get(key).and_then(|v| v.parse().ok()).unwrap_or(0)
+}
+
+/// The snapshot summary: what was added and the running totals (as Java's `SnapshotSummary`).
+fn summary(parent: Option<&Snapshot>, written: &Written) -> BTreeMap<String, String> {
+    let empty = BTreeMap::new();
+    let before = parent.map_or(&empty, |p| &p.summary);
+    let sum = |files: &[NewFile], f: fn(&NewFile) -> i64| files.iter().map(f).sum::<i64>();
+    let added_records = sum(&written.data, |f| f.record_count);
+    let added_size = sum(&written.data, |f| f.file_size_in_bytes)
+        + sum(&written.deletes, |f| f.file_size_in_bytes);
+    let added_eq_deletes = sum(&written.deletes, |f| f.record_count);
+    let partitions: HashSet<String> = written
+        .data
+        .iter()
+        .chain(&written.deletes)
+        .map(|f| format!("{:?}", f.partition))
+        .collect();
+    let operation = if written.deletes.is_empty() {
+        "append"
+    } else {
+        "overwrite"
+    };
+    let mut s = BTreeMap::new();
+    let mut put = |k: &str, v: i64| {
+        s.insert(k.to_string(), v.to_string());
+    };
+    put("added-data-files", written.data.len() as i64);
+    put("added-records", added_records);
+    put("added-files-size", added_size);
+    if !written.deletes.is_empty() {
+        put("added-delete-files", written.deletes.len() as i64);
+        put("added-equality-delete-files", written.deletes.len() as i64);
+        put("added-equality-deletes", added_eq_deletes);
+    }
+    put("changed-partition-count", partitions.len() as i64);
+    put(
+        "total-records",
+        counter(before, "total-records") + added_records,
+    );
+    put(
+        "total-files-size",
+        counter(before, "total-files-size") + added_size,
+    );
+    put(
+        "total-data-files",
+        counter(before, "total-data-files") + written.data.len() as i64,
+    );
+    put(
+        "total-delete-files",
+        counter(before, "total-delete-files") + written.deletes.len() as i64,
+    );
+    put(
+        "total-position-deletes",
+        counter(before, "total-position-deletes"),
+    );
+    put(
+        "total-equality-deletes",
+        counter(before, "total-equality-deletes") + added_eq_deletes,
+    );
+    s.insert("operation".into(), operation.into());
+    s
+}
+
+/// Writes the manifests of the new files (once; entries inherit sequence numbers).
+async fn write_manifests(
+    table: &Table,
+    schema: &Schema,
+    fields: &[SpecField],
+    written: &Written,
+    snapshot_id: i64,
+    env: &dyn WriteEnv,
+) -> Result<Vec<ManifestFile>> {
+    let metadata = table.metadata();
+    let spec_id = metadata.default_spec_id.unwrap_or(0);
+    let spec = metadata.spec(spec_id).ok_or_else(|| {
+        Error::corrupt(table.metadata_key(), format!("no partition spec {spec_id}"))
+    })?;
+    let ctx = ManifestContext {
+        schema,
+        spec,
+        fields,
+        snapshot_id,
+    };
+    let prefix = env.uuid();
+    let mut out = Vec::new();
+    for (n, (files, deletes)) in [(&written.data, false), (&written.deletes, true)]
+        .into_iter()
+        .enumerate()
+    {
+        if files.is_empty() {
+            continue;
+        }
+        let rel = format!("metadata/{prefix}-m{n}.avro");
+        let bytes = encode_manifest(&rel, &ctx, deletes, files)?;
+        let length = bytes.len() as i64;
+        table
+            .store()
+            .put(&join(table.key(), &rel), bytes.into())
+            .await?;
+        out.push(ManifestFile {
+            manifest_path: format!("{}/{rel}", metadata.location.trim_end_matches('/')),
+            manifest_length: length,
+            partition_spec_id: spec_id,
+            content: if deletes {
+                DataContentType::EqualityDeletes
+            } else {
+                DataContentType::Data
+            },
+            // Set when committing.
+            sequence_number: 0,
+            min_sequence_number: 0,
+            added_snapshot_id: snapshot_id,
+            added_files_count: Some(files.len() as i32),
+            existing_files_count: Some(0),
+            deleted_files_count: Some(0),
+            added_rows_count: Some(files.iter().map(|f| f.record_count).sum()),
+            existing_rows_count: Some(0),
+            deleted_rows_count: Some(0),
+        });
+    }
+    Ok(out)
+}
+
+/// The manifests of a snapshot's manifest list.
+async fn snapshot_manifests(table: &Table, snapshot: &Snapshot) -> Result<Vec<ManifestFile>> {
+    let Some(list) = &snapshot.manifest_list else {
+        return Err(Error::unsupported(
+            table.metadata_key(),
+            format!(
+                "appending after v1 snapshot {} without a manifest list",
+                snapshot.snapshot_id
+            ),
+        ));
+    };
+    let key = table.resolve(list, table.metadata_key())?;
+    let bytes = table.store().get(&key).await?;
+    read_manifest_list(&key, &bytes)
+}
+
+/// The latest metadata of the table (by listing: the version hint may lag) and its version.
+pub(crate) async fn load_latest(table: &Table) -> Result<(u64, Table)> {
+    let (version, key) = latest_metadata(table.store().as_ref(), table.key())
+        .await?
+        .ok_or_else(|| Error::not_found(format!("Iceberg metadata of {}", table.key()), None))?;
+    let bytes = table.store().get(&key).await?;
+    let metadata = TableMetadata::parse(&key, &bytes)?;
+    Ok((
+        version,
+        Table::from_metadata(table.store().clone(), table.key(), key, metadata),
+    ))
+}
+
+/// Commits the new manifests as a snapshot on top of the latest metadata; `Ok(None)` if
+/// another writer took the next version first.
+async fn try_commit(
+    base_version: u64,
+    base: &Table,
+    schema_id: i32,
+    new_manifests: &[ManifestFile],
+    written: &Written,
+    snapshot_id: i64,
+    env: &dyn WriteEnv,
+) -> Result<Option<Table>> {
+    let meta = base.metadata();
+    if meta.current_schema_id != Some(schema_id) {
+        return Err(Error::Conflict {
+            table: base.key().to_string(),
+            reason: "the schema changed while appending; retry the insert".into(),
+        });
+    }
+    let parent = meta.current_snapshot();
+    let sequence_number = meta.last_sequence_number + 1;
+    let mut manifests: Vec<ManifestFile> = new_manifests
+        .iter()
+        .map(|m| ManifestFile {
+            sequence_number,
+            min_sequence_number: sequence_number,
+            ..m.clone()
+        })
+        .collect();
+    if let Some(p) = parent {
+        manifests.extend(snapshot_manifests(base, p).await?);
+    }
+    let location = meta.location.trim_end_matches('/');
+    let list_rel = format!(
+        "metadata/snap-{snapshot_id}-{base_version}-{}.avro",
+        env.uuid()
+    );
+    let ctx = ListContext {
+        snapshot_id,
+        parent_snapshot_id: parent.map(|p| p.snapshot_id),
+        sequence_number,
+    };
+    let list = encode_manifest_list(&list_rel, &ctx, &manifests)?;
+    base.store()
+        .put(&join(base.key(), &list_rel), list.into())
+        .await?;
+    let now = env.now_millis().max(meta.last_updated_ms);
+    let snapshot = Snapshot {
+        snapshot_id,
+        parent_snapshot_id: ctx.parent_snapshot_id,
+        sequence_number,
+        timestamp_ms: now,
+        manifest_list: Some(format!("{location}/{list_rel}")),
+        manifests: None,
+        summary: summary(parent, written),
+        schema_id: Some(schema_id),
+    };
+    let mut next = meta.clone();
+    let base_name = base.metadata_key().rsplit('/').next().unwrap_or_default();
+    next.metadata_log.push(MetadataLogEntry {
+        metadata_file: format!("{location}/metadata/{base_name}"),
+        timestamp_ms: meta.last_updated_ms,
+    });
+    next.snapshot_log.push(SnapshotLogEntry {
+        snapshot_id,
+        timestamp_ms: now,
+    });
+    next.snapshots.push(snapshot);
+    next.current_snapshot_id = Some(snapshot_id);
+    next.last_sequence_number = sequence_number;
+    next.last_updated_ms = now;
+    next.refs.insert(
+        "main".into(),
+        SnapshotRef {
+            snapshot_id,
+            ref_type: "branch".into(),
+            max_ref_age_ms: None,
+            max_snapshot_age_ms: None,
+            min_snapshots_to_keep: None,
+        },
+    );
+    let version = base_version + 1;
+    match write_metadata(base.store().as_ref(), base.key(), version, &next).await {
+        Ok(key) => Ok(Some(Table::from_metadata(
+            base.store().clone(),
+            base.key(),
+            key,
+            next,
+        ))),
+        Err(Error::Conflict { .. }) => {
+            // The manifest list names this attempt's parent: drop it, the next attempt writes its own.
+            base.store().delete(&join(base.key(), &list_rel)).await?;
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Commits the written files as one snapshot of the table: writes their manifests once, then
+/// a manifest list and the next metadata version on top of the latest metadata, retrying (after
+/// a back-off) when another writer committed that version first.
+pub(crate) async fn commit(
+    table: &Table,
+    schema: &Schema,
+    fields: &[SpecField],
+    written: &Written,
+    env: &dyn WriteEnv,
+) -> Result<Table> {
+    let snapshot_id = snapshot_id(env, table.metadata());
+    let manifests = write_manifests(table, schema, fields, written, snapshot_id, env).await?;
+    for attempt in 0..COMMIT_ATTEMPTS {
+        if attempt > 0 {
+            env.sleep(100 << attempt).await;
+        }
+        let (version, base) = load_latest(table).await?;
+        let committed = try_commit(
+            version,
+            &base,
+            schema.schema_id,
+            &manifests,
+            written,
+            snapshot_id,
+            env,
+        )
+        .await?;
+        if let Some(done) = committed {
+            return Ok(done);
+        }
+    }
+    Err(Error::Conflict {
+        table: table.key().to_string(),
+        reason: format!(
+            "other writers kept committing first; gave up after {COMMIT_ATTEMPTS} attempts"
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::append::{append, Plan};
+    use super::*;
+    use crate::write::{create_table, IcebergTableDefinition};
+    use crate::{read_table, ReadRequest, SnapshotSelector};
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+    use lakescope_paimon::spec::{DataType, TypeKind};
+    use lakescope_paimon::write::FixedEnv;
+    use lakescope_storage::{MemoryStore, ObjectStore};
+    use std::rc::Rc;
+    use std::sync::Arc;
+
+    fn ids(v: std::ops::Range<i64>) -> RecordBatch {
+        let column: ArrayRef = Arc::new(Int64Array::from_iter_values(v));
+        RecordBatch::try_from_iter(vec![("id", column)]).unwrap()
+    }
+
+    async fn manifest_lists(store: &MemoryStore) -> usize {
+        let listing = store.list_dir("t/metadata").await.unwrap();
+        listing
+            .files
+            .iter()
+            .filter(|f| f.path.contains("/snap-"))
+            .count()
+    }
+
+    #[tokio::test]
+    async fn a_commit_that_loses_the_race_is_rebased() {
+        let store = Rc::new(MemoryStore::new());
+        let env = FixedEnv::new(1, 3);
+        let def = IcebergTableDefinition {
+            columns: vec![("id".into(), DataType::nullable(TypeKind::BigInt), None)],
+            ..Default::default()
+        };
+        create_table(store.as_ref(), "t", "s3://b/t", &def, &env)
+            .await
+            .unwrap();
+        let t0 = Table::open(store.clone(), "t").await.unwrap();
+        // Writer A writes its files and reads v1 ...
+        let plan = Plan::new(&t0).unwrap();
+        let written = plan.write(&[ids(0..3)], &env).await.unwrap();
+        let manifests = write_manifests(&t0, plan.schema, &plan.fields, &written, 7, &env)
+            .await
+            .unwrap();
+        let (version, base) = load_latest(&t0).await.unwrap();
+        assert_eq!(version, 1);
+        // ... while writer B commits v2.
+        let b = append(&t0, &[ids(10..12)], &env).await.unwrap();
+        assert_eq!(b.metadata_key(), "t/metadata/v2.metadata.json");
+        let lost = try_commit(version, &base, 0, &manifests, &written, 7, &env)
+            .await
+            .unwrap();
+        assert!(lost.is_none());
+        assert_eq!(
+            manifest_lists(&store).await,
+            1,
+            "the losing list is removed"
+        );
+        // The retrying commit lands on top of B's snapshot.
+        let a = commit(&t0, plan.schema, &plan.fields, &written, &env)
+            .await
+            .unwrap();
+        assert_eq!(a.metadata_key(), "t/metadata/v3.metadata.json");
+        let rows: usize = read_table(&a, &SnapshotSelector::Current, &ReadRequest::default())
+            .await
+            .unwrap()
+            .batches
+            .iter()
+            .map(RecordBatch::num_rows)
+            .sum();
+        assert_eq!(rows, 5);
+        let snap = a.metadata().current_snapshot().unwrap();
+        assert_eq!(snap.parent_snapshot_id, b.metadata().current_snapshot_id);
+        assert_eq!(snap.sequence_number, 2);
+        assert_eq!(snap.summary["total-records"], "5");
+        assert_eq!(manifest_lists(&store).await, 2);
+        let hint = store.get("t/metadata/version-hint.text").await.unwrap();
+        assert_eq!(&hint[..], b"3");
+    }
+}
