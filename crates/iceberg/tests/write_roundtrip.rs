@@ -454,6 +454,17 @@ async fn upsert_needs_partition_sources_in_the_key() {
             .is_empty()
     );
 
+    let mut no_key = orders_def(&[]);
+    no_key.partition.clear();
+    let no_key = wh.create("ods", "no_key", no_key).await;
+    let err = append(&no_key, &[order("paid", 1250)], &wh.env)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Equality field columns shouldn't be empty when configuring to use UPSERT data stream."
+    );
+
     let keyed = wh
         .create(
             "ods",

@@ -48,7 +48,7 @@ pub fn check_upsert(metadata: &TableMetadata, schema: &Schema) -> Result<()> {
         .iter()
         .filter_map(|id| schema.field(*id).map(|f| f.name.as_str()))
         .collect();
-    for f in spec.fields.iter().filter(|f| f.transform != "void") {
+    for f in &spec.fields {
         if !ids.contains(&f.source_id) {
             let column = schema
                 .field(f.source_id)
