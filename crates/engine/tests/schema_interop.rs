@@ -398,6 +398,22 @@ async fn evolved_tables_read_identically_in_java_and_pypaimon() {
         .unwrap_err();
     assert!(err.contains("nullable to non nullable"), "{err}");
     let null_snapshot = null.insert(&[2]).await;
+    // Renaming the primary key: rows written under the old name merge with new ones by key.
+    let s = null
+        .alter("ALTER TABLE test_null RENAME id TO pk")
+        .await
+        .unwrap();
+    assert_eq!(s.primary_keys, ["pk"]);
+    let renamed_pk_snapshot = null.insert(&[1]).await;
+    assert_eq!(
+        ours(&catalog, &null.table, renamed_pk_snapshot)
+            .await
+            .unwrap(),
+        [
+            r#"{"pk":3,"coupon_info":1.25}"#,
+            r#"{"pk":4,"coupon_info":2.25}"#
+        ]
+    );
 
     // --- test_wm: computed column and watermark kept as options --------------------------------
     let wm = Evolving {
@@ -510,7 +526,7 @@ async fn evolved_tables_read_identically_in_java_and_pypaimon() {
     let checks: Vec<(&TableRef, Vec<i64>, bool)> = vec![
         (&test.table, snapshots.clone(), true),
         (&cast.table, vec![cast_snapshot], true),
-        (&null.table, vec![null_snapshot], true),
+        (&null.table, vec![null_snapshot, renamed_pk_snapshot], true),
         (&wm.table, vec![wm_snapshot], true),
         (&edge.table, vec![edge_snapshot], false),
     ];
