@@ -6,72 +6,22 @@
 
 use bytes::Bytes;
 use lakescope_storage::s3::{S3Auth, S3Config, S3Credentials, S3Store};
-use lakescope_storage::transport::{HttpRequest, HttpTransport, ReqwestTransport};
+use lakescope_storage::transport::{HttpTransport, ReqwestTransport};
 use lakescope_storage::ObjectStore;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 const KEY_ID: &str = "AKIDLAKESCOPECLI";
 const SECRET: &str = "lakescope-cli-secret";
 
-fn repo_root() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-}
+mod common;
+
+use common::{free_port, repo_root, start_moto, wait_for_port, Server};
 
 fn warehouse() -> PathBuf {
     repo_root().join("../shared/corpus/paimon/warehouse")
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// A child process killed when dropped.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn wait_for_port(port: u16, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    panic!("{what} on port {port} did not come up within 30 s");
-}
-
-fn start_moto() -> (Server, String) {
-    let venv = std::env::var("LAKESCOPE_MOTO_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| repo_root().join("target/venv-moto"));
-    let bin = venv.join("bin/moto_server");
-    assert!(
-        bin.is_file(),
-        "moto_server not found at {}: run `bash scripts/s3-test-server.sh` (or set LAKESCOPE_SKIP_S3=1 to skip)",
-        bin.display()
-    );
-    let port = free_port();
-    let child = Command::new(&bin)
-        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start moto_server");
-    let server = Server(child);
-    wait_for_port(port, "moto_server");
-    (server, format!("http://127.0.0.1:{port}"))
 }
 
 fn files_below(root: &Path) -> Vec<(String, PathBuf)> {
@@ -101,20 +51,9 @@ fn upload(endpoint: &str) {
         .build()
         .expect("runtime")
         .block_on(async {
+            common::create_bucket(endpoint, "cli", &creds).await;
             let transport: Rc<dyn HttpTransport> =
                 Rc::new(ReqwestTransport::new(Duration::from_secs(20)).expect("client"));
-            let mut request = HttpRequest::new("PUT", format!("{endpoint}/cli"));
-            lakescope_storage::s3::sign_request(
-                &mut request,
-                &creds,
-                "us-east-1",
-                std::time::SystemTime::now(),
-            )
-            .expect("sign");
-            assert_eq!(
-                transport.send(request).await.expect("create bucket").status,
-                200
-            );
             let mut config = S3Config::new("cli", "warehouse");
             config.endpoint = Some(endpoint.to_string());
             config.path_style = true;
