@@ -339,19 +339,38 @@ fn modify_columns(s: &mut TableSchema, columns: &mut Vec<Column>, changes: &[Col
 
 /// Renames a column in the options that name it (bucket key, sequence field, `fields.<col>.*`).
 fn rename_in_options(options: &mut BTreeMap<String, String>, from: &str, to: &str) {
+    let rename_list = |v: &str| {
+        v.split(',')
+            .map(|c| if c == from { to } else { c })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     for key in COLUMN_LIST_OPTIONS {
         if let Some(v) = options.get_mut(*key) {
-            *v = v
-                .split(',')
-                .map(|c| if c == from { to } else { c })
-                .collect::<Vec<_>>()
-                .join(",");
+            *v = rename_list(v);
         }
     }
     for suffix in FIELD_OPTION_SUFFIXES {
         if let Some(v) = options.remove(&format!("fields.{from}.{suffix}")) {
             options.insert(format!("fields.{to}.{suffix}"), v);
         }
+    }
+    // `fields.<cols>.sequence-group` and `fields.<cols>.nested-key` name columns in key and value.
+    let mut renamed = Vec::new();
+    for (key, value) in options.iter() {
+        let Some(rest) = key.strip_prefix("fields.") else {
+            continue;
+        };
+        for suffix in ["sequence-group", "nested-key"] {
+            if let Some(cols) = rest.strip_suffix(suffix).and_then(|r| r.strip_suffix('.')) {
+                let new_key = format!("fields.{}.{suffix}", rename_list(cols));
+                renamed.push((key.clone(), new_key, rename_list(value)));
+            }
+        }
+    }
+    for (old_key, new_key, value) in renamed {
+        options.remove(&old_key);
+        options.insert(new_key, value);
     }
 }
 
@@ -549,6 +568,16 @@ mod tests {
         assert!(!s.options.contains_key("fields.v.aggregate-function"));
         let s = alter(&s, "ALTER TABLE r RENAME k TO key");
         assert_eq!(s.primary_keys, ["key"]);
+        let g = create("CREATE TABLE g (k INT, a INT, b INT, t1 BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('merge-engine' = 'partial-update', 'fields.t1.sequence-group' = 'a,b')");
+        let g = alter(&g, "ALTER TABLE g RENAME t1 TO ts");
+        let g = alter(&g, "ALTER TABLE g RENAME b TO bb");
+        assert_eq!(
+            opts(&g),
+            [
+                "fields.ts.sequence-group=a,bb",
+                "merge-engine=partial-update"
+            ]
+        );
     }
 
     #[test]
