@@ -344,6 +344,10 @@ async fn pyiceberg_and_duckdb_read_what_we_write() {
     );
     let view = oracle(&py, &a2, &root, None, Some("action_type=view"));
     assert_eq!(view["pyiceberg"], rows(&[&a2_row]));
+    // A filter on a non-partition column: pyiceberg prunes the other files by our column bounds.
+    let by_id = oracle(&py, &a2, &root, None, Some("action_id=a2"));
+    assert_eq!(by_id["pyiceberg"], rows(&[&a2_row]));
+    assert_eq!(by_id["planned_files"], 1);
 
     // Bucket + truncate partitions; a filtered pyiceberg scan prunes with its own Murmur3.
     let bucketed = create(

@@ -8,6 +8,7 @@ use super::definition::{
 };
 use super::manifest::NewFile;
 use super::partition::{partition_path, spec_fields, split, PartitionTuple, SpecField};
+use super::stats::column_stats;
 use crate::spec::{DataContentType, NestedField, Schema, TableMetadata};
 use crate::table::Table;
 use crate::{Error, Result};
@@ -246,6 +247,7 @@ impl<'a> Plan<'a> {
                 } else {
                     Vec::new()
                 },
+                stats: column_stats(fields, &rows),
             });
         }
         Ok(out)

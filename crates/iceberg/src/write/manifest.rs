@@ -1,8 +1,10 @@
 //! Encoding v2 manifests and manifest lists (Avro, with the spec's field ids and file metadata).
 
 use super::partition::{avro_partition, avro_partition_schema, PartitionTuple, SpecField};
+use super::stats::ColumnStats;
 use crate::spec::{DataContentType, ManifestFile, PartitionSpec, Schema};
 use crate::{Error, Result};
+use apache_avro::schema::UnionSchema;
 use apache_avro::types::Value;
 use apache_avro::{Codec, Schema as AvroSchema, Writer};
 use serde_json::{json, Value as Json};
@@ -18,6 +20,8 @@ pub struct NewFile {
     pub file_size_in_bytes: i64,
     /// Field ids of an equality delete file (empty otherwise).
     pub equality_ids: Vec<i32>,
+    /// Column metrics.
+    pub stats: ColumnStats,
 }
 
 fn optional(id: i32, name: &str, t: Json) -> Json {
@@ -28,8 +32,38 @@ fn required(id: i32, name: &str, t: Json) -> Json {
     json!({"field-id": id, "name": name, "type": t})
 }
 
-/// The v2 `manifest_entry` schema with this partition record. Column statistics (optional maps)
-/// are left out: the Avro crate drops the `logicalType: map` readers need on them.
+/// An Iceberg map with int keys as Avro sees it: an array of key/value records.
+fn map_type(key_id: i32, value_id: i32, value: &str) -> Json {
+    json!({"type": "array", "logicalType": "map", "items": {
+        "type": "record", "name": format!("k{key_id}_v{value_id}"), "fields": [
+            required(key_id, "key", json!("int")), required(value_id, "value", json!(value))]}})
+}
+
+/// Puts back `logicalType: map` on arrays of key/value records: the Avro crate's parser drops
+/// it, and readers need it to see those arrays as maps.
+fn mark_maps(schema: &mut AvroSchema) {
+    match schema {
+        AvroSchema::Record(r) => r.fields.iter_mut().for_each(|f| mark_maps(&mut f.schema)),
+        AvroSchema::Union(u) => {
+            let mut variants = u.variants().to_vec();
+            variants.iter_mut().for_each(mark_maps);
+            if let Ok(marked) = UnionSchema::new(variants) {
+                *u = marked;
+            }
+        }
+        AvroSchema::Array(a) => {
+            let kv = matches!(a.items.as_ref(), AvroSchema::Record(r)
+                if r.fields.len() == 2 && r.fields[0].name == "key" && r.fields[1].name == "value");
+            if kv {
+                a.attributes.insert("logicalType".into(), json!("map"));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The v2 `manifest_entry` schema with this partition record (without the optional column
+/// sizes, NaN counts, key metadata and split offsets, which are not written).
 fn entry_schema(partition: Json) -> Json {
     let data_file = json!({"type": "record", "name": "r2", "fields": [
         required(134, "content", json!("int")),
@@ -38,6 +72,10 @@ fn entry_schema(partition: Json) -> Json {
         required(102, "partition", partition),
         required(103, "record_count", json!("long")),
         required(104, "file_size_in_bytes", json!("long")),
+        optional(109, "value_counts", map_type(119, 120, "long")),
+        optional(110, "null_value_counts", map_type(121, 122, "long")),
+        optional(125, "lower_bounds", map_type(126, 127, "bytes")),
+        optional(128, "upper_bounds", map_type(129, 130, "bytes")),
         optional(131, "key_metadata", json!("bytes")),
         optional(132, "split_offsets", json!({"type": "array", "element-id": 133, "items": "long"})),
         optional(135, "equality_ids", json!({"type": "array", "element-id": 136, "items": "int"})),
@@ -87,6 +125,20 @@ fn none() -> Value {
     Value::Union(0, Box::new(Value::Null))
 }
 
+fn int_map<T>(pairs: &[(i32, T)], value: impl Fn(&T) -> Value) -> Value {
+    some(Value::Array(
+        pairs
+            .iter()
+            .map(|(k, v)| {
+                Value::Record(vec![
+                    ("key".into(), Value::Int(*k)),
+                    ("value".into(), value(v)),
+                ])
+            })
+            .collect(),
+    ))
+}
+
 fn content_code(c: DataContentType) -> i32 {
     match c {
         DataContentType::Data => 0,
@@ -102,7 +154,8 @@ fn write_avro(
     records: Vec<Value>,
 ) -> Result<Vec<u8>> {
     let err = |e: apache_avro::Error| Error::corrupt(file, format!("writing Avro: {e}"));
-    let schema = AvroSchema::parse(schema).map_err(err)?;
+    let mut schema = AvroSchema::parse(schema).map_err(err)?;
+    mark_maps(&mut schema);
     let mut w =
         Writer::with_codec(&schema, Vec::new(), Codec::Deflate(Default::default())).map_err(err)?;
     for (k, v) in metadata {
@@ -172,6 +225,22 @@ pub fn encode_manifest(
                 (
                     "file_size_in_bytes".into(),
                     Value::Long(f.file_size_in_bytes),
+                ),
+                (
+                    "value_counts".into(),
+                    int_map(&f.stats.value_counts, |v| Value::Long(*v)),
+                ),
+                (
+                    "null_value_counts".into(),
+                    int_map(&f.stats.null_value_counts, |v| Value::Long(*v)),
+                ),
+                (
+                    "lower_bounds".into(),
+                    int_map(&f.stats.lower_bounds, |v| Value::Bytes(v.clone())),
+                ),
+                (
+                    "upper_bounds".into(),
+                    int_map(&f.stats.upper_bounds, |v| Value::Bytes(v.clone())),
                 ),
                 ("key_metadata".into(), none()),
                 ("split_offsets".into(), none()),
@@ -316,6 +385,12 @@ mod tests {
             record_count: 3,
             file_size_in_bytes: 100,
             equality_ids: vec![1],
+            stats: ColumnStats {
+                value_counts: vec![(1, 3)],
+                null_value_counts: vec![(1, 0)],
+                lower_bounds: vec![(1, b"a".to_vec())],
+                upper_bounds: vec![(1, b"c".to_vec())],
+            },
         };
         let bytes = encode_manifest("m.avro", &ctx, true, &[file]).unwrap();
         let listed = ManifestFile {
@@ -360,5 +435,12 @@ mod tests {
         assert_eq!(read[0].added_rows_count, Some(3));
         let reader = apache_avro::Reader::new(&bytes[..]).unwrap();
         assert_eq!(reader.user_metadata()["content"], b"deletes");
+        // The stats maps keep their map logical type in the written schema (file header).
+        let header = String::from_utf8_lossy(&bytes[..bytes.len().min(8192)]);
+        assert_eq!(
+            header.matches(r#""logicalType":"map""#).count(),
+            4,
+            "{header}"
+        );
     }
 }

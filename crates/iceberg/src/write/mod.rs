@@ -10,6 +10,7 @@ pub mod data;
 pub mod definition;
 pub mod manifest;
 pub mod partition;
+pub mod stats;
 
 pub use append::append;
 pub use catalog::{create_table, HadoopCatalog};
