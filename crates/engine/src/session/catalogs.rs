@@ -42,6 +42,8 @@ pub(super) struct SessionCatalog {
     pub(super) kind: CatalogKind,
     /// The warehouse store (Paimon and Iceberg catalogs).
     pub(super) store: Option<Rc<dyn ObjectStore>>,
+    /// The warehouse URI, as given.
+    pub(super) warehouse: Option<String>,
     /// Databases created in this session (object stores have no empty folders).
     pub(super) databases: BTreeSet<String>,
     /// Session tables by (database, table).
@@ -54,6 +56,7 @@ impl SessionCatalog {
         Self {
             kind: CatalogKind::Memory,
             store: None,
+            warehouse: None,
             databases: BTreeSet::from([DEFAULT_DATABASE.to_string()]),
             tables: BTreeMap::new(),
         }
@@ -245,6 +248,7 @@ impl Session {
                 .open(&warehouse.value)
                 .map_err(|e| at(warehouse.value_pos, e))?;
             catalog.store = Some(store);
+            catalog.warehouse = Some(warehouse.value.clone());
         }
         let _ = pos;
         self.catalogs.insert(name.name.clone(), catalog);
@@ -295,6 +299,10 @@ impl Session {
                 c.name.pos,
                 format!("Database {db} already exists in Catalog {catalog_name}."),
             ));
+        }
+        if catalog.kind == CatalogKind::Iceberg {
+            self.create_namespace(&catalog_name, &db, c.name.pos)
+                .await?;
         }
         self.catalog_mut(&catalog_name, pos)?.databases.insert(db);
         Ok(done("Execute statement succeeded."))

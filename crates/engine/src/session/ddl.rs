@@ -151,13 +151,7 @@ impl Session {
             }
         }
         if kind == CatalogKind::Iceberg {
-            return Err(StatementError::new(
-                t.name.pos,
-                format!(
-                    "creating Iceberg table {} is not supported yet",
-                    target.qualified()
-                ),
-            ));
+            return self.create_iceberg_table(t, &target, pos).await;
         }
         let Some(store) = self.catalog(&target.catalog, pos)?.store.clone() else {
             return Err(StatementError::new(

@@ -122,6 +122,9 @@ impl Session {
     /// INSERT INTO / INSERT OVERWRITE.
     pub(super) async fn insert(&mut self, i: &Insert, pos: Pos) -> StatementResult<Outcome> {
         let target = self.resolve(&i.table).await?;
+        if let Some(Location::Iceberg { .. }) = &target.location {
+            return self.insert_iceberg(i, &target, pos).await;
+        }
         let table = self.paimon_table(&target, i.table.pos, "writing").await?;
         let schema = table.current_schema().clone();
         for p in &i.partition {

@@ -5,6 +5,7 @@ mod convert;
 mod ddl;
 mod dml;
 mod engine;
+mod iceberg;
 mod procedures;
 mod query;
 mod show;
