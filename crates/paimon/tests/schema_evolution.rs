@@ -517,6 +517,10 @@ async fn not_null_to_nullable_on_a_primary_key_table() {
     next.fields[0].data_type = t(TypeKind::Int);
     let err = commit_schema(&table, &next, &env).await.unwrap_err();
     assert!(err.to_string().contains("must be NOT NULL"), "{err}");
+    // ... unless the table allows nullable keys.
+    next.options
+        .insert("primary-key.nullable".into(), "true".into());
+    commit_schema(&table, &next, &env).await.unwrap();
 }
 
 async fn keys(store: &dyn ObjectStore, prefix: &str) -> Vec<String> {

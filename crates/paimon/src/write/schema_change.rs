@@ -8,8 +8,8 @@ use lakescope_storage::{join, PutOutcome};
 use std::collections::HashSet;
 
 /// Checks what Java's `SchemaValidation` needs for a schema to be readable: unique names and
-/// ids, ids not above `highestFieldId`, keys naming columns, primary-key columns NOT NULL,
-/// parseable bucket and merge-engine options.
+/// ids, ids not above `highestFieldId`, keys naming columns, primary-key columns NOT NULL (unless
+/// `primary-key.nullable` is true), parseable bucket and merge-engine options.
 fn check_schema(table: &str, s: &TableSchema) -> Result<()> {
     let invalid = |why: String| {
         Err(Error::Invalid(format!(
@@ -38,7 +38,15 @@ fn check_schema(table: &str, s: &TableSchema) -> Result<()> {
             return invalid(format!("key column {k} is not a column of the table"));
         }
     }
-    if let Some(f) = s.primary_key_fields().iter().find(|f| f.data_type.nullable) {
+    let nullable_keys = s
+        .options
+        .get("primary-key.nullable")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    let nullable_key = s
+        .primary_key_fields()
+        .into_iter()
+        .find(|f| f.data_type.nullable);
+    if let Some(f) = nullable_key.filter(|_| !nullable_keys) {
         return invalid(format!("primary-key column {} must be NOT NULL", f.name));
     }
     let options = s.core_options();
