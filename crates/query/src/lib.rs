@@ -1,5 +1,7 @@
 //! DataFusion as lakescope's query engine: runs the SELECTs of Flink SQL over Arrow batches from lakescope's scans.
 
+mod functions;
+
 use arrow_schema::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::datasource::MemTable;
@@ -21,7 +23,9 @@ fn context() -> SessionContext {
     let options = config.options_mut();
     options.sql_parser.enable_ident_normalization = false;
     options.sql_parser.parse_float_as_decimal = true;
-    SessionContext::new_with_config(config)
+    let ctx = SessionContext::new_with_config(config);
+    functions::register(&ctx);
+    ctx
 }
 
 /// Only queries: the text comes from a parsed query, but never let it create or write anything.

@@ -22,8 +22,8 @@ impl StoreOpener for LocalOpener {
 
 /// The seed script, `${WAREHOUSE}` still in it.
 pub fn seed_script() -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/seeds/seed-statements.sql");
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/seeds/seed-statements.sql");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -69,7 +69,9 @@ pub async fn run_checked(
                 return;
             };
             seen += 1;
-            let not_yet = not_yet.iter().find(|(start, _)| parsed.text.starts_with(start));
+            let not_yet = not_yet
+                .iter()
+                .find(|(start, _)| parsed.text.starts_with(start));
             let ok = result.is_ok();
             let matches = match expected.as_str() {
                 "ok" => ok,
