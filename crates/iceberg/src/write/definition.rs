@@ -115,55 +115,6 @@ pub fn iceberg_type(t: &DataType, next_id: &mut i32) -> Result<Type> {
     })
 }
 
-/// Parses one PARTITIONED BY term: a column (identity), `years(c)`/`months(c)`/`days(c)`/
-/// `hours(c)` (singular names too), `bucket(N, c)` or `truncate(W, c)` (the number may come
-/// second, as in Spark's `truncate(c, W)`). Backquotes around the column are removed.
-pub fn parse_partition_term(text: &str) -> Result<(String, Transform)> {
-    let bad = || Error::Invalid(format!("unsupported partition term '{text}'"));
-    let column = |c: &str| {
-        let c = c.trim().trim_matches('`');
-        if c.is_empty() || c.contains(['(', ')', ',', ' ']) {
-            Err(bad())
-        } else {
-            Ok(c.to_string())
-        }
-    };
-    let text = text.trim();
-    let Some((name, rest)) = text.split_once('(') else {
-        return Ok((column(text)?, Transform::Identity));
-    };
-    let args: Vec<&str> = rest.strip_suffix(')').ok_or_else(bad)?.split(',').collect();
-    let name = name.trim().to_ascii_lowercase();
-    let temporal = match name.as_str() {
-        "years" | "year" => Some(Transform::Year),
-        "months" | "month" => Some(Transform::Month),
-        "days" | "day" => Some(Transform::Day),
-        "hours" | "hour" => Some(Transform::Hour),
-        "identity" => Some(Transform::Identity),
-        _ => None,
-    };
-    match (temporal, args.as_slice()) {
-        (Some(t), [c]) => Ok((column(c)?, t)),
-        (None, [a, b]) if name == "bucket" || name == "truncate" => {
-            let (n, c) = match (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
-                (Ok(n), _) => (n, b),
-                (_, Ok(n)) => (n, a),
-                _ => return Err(bad()),
-            };
-            if n == 0 {
-                return Err(bad());
-            }
-            let t = if name == "bucket" {
-                Transform::Bucket(n)
-            } else {
-                Transform::Truncate(n)
-            };
-            Ok((column(c)?, t))
-        }
-        _ => Err(bad()),
-    }
-}
-
 fn invalid(table: &str, reason: impl std::fmt::Display) -> Error {
     Error::Invalid(format!("cannot create Iceberg table {table}: {reason}"))
 }
@@ -323,37 +274,6 @@ mod tests {
 
     fn col(name: &str, kind: TypeKind) -> (String, DataType, Option<String>) {
         (name.into(), DataType::nullable(kind), None)
-    }
-
-    #[test]
-    fn partition_terms() {
-        let p = |t: &str| parse_partition_term(t).unwrap();
-        assert_eq!(
-            p("days(action_time)"),
-            ("action_time".into(), Transform::Day)
-        );
-        assert_eq!(
-            p(" action_type "),
-            ("action_type".into(), Transform::Identity)
-        );
-        assert_eq!(
-            p("bucket(16, user_id)"),
-            ("user_id".into(), Transform::Bucket(16))
-        );
-        assert_eq!(
-            p("truncate(`user_id`, 4)"),
-            ("user_id".into(), Transform::Truncate(4))
-        );
-        assert_eq!(p("HOURS(ts)"), ("ts".into(), Transform::Hour));
-        for bad in [
-            "bucket(0, x)",
-            "bucket(x, y)",
-            "days(a, b)",
-            "zorder(a)",
-            "days(a",
-        ] {
-            assert!(parse_partition_term(bad).is_err(), "{bad}");
-        }
     }
 
     #[test]

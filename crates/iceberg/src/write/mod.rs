@@ -14,4 +14,4 @@ pub mod stats;
 
 pub use append::append;
 pub use catalog::{create_table, HadoopCatalog};
-pub use definition::{iceberg_type, parse_partition_term, IcebergTableDefinition};
+pub use definition::{iceberg_type, IcebergTableDefinition};
