@@ -1,5 +1,4 @@
-//! INSERT into a table: data files, plus equality deletes of their keys in upsert mode, in one
-//! snapshot (see [`super::commit`]).
+//! INSERT into a table: data files plus, in upsert mode, equality deletes of their keys.
 
 use super::commit::{commit, load_latest, Written};
 use super::data::{compression, conform, encode_parquet, file_schema};

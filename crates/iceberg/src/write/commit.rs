@@ -1,5 +1,4 @@
-//! Committing written files: manifests, the manifest list and the next `v<N>.metadata.json`
-//! (put-if-absent), rebased onto the latest metadata and retried when another writer wins.
+//! Committing written files as a snapshot in the next `v<N>.metadata.json`, retried on conflicts.
 
 use super::catalog::{latest_metadata, write_metadata};
 use super::manifest::{
