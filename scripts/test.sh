@@ -80,12 +80,14 @@ setup() {
   if [ "${SKIP_SETUP:-0}" = 1 ]; then echo "skipped (SKIP_SETUP=1)"; return; fi
   NPM_DIRS=tests/e2e bash scripts/setup-toolchain.sh || return
   # Test services and oracles: moto's S3 server (the S3 tests start it) and the interop readers
-  # (Java Paimon 0.9 + pypaimon 2.1) that must read back what lakescope writes.
+  # (Java Paimon 0.9 + pypaimon 2.1; pyiceberg 0.12 + DuckDB for Iceberg) that must read back
+  # what lakescope writes.
   if ! command -v javac >/dev/null; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless || return
   fi
   bash scripts/s3-test-server.sh || return
   bash scripts/oracles.sh >/dev/null || return
+  bash scripts/iceberg-oracle.sh || return
 }
 
 layer1() {

@@ -178,7 +178,6 @@ impl Session {
         &mut self,
         name: &Ident,
         options: &[OptionEntry],
-        pos: Pos,
     ) -> StatementResult<Outcome> {
         if self.catalogs.contains_key(&name.name) {
             return Err(StatementError::new(
@@ -250,7 +249,6 @@ impl Session {
             catalog.store = Some(store);
             catalog.warehouse = Some(warehouse.value.clone());
         }
-        let _ = pos;
         self.catalogs.insert(name.name.clone(), catalog);
         Ok(done("Execute statement succeeded."))
     }

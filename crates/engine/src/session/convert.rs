@@ -1,6 +1,6 @@
 //! Conversions at the SQL boundary: table hints to time travel, query rows to a table's columns, Arrow types to Paimon types.
 
-use super::{RuntimeMode, StatementError, StatementResult};
+use super::{StatementError, StatementResult};
 use crate::scan::TimeTravel;
 use arrow_array::{new_null_array, Array, ArrayRef, RecordBatch, StringArray};
 use arrow_cast::{cast_with_options, CastOptions};
@@ -29,10 +29,7 @@ fn number(h: &OptionEntry) -> StatementResult<i64> {
 /// The version of a table a query reads, from its `/*+ OPTIONS(...) */` hints (Paimon's
 /// `scan.*` keys and Iceberg-Flink's `snapshot-id` / `as-of-timestamp` / `tag`). In streaming
 /// mode lakescope reads what exists now: a bounded "live" read of the latest snapshot.
-pub(super) fn time_travel(
-    hints: &[OptionEntry],
-    _mode: RuntimeMode,
-) -> StatementResult<TimeTravel> {
+pub(super) fn time_travel(hints: &[OptionEntry]) -> StatementResult<TimeTravel> {
     if let Some(h) = hint(hints, &["incremental-between"]) {
         let (start, end) = h.value.split_once(',').ok_or_else(|| {
             StatementError::new(

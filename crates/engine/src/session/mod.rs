@@ -70,15 +70,6 @@ pub enum Outcome {
     Rows(QueryOutput),
 }
 
-/// Flink's `execution.runtime-mode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuntimeMode {
-    /// Bounded reads of one snapshot (the default here: a browser has no cluster).
-    Batch,
-    /// Continuous reads: lakescope reads what exists now (a bounded "live" read).
-    Streaming,
-}
-
 /// A SQL session, as Flink's SQL client keeps one.
 pub struct Session {
     catalogs: BTreeMap<String, SessionCatalog>,
@@ -121,18 +112,6 @@ impl Session {
         &self.current_database
     }
 
-    /// `execution.runtime-mode` of the session.
-    pub fn runtime_mode(&self) -> RuntimeMode {
-        match self
-            .options
-            .get("execution.runtime-mode")
-            .map(String::as_str)
-        {
-            Some(m) if m.eq_ignore_ascii_case("streaming") => RuntimeMode::Streaming,
-            _ => RuntimeMode::Batch,
-        }
-    }
-
     /// Runs one parsed statement (validates it first).
     pub async fn execute(&mut self, parsed: &Parsed) -> StatementResult<Outcome> {
         let statement = parsed.statement.as_ref().map_err(|e| e.clone())?;
@@ -152,7 +131,7 @@ impl Session {
         match statement {
             Statement::CreateCatalog { name, options } => {
                 lakescope_sql::validate(statement, &Default::default())?;
-                self.create_catalog(name, options, pos)
+                self.create_catalog(name, options)
             }
             Statement::UseCatalog(name) => self.use_catalog(name),
             Statement::ShowCatalogs => Ok(show::names(

@@ -98,7 +98,7 @@ impl Session {
             let resolved = self.resolve(&t.name).await?;
             resolved.existing(t.name.pos)?;
             let request = ScanRequest {
-                at: time_travel(&t.hints, self.runtime_mode())?,
+                at: time_travel(&t.hints)?,
                 ..ScanRequest::default()
             };
             names.push(Some(input_name(i)));
