@@ -17,17 +17,16 @@
 //!
 //! Both sides are read with B's schema (columns matched by field id).
 
-use crate::merge::{MergeReader, MergeSettings};
-use crate::read::{self, DeletionVector, FileFormat, FileKind};
+use crate::read::{self, DeletionVector};
 use crate::scan::{self, PartitionFilter, Split};
 use crate::spec::binary_row::Datum;
 use crate::spec::manifest::DataFileMeta;
-use crate::spec::options::MergeEngine;
 use crate::spec::schema::TableSchema;
 use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
+use crate::table_read::SplitReader;
 use crate::{Error, Result};
-use arrow_array::{Array, ArrayRef, BooleanArray, Int8Array, RecordBatch, StringArray};
+use arrow_array::{Array, ArrayRef, Int8Array, RecordBatch, StringArray};
 use arrow_row::{RowConverter, SortField};
 use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
 use std::collections::{BTreeMap, HashMap};
@@ -305,18 +304,8 @@ async fn pk_bucket_diff(
     let key_cols = reader.key_columns()?;
     let (a, b) = match (a.batch, b.batch) {
         (None, None) => return Ok((Vec::new(), files)),
-        (Some(a), None) => {
-            counts.deleted += a.num_rows() as u64;
-            let picks: Vec<_> = (0..a.num_rows()).map(|r| (0, r)).collect();
-            let changes = vec![Change::Delete; picks.len()];
-            return Ok((vec![pick(&[&a], &picks, &changes, n)?], files));
-        }
-        (None, Some(b)) => {
-            counts.inserted += b.num_rows() as u64;
-            let picks: Vec<_> = (0..b.num_rows()).map(|r| (0, r)).collect();
-            let changes = vec![Change::Insert; picks.len()];
-            return Ok((vec![pick(&[&b], &picks, &changes, n)?], files));
-        }
+        (Some(a), None) => return Ok((vec![pick_all(&a, Change::Delete, n, counts)?], files)),
+        (None, Some(b)) => return Ok((vec![pick_all(&b, Change::Insert, n, counts)?], files)),
         (Some(a), Some(b)) => (a, b),
     };
     let (a_keys, a_all) = encode(&a, &key_cols, n)?;
@@ -390,18 +379,15 @@ async fn append_bucket_diff(
             a_files
         } {
             let in_other = others.iter().any(|o| o.file_name == file.file_name);
-            let own_dv = reader.deletion_vector(split, file).await?;
             let batches = if !in_other {
-                let raw = reader.read_file(split, file).await?;
+                let live = reader.files.read_live_rows(split, file).await?;
                 files += 1;
-                match own_dv {
-                    Some(dv) => dv.apply(raw)?,
-                    None => raw,
-                }
+                live
             } else {
                 // Live on both sides: rows deleted only on the other side changed.
+                let own_dv = reader.files.deletion_vector(split, file).await?;
                 let Some(other) = other_side else { continue };
-                let other_dv = reader.deletion_vector(other, file).await?;
+                let other_dv = reader.files.deletion_vector(other, file).await?;
                 let newly: Vec<u64> = match (&own_dv, &other_dv) {
                     (_, None) => continue,
                     (None, Some(o)) => o.positions().collect(),
@@ -412,36 +398,27 @@ async fn append_bucket_diff(
                 }
                 let raw = reader.read_file(split, file).await?;
                 files += 1;
-                let keep = DeletionVector::from_positions(newly);
-                let mut start = 0u64;
-                let mut picked = Vec::new();
-                for b in raw {
-                    let rows = b.num_rows() as u64;
-                    let mask: BooleanArray = (start..start + rows)
-                        .map(|p| Some(keep.is_deleted(p)))
-                        .collect();
-                    picked.push(
-                        arrow_select::filter::filter_record_batch(&b, &mask)
-                            .map_err(|e| Error::Invalid(format!("selecting rows: {e}")))?,
-                    );
-                    start += rows;
-                }
                 // Rows live on `side` but deleted on the other side: `change` itself.
-                for b in picked.iter().filter(|b| b.num_rows() > 0) {
-                    add_count(counts, change, b.num_rows());
-                    let picks: Vec<_> = (0..b.num_rows()).map(|r| (0, r)).collect();
-                    out.push(pick(&[b], &picks, &vec![change; picks.len()], n)?);
-                }
-                continue;
+                DeletionVector::from_positions(newly).select(raw)?
             };
             for b in batches.iter().filter(|b| b.num_rows() > 0) {
-                add_count(counts, change, b.num_rows());
-                let picks: Vec<_> = (0..b.num_rows()).map(|r| (0, r)).collect();
-                out.push(pick(&[b], &picks, &vec![change; picks.len()], n)?);
+                out.push(pick_all(b, change, n, counts)?);
             }
         }
     }
     Ok((out, files))
+}
+
+/// Every row of `batch` as `change`, counted in `counts`.
+fn pick_all(
+    batch: &RecordBatch,
+    change: Change,
+    value_columns: usize,
+    counts: &mut PartitionCounts,
+) -> Result<RecordBatch> {
+    add_count(counts, change, batch.num_rows());
+    let picks: Vec<_> = (0..batch.num_rows()).map(|r| (0, r)).collect();
+    pick(&[batch], &picks, &vec![change; picks.len()], value_columns)
 }
 
 fn add_count(counts: &mut PartitionCounts, change: Change, rows: usize) {
@@ -452,55 +429,40 @@ fn add_count(counts: &mut PartitionCounts, change: Change, rows: usize) {
     }
 }
 
-/// Reads the files of single (partition, bucket)s with one read schema, like a batch read.
+/// Reads single (partition, bucket)s with one read schema exactly as a batch read does (the
+/// batch read's [`SplitReader`]), plus what diffs need on top: key columns and merged sides.
 pub(crate) struct BucketReader<'a> {
-    table: &'a Table,
-    schema: Rc<TableSchema>,
-    deletion_vectors: bool,
-    merge_engine: MergeEngine,
-    default_format: Option<FileFormat>,
+    files: SplitReader<'a>,
 }
 
 impl<'a> BucketReader<'a> {
     pub(crate) fn new(table: &'a Table, schema: Rc<TableSchema>) -> Result<Self> {
-        let options = schema.core_options();
         Ok(Self {
-            table,
-            deletion_vectors: options.deletion_vectors_enabled()?,
-            merge_engine: options.merge_engine()?,
-            default_format: FileFormat::from_option(&options.file_format()),
-            schema,
+            files: SplitReader::new(table, schema)?,
         })
     }
 
     pub(crate) fn is_primary_key_table(&self) -> bool {
-        !self.schema.primary_keys.is_empty()
-    }
-
-    pub(crate) fn kind(&self) -> FileKind {
-        if self.is_primary_key_table() {
-            FileKind::KeyValue
-        } else {
-            FileKind::Append
-        }
+        self.files.is_primary_key_table()
     }
 
     /// Arrow schema of the table's columns (without system columns).
     pub(crate) fn value_schema(&self) -> SchemaRef {
-        read::to_arrow_schema(&self.schema.fields)
+        read::to_arrow_schema(&self.files.schema().fields)
     }
 
     pub(crate) fn value_columns(&self) -> usize {
-        self.schema.fields.len()
+        self.files.schema().fields.len()
     }
 
     /// Indices of the primary-key columns among the value columns.
     pub(crate) fn key_columns(&self) -> Result<Vec<usize>> {
-        self.schema
+        let schema = self.files.schema();
+        schema
             .primary_keys
             .iter()
             .map(|k| {
-                self.schema
+                schema
                     .field_index(k)
                     .ok_or_else(|| Error::Invalid(format!("primary key '{k}' is not a column")))
             })
@@ -514,41 +476,7 @@ impl<'a> BucketReader<'a> {
         split: &Split,
         file: &DataFileMeta,
     ) -> Result<Vec<RecordBatch>> {
-        let path = self
-            .table
-            .data_file_path(&split.partition, split.bucket, file)?;
-        let format = FileFormat::from_file_name(&file.file_name)
-            .or(self.default_format)
-            .ok_or_else(|| Error::unsupported(&path, "unknown data file format"))?;
-        let file_schema = self.table.schema(file.schema_id).await?;
-        let bytes = self.table.store().get(&path).await?;
-        read::read_file(
-            &path,
-            bytes,
-            format,
-            &file_schema.fields,
-            &self.schema.fields,
-            self.kind(),
-        )
-    }
-
-    /// The deletion vector of `file` in `split`, if any.
-    pub(crate) async fn deletion_vector(
-        &self,
-        split: &Split,
-        file: &DataFileMeta,
-    ) -> Result<Option<DeletionVector>> {
-        let Some(dv) = split.deletion_files.get(&file.file_name) else {
-            return Ok(None);
-        };
-        let bytes = self.table.store().get(&dv.index_file_path).await?;
-        read::deletion_vector::decode_range(
-            &dv.index_file_path,
-            &bytes,
-            u64::try_from(dv.offset).unwrap_or(0),
-            u64::try_from(dv.length).unwrap_or(0),
-        )
-        .map(Some)
+        self.files.read_data_file(split, file).await
     }
 
     /// Merges the live files of a primary-key bucket as a batch read does (level-0 files
@@ -563,29 +491,16 @@ impl<'a> BucketReader<'a> {
         let Some(split) = split else {
             return Ok((MergedSide { batch: None }, 0));
         };
-        let skip_level0 = self.deletion_vectors || self.merge_engine == MergeEngine::FirstRow;
+        let skip_level0 = self.files.skips_level_zero();
         let mut runs = Vec::new();
         for file in split.files.iter().filter(|f| !skip_level0 || f.level > 0) {
-            let mut batches = self.read_file(split, file).await?;
-            if let Some(dv) = self.deletion_vector(split, file).await? {
-                batches = dv.apply(batches)?;
-            }
-            runs.push(batches);
+            runs.push(self.files.read_live_rows(split, file).await?);
         }
         let files = runs.len();
         if runs.iter().all(|r| r.iter().all(|b| b.num_rows() == 0)) {
             return Ok((MergedSide { batch: None }, files));
         }
-        let merger = MergeReader::new(
-            runs,
-            &self.schema.fields,
-            &self.schema.primary_keys,
-            &self.schema.options,
-            MergeSettings {
-                keep_deletes,
-                ..MergeSettings::default()
-            },
-        )?;
+        let merger = self.files.merge_reader(runs, keep_deletes)?;
         let schema = merger.schema();
         let batches = merger.collect::<Result<Vec<_>>>()?;
         let Some(schema) = schema else {

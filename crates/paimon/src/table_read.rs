@@ -207,8 +207,10 @@ fn project_schema(fields: &[DataField], projection: &[usize]) -> Result<SchemaRe
         .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))
 }
 
-/// Reads the splits of one table with one read schema.
-struct SplitReader<'a> {
+/// Reads the splits of one table with one read schema: data files decoded and evolved to that
+/// schema, deletion vectors applied, primary-key buckets merged. Shared by batch reads and the
+/// snapshot diff ([`crate::diff`]).
+pub(crate) struct SplitReader<'a> {
     table: &'a Table,
     schema: Rc<TableSchema>,
     primary_keys: Vec<String>,
@@ -218,7 +220,7 @@ struct SplitReader<'a> {
 }
 
 impl<'a> SplitReader<'a> {
-    fn new(table: &'a Table, schema: Rc<TableSchema>) -> Result<Self> {
+    pub(crate) fn new(table: &'a Table, schema: Rc<TableSchema>) -> Result<Self> {
         let options = schema.core_options();
         Ok(Self {
             table,
@@ -230,12 +232,26 @@ impl<'a> SplitReader<'a> {
         })
     }
 
-    fn is_primary_key_table(&self) -> bool {
+    /// The read schema.
+    pub(crate) fn schema(&self) -> &TableSchema {
+        &self.schema
+    }
+
+    pub(crate) fn is_primary_key_table(&self) -> bool {
         !self.primary_keys.is_empty()
     }
 
+    /// Key-value files for primary-key tables, plain rows otherwise.
+    pub(crate) fn kind(&self) -> FileKind {
+        if self.is_primary_key_table() {
+            FileKind::KeyValue
+        } else {
+            FileKind::Append
+        }
+    }
+
     /// Batch reads of deletion-vector and first-row tables see only compacted (level ≥ 1) files.
-    fn skips_level_zero(&self) -> bool {
+    pub(crate) fn skips_level_zero(&self) -> bool {
         self.is_primary_key_table()
             && (self.deletion_vectors || self.merge_engine == MergeEngine::FirstRow)
     }
@@ -249,18 +265,9 @@ impl<'a> SplitReader<'a> {
             let top = files.iter().map(|f| f.level).max();
             files.retain(|f| Some(f.level) == top);
         }
-        let kind = if self.is_primary_key_table() {
-            FileKind::KeyValue
-        } else {
-            FileKind::Append
-        };
         let mut per_file = Vec::with_capacity(files.len());
         for file in &files {
-            let mut batches = self.read_data_file(split, file, kind).await?;
-            if let Some(dv) = self.deletion_vector(split, file).await? {
-                batches = dv.apply(batches)?;
-            }
-            per_file.push(batches);
+            per_file.push(self.read_live_rows(split, file).await?);
         }
         if !self.is_primary_key_table() || per_file.is_empty() {
             return Ok(per_file.into_iter().flatten().collect());
@@ -274,18 +281,9 @@ impl<'a> SplitReader<'a> {
                 .map(|b| drop_system_columns(&b))
                 .collect();
         }
-        let settings = MergeSettings {
-            keep_deletes: request.with_row_kind,
-            ..MergeSettings::default()
-        };
-        let merger = MergeReader::new(
-            per_file,
-            &self.schema.fields,
-            &self.primary_keys,
-            &self.schema.options,
-            settings,
-        )?;
-        let merged = merger.collect::<Result<Vec<_>>>()?;
+        let merged = self
+            .merge_reader(per_file, request.with_row_kind)?
+            .collect::<Result<Vec<_>>>()?;
         if request.with_row_kind {
             merged.iter().map(row_kind_first).collect()
         } else {
@@ -293,11 +291,31 @@ impl<'a> SplitReader<'a> {
         }
     }
 
-    async fn read_data_file(
+    /// Merges the runs (the live rows of each file of one primary-key bucket) with the table's
+    /// merge engine; the output keeps `_VALUE_KIND` as its last column.
+    pub(crate) fn merge_reader(
+        &self,
+        runs: Vec<Vec<RecordBatch>>,
+        keep_deletes: bool,
+    ) -> Result<MergeReader> {
+        MergeReader::new(
+            runs,
+            &self.schema.fields,
+            &self.primary_keys,
+            &self.schema.options,
+            MergeSettings {
+                keep_deletes,
+                ..MergeSettings::default()
+            },
+        )
+    }
+
+    /// Decodes one data file with the read schema (no deletion vector applied): the table's
+    /// columns, plus `_SEQUENCE_NUMBER` and `_VALUE_KIND` for key-value files.
+    pub(crate) async fn read_data_file(
         &self,
         split: &Split,
         file: &DataFileMeta,
-        kind: FileKind,
     ) -> Result<Vec<RecordBatch>> {
         let path = self
             .table
@@ -313,11 +331,26 @@ impl<'a> SplitReader<'a> {
             format,
             &file_schema.fields,
             &self.schema.fields,
-            kind,
+            self.kind(),
         )
     }
 
-    async fn deletion_vector(
+    /// The rows of one data file still live in `split`: [`Self::read_data_file`] with the
+    /// file's deletion vector applied.
+    pub(crate) async fn read_live_rows(
+        &self,
+        split: &Split,
+        file: &DataFileMeta,
+    ) -> Result<Vec<RecordBatch>> {
+        let batches = self.read_data_file(split, file).await?;
+        match self.deletion_vector(split, file).await? {
+            Some(dv) => dv.apply(batches),
+            None => Ok(batches),
+        }
+    }
+
+    /// The deletion vector of `file` in `split`, if any.
+    pub(crate) async fn deletion_vector(
         &self,
         split: &Split,
         file: &DataFileMeta,

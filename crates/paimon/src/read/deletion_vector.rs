@@ -202,6 +202,17 @@ impl DeletionVector {
     /// Drops the deleted rows from the batches of one data file (positions count from 0 across
     /// the batches, in order).
     pub fn apply(&self, batches: Vec<RecordBatch>) -> Result<Vec<RecordBatch>> {
+        self.filter(batches, false)
+    }
+
+    /// Keeps only the deleted rows of the batches of one data file, the complement of
+    /// [`Self::apply`] (a batch without any of them comes back empty).
+    pub(crate) fn select(&self, batches: Vec<RecordBatch>) -> Result<Vec<RecordBatch>> {
+        self.filter(batches, true)
+    }
+
+    /// Keeps the rows whose deleted-ness is `deleted`.
+    fn filter(&self, batches: Vec<RecordBatch>, deleted: bool) -> Result<Vec<RecordBatch>> {
         let mut start = 0u64;
         let mut out = Vec::with_capacity(batches.len());
         for batch in batches {
@@ -216,11 +227,13 @@ impl DeletionVector {
             };
             if any {
                 let keep: BooleanArray = (start..start + rows)
-                    .map(|p| Some(!self.is_deleted(p)))
+                    .map(|p| Some(self.is_deleted(p) == deleted))
                     .collect();
                 let filtered = arrow_select::filter::filter_record_batch(&batch, &keep)
                     .map_err(|e| Error::Invalid(format!("applying a deletion vector: {e}")))?;
                 out.push(filtered);
+            } else if deleted {
+                out.push(batch.slice(0, 0));
             } else {
                 out.push(batch);
             }
@@ -361,22 +374,30 @@ mod tests {
         let batch = |v: Vec<i32>| {
             RecordBatch::try_new(schema.clone(), vec![Arc::new(Int32Array::from(v))]).unwrap()
         };
+        let values = |out: Vec<RecordBatch>| -> Vec<i32> {
+            out.iter()
+                .flat_map(|b| {
+                    let a = b
+                        .column(0)
+                        .as_any()
+                        .downcast_ref::<Int32Array>()
+                        .unwrap()
+                        .clone();
+                    a.values().to_vec()
+                })
+                .collect()
+        };
         let dv = DeletionVector::Bitmap32([0u32, 4].into_iter().collect());
-        let out = dv
-            .apply(vec![batch(vec![10, 11, 12]), batch(vec![13, 14])])
-            .unwrap();
-        let values: Vec<i32> = out
-            .iter()
-            .flat_map(|b| {
-                let a = b
-                    .column(0)
-                    .as_any()
-                    .downcast_ref::<Int32Array>()
-                    .unwrap()
-                    .clone();
-                a.values().to_vec()
-            })
-            .collect();
-        assert_eq!(values, vec![11, 12, 13]);
+        let input = || {
+            vec![
+                batch(vec![10, 11, 12]),
+                batch(vec![13, 14]),
+                batch(vec![15]),
+            ]
+        };
+        assert_eq!(values(dv.apply(input()).unwrap()), vec![11, 12, 13, 15]);
+        let selected = dv.select(input()).unwrap();
+        assert_eq!(selected.len(), 3);
+        assert_eq!(values(selected), vec![10, 14]);
     }
 }
