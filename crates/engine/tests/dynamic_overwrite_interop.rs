@@ -8,158 +8,42 @@
 //! (`DynOverwriteJava` is compiled here); without them the tests fail (set
 //! `LAKESCOPE_SKIP_ORACLES=1` to skip them).
 
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
-use arrow_schema::{Field, Schema};
-use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
-use lakescope_engine::write::{Definition, Overwrite};
+use arrow_array::RecordBatch;
+use lakescope_engine::scan::TimeTravel;
+use lakescope_engine::write::Overwrite;
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::scan::{plan, PartitionFilter};
-use lakescope_paimon::spec::types::MAX_LENGTH;
-use lakescope_paimon::spec::{DataType, Datum, TypeKind};
+use lakescope_paimon::spec::Datum;
 use lakescope_paimon::table::Table;
 use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::{LocalStore, ObjectStore};
+use lakescope_test_support::engine::canonical_rows;
+use lakescope_test_support::oracles::{read_java, read_pypaimon, run, Oracles};
+use lakescope_test_support::tables::{behavior_rows, behavior_table};
+use lakescope_test_support::{copy_dir, temp_dir};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::rc::Rc;
-use std::sync::{Arc, OnceLock};
 
-struct Oracles {
-    python: PathBuf,
-    java_cp: String,
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The oracles, with `DynOverwriteJava` compiled once per test process next to `ReadJava`.
+/// The oracles, with `DynOverwriteJava` compiled next to `ReadJava`.
 fn oracles() -> Option<Oracles> {
-    let root = std::env::var("LAKE_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/lake-oracles")
-        });
-    let python = root.join("venv/bin/python");
-    let classes = root.join("java/lakescope-classes");
-    let ok = python.exists()
-        && classes.join("ReadJava.class").exists()
-        && root.join("java/lib").exists();
-    if !ok {
-        if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() == Ok("1") {
-            eprintln!("skipping: oracles missing and LAKESCOPE_SKIP_ORACLES=1");
-            return None;
-        }
-        panic!(
-            "interop oracles missing under {}: run `bash scripts/oracles.sh` (or set LAKESCOPE_SKIP_ORACLES=1)",
-            root.display()
-        );
-    }
-    let base_cp = format!(
-        "{}/*:{}",
-        root.join("java/lib").display(),
-        classes.display()
-    );
-    static COMPILED: OnceLock<PathBuf> = OnceLock::new();
-    let out = COMPILED.get_or_init(|| {
-        let out = std::env::temp_dir().join(format!("lakescope-dynow-{}", std::process::id()));
-        std::fs::create_dir_all(&out).unwrap();
-        run(
-            Command::new("javac")
-                .arg("-nowarn")
-                .arg("-cp")
-                .arg(&base_cp)
-                .arg("-d")
-                .arg(&out)
-                .arg(
-                    Path::new(env!("CARGO_MANIFEST_DIR"))
-                        .join("tests/dynamic_overwrite_oracle/DynOverwriteJava.java"),
-                ),
-            "javac DynOverwriteJava",
-        );
-        out
-    });
-    Some(Oracles {
-        python,
-        java_cp: format!("{base_cp}:{}", out.display()),
-    })
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    Some(
+        lakescope_test_support::oracles::oracles()?.with_java(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/dynamic_overwrite_oracle/DynOverwriteJava.java"),
+            &Path::new(env!("CARGO_TARGET_TMPDIR")).join("dynamic-overwrite-classes"),
+        ),
+    )
 }
 
 fn temp_warehouse(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lakescope-dynow-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Canonical lines re-serialized through serde_json (numbers normalized), sorted.
-fn normalize(lines: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut out: Vec<String> = lines
-        .into_iter()
-        .map(|l| {
-            let v: serde_json::Value =
-                serde_json::from_str(&l).unwrap_or_else(|e| panic!("bad JSON line {l}: {e}"));
-            v.to_string()
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// Parses "== id" sections of an oracle's output; an "!! id error" line becomes Err.
-fn sections(output: &str) -> BTreeMap<i64, Result<Vec<String>, String>> {
-    let mut out = BTreeMap::new();
-    let mut current: Option<(i64, Vec<String>)> = None;
-    for line in output.lines() {
-        if let Some(id) = line.strip_prefix("== ") {
-            if let Some((id, lines)) = current.take() {
-                out.insert(id, Ok(normalize(lines)));
-            }
-            current = Some((id.trim().parse().unwrap(), Vec::new()));
-        } else if let Some(err) = line.strip_prefix("!! ") {
-            let (id, msg) = err.split_once(' ').unwrap_or((err, ""));
-            out.insert(id.parse().unwrap(), Err(msg.to_string()));
-            current = None;
-        } else if let Some((_, lines)) = current.as_mut() {
-            if line.starts_with('{') {
-                lines.push(line.to_string());
-            }
-        }
-    }
-    if let Some((id, lines)) = current {
-        out.insert(id, Ok(normalize(lines)));
-    }
-    out
+    temp_dir("lakescope-dynow", name)
 }
 
 /// Java Paimon 0.9's rows of `table_dir` at snapshot `id`.
 fn java_rows(o: &Oracles, table_dir: &Path, id: i64) -> Vec<String> {
-    let out = run(
-        Command::new("java")
-            .arg("-cp")
-            .arg(&o.java_cp)
-            .arg("ReadJava")
-            .arg("read")
-            .arg(table_dir)
-            .arg(id.to_string()),
-        "Java Paimon 0.9 read",
-    );
-    match sections(&out).remove(&id) {
+    match read_java(o, table_dir, &[id]).remove(&id) {
         Some(Ok(rows)) => rows,
         other => panic!("{} snapshot {id}: Java read {other:?}", table_dir.display()),
     }
@@ -167,15 +51,8 @@ fn java_rows(o: &Oracles, table_dir: &Path, id: i64) -> Vec<String> {
 
 /// pypaimon 2.1's rows of `db.table` at snapshot `id`.
 fn pypaimon_rows(o: &Oracles, warehouse: &Path, table: &TableRef, id: i64) -> Vec<String> {
-    let out = run(
-        Command::new(&o.python)
-            .arg(repo().join("tests/oracles/read_pypaimon.py"))
-            .arg(warehouse)
-            .arg(format!("{}.{}", table.database, table.table))
-            .arg(id.to_string()),
-        "pypaimon 2.1 read",
-    );
-    match sections(&out).remove(&id) {
+    let table_name = format!("{}.{}", table.database, table.table);
+    match read_pypaimon(o, warehouse, &table_name, &[id]).remove(&id) {
         Some(Ok(rows)) => rows,
         other => panic!("{table} snapshot {id}: pypaimon read {other:?}"),
     }
@@ -197,17 +74,9 @@ fn java_write(o: &Oracles, table_dir: &Path, command: &[&str], rows: &[String]) 
 }
 
 async fn ours(catalog: &Catalog, table: &TableRef, id: i64) -> Vec<String> {
-    let r = catalog
-        .scan(
-            table,
-            &ScanRequest {
-                at: TimeTravel::SnapshotId(id),
-                ..Default::default()
-            },
-        )
+    canonical_rows(catalog, table, TimeTravel::SnapshotId(id))
         .await
-        .unwrap();
-    normalize(batches_to_lines(&r.batches).unwrap())
+        .unwrap()
 }
 
 /// (dt, hh, user_id) of canonical rows; asserts no key appears twice.
@@ -277,56 +146,9 @@ async fn layout(warehouse: &Path, table_path: &str) -> Layout {
     out
 }
 
-fn string() -> DataType {
-    DataType::nullable(TypeKind::VarChar(MAX_LENGTH))
-}
-
-/// The seed's `test_p` / `test`: PK (dt, hh, user_id), dynamic buckets of two keys at most.
-fn definition(partitioned: bool) -> Definition {
-    let bigint = DataType::nullable(TypeKind::BigInt);
-    Definition {
-        columns: vec![
-            ("user_id".into(), bigint.clone(), None),
-            ("item_id".into(), bigint, None),
-            ("behavior".into(), string(), None),
-            ("dt".into(), string(), None),
-            ("hh".into(), string(), None),
-        ],
-        partition_keys: if partitioned {
-            vec!["dt".into(), "hh".into()]
-        } else {
-            Vec::new()
-        },
-        primary_keys: vec!["dt".into(), "hh".into(), "user_id".into()],
-        options: BTreeMap::from([("dynamic-bucket.target-row-num".into(), "2".into())]),
-        ..Default::default()
-    }
-}
-
 /// Rows `(user, user * 10, behavior, dt, hh)`, as a batch and as `DynOverwriteJava` arguments.
 fn rows(users: &[i64], behavior: &str, dt: &str, hh: &str) -> (RecordBatch, Vec<String>) {
-    let n = users.len();
-    let cols: Vec<(&str, ArrayRef)> = vec![
-        ("user_id", Arc::new(Int64Array::from(users.to_vec()))),
-        (
-            "item_id",
-            Arc::new(Int64Array::from(
-                users.iter().map(|u| u * 10).collect::<Vec<_>>(),
-            )),
-        ),
-        ("behavior", Arc::new(StringArray::from(vec![behavior; n]))),
-        ("dt", Arc::new(StringArray::from(vec![dt; n]))),
-        ("hh", Arc::new(StringArray::from(vec![hh; n]))),
-    ];
-    let fields: Vec<Field> = cols
-        .iter()
-        .map(|(name, a)| Field::new(*name, a.data_type().clone(), true))
-        .collect();
-    let batch = RecordBatch::try_new(
-        Arc::new(Schema::new(fields)),
-        cols.into_iter().map(|(_, a)| a).collect(),
-    )
-    .unwrap();
+    let batch = behavior_rows(users, behavior, dt, hh);
     let args = users
         .iter()
         .map(|u| format!("{u},{},{behavior},{dt},{hh}", u * 10))
@@ -343,19 +165,6 @@ fn all(groups: Vec<(RecordBatch, Vec<String>)>) -> (Vec<RecordBatch>, Vec<String
         args.extend(a);
     }
     (batches, args)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 /// A table lakescope writes and its twin Java writes, started from the same files.
@@ -440,7 +249,7 @@ async fn twins<'a>(
     let catalog = Catalog::new(Rc::new(LocalStore::new(&wh)));
     let env = FixedEnv::new(1_790_000_000_000, 99);
     let ours = catalog
-        .create_table_with(&env, "w", name, &definition(partitioned))
+        .create_table_with(&env, "w", name, &behavior_table(partitioned))
         .await
         .unwrap();
     let (batches, _) = all(first);

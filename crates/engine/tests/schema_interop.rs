@@ -6,12 +6,8 @@
 //! non-number fails in all three. A renamed table is read back by Java.
 //! Without the oracles the test fails (set `LAKESCOPE_SKIP_ORACLES=1` to skip it).
 
-use arrow_array::{
-    ArrayRef, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
-};
-use arrow_schema::{Field, Schema};
-use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use arrow_array::{ArrayRef, Float32Array, Float64Array, Int32Array, Int64Array, StringArray};
+use lakescope_engine::scan::TimeTravel;
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_paimon::spec::TypeKind;
@@ -24,136 +20,16 @@ use lakescope_sql::{
     apply_alter, create_table_schema, parse_statement, validate, Statement, ValidationContext,
 };
 use lakescope_storage::LocalStore;
+use lakescope_test_support::engine::canonical_rows;
+use lakescope_test_support::oracles::{oracles, read_java, read_pypaimon};
+use lakescope_test_support::tables::batch;
+use lakescope_test_support::temp_dir;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::rc::Rc;
 use std::sync::Arc;
 
-struct Oracles {
-    python: PathBuf,
-    java_cp: String,
-}
-
-fn oracles() -> Option<Oracles> {
-    let root = std::env::var("LAKE_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/lake-oracles")
-        });
-    let python = root.join("venv/bin/python");
-    let classes = root.join("java/lakescope-classes");
-    if !(python.exists() && classes.join("ReadJava.class").exists()) {
-        if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() == Ok("1") {
-            eprintln!("skipping: oracles missing and LAKESCOPE_SKIP_ORACLES=1");
-            return None;
-        }
-        panic!(
-            "interop oracles missing under {}: run `bash scripts/oracles.sh` (or set LAKESCOPE_SKIP_ORACLES=1)",
-            root.display()
-        );
-    }
-    Some(Oracles {
-        python,
-        java_cp: format!(
-            "{}/*:{}",
-            root.join("java/lib").display(),
-            classes.display()
-        ),
-    })
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Canonical lines re-serialized through serde_json (numbers normalized), sorted.
-fn normalize(lines: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut out: Vec<String> = lines
-        .into_iter()
-        .map(|l| {
-            let v: serde_json::Value =
-                serde_json::from_str(&l).unwrap_or_else(|e| panic!("bad JSON line {l}: {e}"));
-            v.to_string()
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// Parses the oracles' "== id" sections; an "!! id error" line becomes Err.
-fn sections(output: &str) -> BTreeMap<i64, Result<Vec<String>, String>> {
-    let mut out = BTreeMap::new();
-    let mut current: Option<(i64, Vec<String>)> = None;
-    for line in output.lines() {
-        if let Some(id) = line.strip_prefix("== ") {
-            if let Some((id, lines)) = current.take() {
-                out.insert(id, Ok(normalize(lines)));
-            }
-            current = Some((id.trim().parse().unwrap(), Vec::new()));
-        } else if let Some(err) = line.strip_prefix("!! ") {
-            let (id, msg) = err.split_once(' ').unwrap_or((err, ""));
-            out.insert(id.parse().unwrap(), Err(msg.to_string()));
-            current = None;
-        } else if let Some((_, lines)) = current.as_mut() {
-            if line.starts_with('{') {
-                lines.push(line.to_string());
-            }
-        }
-    }
-    if let Some((id, lines)) = current {
-        out.insert(id, Ok(normalize(lines)));
-    }
-    out
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-type Sections = BTreeMap<i64, Result<Vec<String>, String>>;
-
-fn pypaimon(o: &Oracles, warehouse: &Path, table: &TableRef, ids: &[i64]) -> Sections {
-    let mut cmd = Command::new(&o.python);
-    cmd.arg(repo().join("tests/oracles/read_pypaimon.py"))
-        .arg(warehouse)
-        .arg(format!("{}.{}", table.database, table.table));
-    cmd.args(ids.iter().map(|i| i.to_string()));
-    sections(&run(&mut cmd, "pypaimon"))
-}
-
-fn java(o: &Oracles, table_dir: &Path, ids: &[i64]) -> Sections {
-    let mut cmd = Command::new("java");
-    cmd.arg("-cp")
-        .arg(&o.java_cp)
-        .arg("ReadJava")
-        .arg("read")
-        .arg(table_dir);
-    cmd.args(ids.iter().map(|i| i.to_string()));
-    sections(&run(&mut cmd, "Java Paimon 0.9"))
-}
-
 async fn ours(catalog: &Catalog, table: &TableRef, id: i64) -> Result<Vec<String>, String> {
-    let r = catalog
-        .scan(
-            table,
-            &ScanRequest {
-                at: TimeTravel::SnapshotId(id),
-                ..Default::default()
-            },
-        )
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok(normalize(batches_to_lines(&r.batches).unwrap()))
+    canonical_rows(catalog, table, TimeTravel::SnapshotId(id)).await
 }
 
 /// One evolving table of the test: its catalog entry and the SQL name the seeds use.
@@ -247,17 +123,9 @@ impl Evolving<'_> {
                 (f.name.clone(), array)
             })
             .collect();
-        let fields: Vec<Field> = cols
-            .iter()
-            .map(|(n, a)| Field::new(n, a.data_type().clone(), true))
-            .collect();
-        let batch = RecordBatch::try_new(
-            Arc::new(Schema::new(fields)),
-            cols.into_iter().map(|(_, a)| a).collect(),
-        )
-        .unwrap();
+        let rows = batch(cols.iter().map(|(n, a)| (n.as_str(), a.clone())).collect());
         self.catalog
-            .insert_with(self.env, &self.table, &[batch], None)
+            .insert_with(self.env, &self.table, &[rows], None)
             .await
             .unwrap()
             .snapshot
@@ -268,9 +136,7 @@ impl Evolving<'_> {
 #[tokio::test]
 async fn evolved_tables_read_identically_in_java_and_pypaimon() {
     let Some(o) = oracles() else { return };
-    let wh = std::env::temp_dir().join(format!("lakescope-schema-interop-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&wh);
-    std::fs::create_dir_all(&wh).unwrap();
+    let wh = temp_dir("lakescope-schema-interop", "evolved");
     let catalog = Catalog::new(Rc::new(LocalStore::new(&wh)));
     let env = FixedEnv::new(1_790_000_000_000, 11);
 
@@ -458,17 +324,10 @@ async fn evolved_tables_read_identically_in_java_and_pypaimon() {
     };
     let strings = |v: Vec<&str>| {
         let ids: Vec<i64> = (1..=v.len() as i64).collect();
-        RecordBatch::try_new(
-            Arc::new(Schema::new(vec![
-                Field::new("id", arrow_schema::DataType::Int64, true),
-                Field::new("behavior", arrow_schema::DataType::Utf8, true),
-            ])),
-            vec![
-                Arc::new(Int64Array::from(ids)) as ArrayRef,
-                Arc::new(StringArray::from(v)),
-            ],
-        )
-        .unwrap()
+        batch(vec![
+            ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+            ("behavior", Arc::new(StringArray::from(v))),
+        ])
     };
     let edge_rows = strings(vec!["4.9", "-3", "+5", "-0.5"]);
     catalog
@@ -509,15 +368,15 @@ async fn evolved_tables_read_identically_in_java_and_pypaimon() {
     let bad_snapshot = bad.insert(&[9]).await;
     let err = ours(&catalog, &bad.table, bad_snapshot).await.unwrap_err();
     assert!(err.contains("'pay' is not a number"), "{err}");
-    let j = java(&o, &wh.join(bad.table.path()), &[bad_snapshot]);
+    let j = read_java(&o, &wh.join(bad.table.path()), &[bad_snapshot]);
     let java_err = j[&bad_snapshot].clone().unwrap_err();
     assert!(java_err.contains("NumberFormatException"), "{java_err}");
     // pypaimon casts with pyarrow: it fails on the non-number too, but also on fractions, which
     // Java (and lakescope) truncate; that table is checked against Java only (below).
-    let p = pypaimon(&o, &wh, &bad.table, &[bad_snapshot]);
+    let p = read_pypaimon(&o, &wh, &bad.table.to_string(), &[bad_snapshot]);
     let py_err = p[&bad_snapshot].clone().unwrap_err();
     assert!(py_err.contains("Failed to parse string: 'pay'"), "{py_err}");
-    let p = pypaimon(&o, &wh, &edge.table, &[edge_snapshot]);
+    let p = read_pypaimon(&o, &wh, &edge.table.to_string(), &[edge_snapshot]);
     let py_err = p[&edge_snapshot].clone().unwrap_err();
     assert!(py_err.contains("Failed to parse string"), "{py_err}");
 
@@ -532,9 +391,9 @@ async fn evolved_tables_read_identically_in_java_and_pypaimon() {
     ];
     let mut disagreements = Vec::new();
     for (table, ids, with_pypaimon) in &checks {
-        let j = java(&o, &wh.join(table.path()), ids);
+        let j = read_java(&o, &wh.join(table.path()), ids);
         let p = if *with_pypaimon {
-            pypaimon(&o, &wh, table, ids)
+            read_pypaimon(&o, &wh, &table.to_string(), ids)
         } else {
             BTreeMap::new()
         };
@@ -565,7 +424,7 @@ async fn evolved_tables_read_identically_in_java_and_pypaimon() {
     );
 
     // --- ALTER TABLE test_cast RENAME TO test_new: Java reads the moved table ----------------
-    let before = java(&o, &wh.join(cast.table.path()), &[cast_snapshot]);
+    let before = read_java(&o, &wh.join(cast.table.path()), &[cast_snapshot]);
     rename_table(
         catalog.store().as_ref(),
         &cast.table.path(),
@@ -574,7 +433,7 @@ async fn evolved_tables_read_identically_in_java_and_pypaimon() {
     .await
     .unwrap();
     assert!(!wh.join("w.db/test_cast/schema/schema-0").exists());
-    let after = java(&o, &wh.join("w.db/test_new"), &[cast_snapshot]);
+    let after = read_java(&o, &wh.join("w.db/test_new"), &[cast_snapshot]);
     assert_eq!(after, before);
     let _ = std::fs::remove_dir_all(&wh);
 }

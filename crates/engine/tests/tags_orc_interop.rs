@@ -6,151 +6,41 @@
 //! identically. The oracles are subprocesses set up by `scripts/oracles.sh`; without them the
 //! tests fail (set `LAKESCOPE_SKIP_ORACLES=1` to skip them).
 
-use arrow_array::{
-    ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int16Array,
-    Int32Array, Int64Array, Int8Array, RecordBatch, StringArray, TimestampMicrosecondArray,
-};
-use arrow_schema::{Field, Schema};
-use lakescope_engine::canonical::batches_to_lines;
+use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch, StringArray};
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_engine::write::Definition;
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::commit::tags::{create_tag, rollback_to, RollbackTarget};
 use lakescope_paimon::spec::types::MAX_LENGTH;
-use lakescope_paimon::spec::{DataType, TypeKind};
+use lakescope_paimon::spec::TypeKind;
 use lakescope_paimon::table::Table;
 use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::LocalStore;
+use lakescope_test_support::engine::canonical_rows;
+use lakescope_test_support::oracles::{read_java, read_pypaimon, run, sections, Oracles, Sections};
+use lakescope_test_support::tables::{batch, t, writable_types, writable_types_batch};
+use lakescope_test_support::{copy_dir, temp_dir};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::rc::Rc;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
-struct Oracles {
-    python: PathBuf,
-    java_cp: String,
+/// The oracles, with `TagsJava` compiled next to `ReadJava`.
+fn oracles() -> Option<Oracles> {
+    Some(lakescope_test_support::oracles::oracles()?.with_java(
+        &here().join("TagsJava.java"),
+        &Path::new(env!("CARGO_TARGET_TMPDIR")).join("tags-orc-classes"),
+    ))
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+fn temp_warehouse(name: &str) -> PathBuf {
+    temp_dir("lakescope-tags-orc", name)
 }
 
 fn here() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tags_orc_oracle")
-}
-
-/// The oracles, with `TagsJava` compiled once per test process next to `ReadJava`.
-fn oracles() -> Option<Oracles> {
-    let root = std::env::var("LAKE_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/lake-oracles")
-        });
-    let python = root.join("venv/bin/python");
-    let classes = root.join("java/lakescope-classes");
-    let ok = python.exists()
-        && classes.join("ReadJava.class").exists()
-        && root.join("java/lib").exists();
-    if !ok {
-        if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() == Ok("1") {
-            eprintln!("skipping: oracles missing and LAKESCOPE_SKIP_ORACLES=1");
-            return None;
-        }
-        panic!(
-            "interop oracles missing under {}: run `bash scripts/oracles.sh` (or set LAKESCOPE_SKIP_ORACLES=1)",
-            root.display()
-        );
-    }
-    let base_cp = format!(
-        "{}/*:{}",
-        root.join("java/lib").display(),
-        classes.display()
-    );
-    static COMPILED: OnceLock<PathBuf> = OnceLock::new();
-    let out = COMPILED.get_or_init(|| {
-        let out = std::env::temp_dir().join(format!("lakescope-tagsjava-{}", std::process::id()));
-        std::fs::create_dir_all(&out).unwrap();
-        run(
-            Command::new("javac")
-                .arg("-nowarn")
-                .arg("-cp")
-                .arg(&base_cp)
-                .arg("-d")
-                .arg(&out)
-                .arg(here().join("TagsJava.java")),
-            "javac TagsJava",
-        );
-        out
-    });
-    Some(Oracles {
-        python,
-        java_cp: format!("{base_cp}:{}", out.display()),
-    })
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn temp_warehouse(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("lakescope-tags-orc-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Canonical lines re-serialized through serde_json (numbers normalized), sorted.
-fn normalize(lines: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut out: Vec<String> = lines
-        .into_iter()
-        .map(|l| {
-            let v: serde_json::Value =
-                serde_json::from_str(&l).unwrap_or_else(|e| panic!("bad JSON line {l}: {e}"));
-            v.to_string()
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-type Sections = BTreeMap<String, Result<Vec<String>, String>>;
-
-/// Parses "== label" sections; an "!! label error" line becomes Err.
-fn sections(output: &str) -> Sections {
-    let mut out = BTreeMap::new();
-    let mut current: Option<(String, Vec<String>)> = None;
-    for line in output.lines() {
-        if let Some(label) = line.strip_prefix("== ") {
-            if let Some((l, lines)) = current.take() {
-                out.insert(l, Ok(normalize(lines)));
-            }
-            current = Some((label.trim().to_string(), Vec::new()));
-        } else if let Some(err) = line.strip_prefix("!! ") {
-            let (label, msg) = err.split_once(' ').unwrap_or((err, ""));
-            out.insert(label.to_string(), Err(msg.to_string()));
-            current = None;
-        } else if let Some((_, lines)) = current.as_mut() {
-            if line.starts_with('{') {
-                lines.push(line.to_string());
-            }
-        }
-    }
-    if let Some((l, lines)) = current {
-        out.insert(l, Ok(normalize(lines)));
-    }
-    out
 }
 
 fn java(o: &Oracles, args: &[&str]) -> String {
@@ -181,17 +71,7 @@ fn tag_lines(output: &str) -> BTreeSet<(String, i64)> {
 }
 
 async fn ours(catalog: &Catalog, table: &TableRef, at: TimeTravel) -> Vec<String> {
-    let r = catalog
-        .scan(
-            table,
-            &ScanRequest {
-                at,
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    normalize(batches_to_lines(&r.batches).unwrap())
+    canonical_rows(catalog, table, at).await.unwrap()
 }
 
 /// Reads `label=tag` pairs (or `label=latest`) with both oracles and asserts they match
@@ -207,10 +87,10 @@ async fn check_reads(
     let args: Vec<String> = reads.iter().map(|(l, t)| format!("{l}={t}")).collect();
     let mut jargs = vec!["read", dir.to_str().unwrap()];
     jargs.extend(args.iter().map(String::as_str));
-    let j = sections(&java(o, &jargs));
+    let j: Sections<String> = sections(&java(o, &jargs));
     let mut pargs = vec!["read"];
     pargs.extend(args.iter().map(String::as_str));
-    let p = sections(&py(o, wh, table, &pargs));
+    let p: Sections<String> = sections(&py(o, wh, table, &pargs));
     for (label, tag) in reads {
         let at = if *tag == "latest" {
             TimeTravel::Latest
@@ -234,22 +114,6 @@ async fn check_reads(
             mine.len()
         );
     }
-}
-
-fn batch(cols: Vec<(&str, ArrayRef)>) -> RecordBatch {
-    let fields: Vec<Field> = cols
-        .iter()
-        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
-        .collect();
-    RecordBatch::try_new(
-        Arc::new(Schema::new(fields)),
-        cols.into_iter().map(|(_, a)| a).collect(),
-    )
-    .unwrap()
-}
-
-fn t(kind: TypeKind) -> DataType {
-    DataType::nullable(kind)
 }
 
 fn rows(ids: std::ops::Range<i64>) -> RecordBatch {
@@ -285,19 +149,6 @@ fn names(dir: &Path, sub: &str) -> Vec<String> {
         .unwrap_or_default();
     v.sort();
     v
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 /// The table's snapshot/tag state as files: names and hint contents.
@@ -527,135 +378,20 @@ async fn tags_and_rollback_agree_with_java_and_pypaimon() {
     let _ = std::fs::remove_dir_all(&wh);
 }
 
-fn orc_types() -> Vec<(String, DataType, Option<String>)> {
-    [
-        ("flag", t(TypeKind::Boolean)),
-        ("ti", t(TypeKind::TinyInt)),
-        ("si", t(TypeKind::SmallInt)),
-        ("i", t(TypeKind::Int)),
-        ("bi", t(TypeKind::BigInt)),
-        ("f", t(TypeKind::Float)),
-        ("d", t(TypeKind::Double)),
-        ("s", t(TypeKind::VarChar(MAX_LENGTH))),
-        ("vc", t(TypeKind::VarChar(10))),
-        ("b", t(TypeKind::VarBinary(MAX_LENGTH))),
-        ("dt", t(TypeKind::Date)),
-        ("ts3", t(TypeKind::Timestamp(3))),
-        ("ts6", t(TypeKind::Timestamp(6))),
-        ("ltz", t(TypeKind::LocalZonedTimestamp(6))),
-    ]
-    .into_iter()
-    .map(|(n, t)| (n.to_string(), t, None))
-    .collect()
-}
-
-fn orc_types_batch() -> RecordBatch {
-    batch(vec![
-        (
-            "flag",
-            Arc::new(BooleanArray::from(vec![Some(true), None, Some(false)])) as ArrayRef,
-        ),
-        (
-            "ti",
-            Arc::new(Int8Array::from(vec![Some(-128), Some(127), None])),
-        ),
-        (
-            "si",
-            Arc::new(Int16Array::from(vec![Some(-3), None, Some(300)])),
-        ),
-        (
-            "i",
-            Arc::new(Int32Array::from(vec![None, Some(i32::MIN), Some(7)])),
-        ),
-        (
-            "bi",
-            Arc::new(Int64Array::from(vec![Some(i64::MAX), Some(0), None])),
-        ),
-        (
-            "f",
-            Arc::new(Float32Array::from(vec![Some(1.5), None, Some(-0.25)])),
-        ),
-        (
-            "d",
-            Arc::new(Float64Array::from(vec![Some(2.5), Some(-1e300), None])),
-        ),
-        (
-            "s",
-            Arc::new(StringArray::from(vec![
-                Some("a string longer than sixteen chars"),
-                None,
-                Some("é"),
-            ])),
-        ),
-        (
-            "vc",
-            Arc::new(StringArray::from(vec![Some("x"), Some(""), None])),
-        ),
-        (
-            "b",
-            Arc::new(BinaryArray::from(vec![
-                Some(&b"\x00\x01"[..]),
-                None,
-                Some(&b""[..]),
-            ])),
-        ),
-        (
-            "dt",
-            Arc::new(Date32Array::from(vec![Some(19_783), None, Some(-1)])),
-        ),
-        (
-            "ts3",
-            Arc::new(TimestampMicrosecondArray::from(vec![
-                Some(1_709_251_200_123_000),
-                None,
-                Some(-86_400_001_000),
-            ])),
-        ),
-        (
-            "ts6",
-            Arc::new(TimestampMicrosecondArray::from(vec![
-                Some(1_709_251_200_123_456),
-                Some(0),
-                None,
-            ])),
-        ),
-        (
-            "ltz",
-            Arc::new(
-                TimestampMicrosecondArray::from(vec![None, Some(1_709_251_200_000_001), Some(5)])
-                    .with_timezone("UTC"),
-            ),
-        ),
-    ])
-}
-
 /// Reads snapshots with the shared oracles (tests/oracles) and compares with lakescope.
 async fn check_snapshots(o: &Oracles, catalog: &Catalog, wh: &Path, table: &TableRef, ids: &[i64]) {
-    let ids_s: Vec<String> = ids.iter().map(i64::to_string).collect();
-    let mut cmd = Command::new("java");
-    cmd.arg("-cp")
-        .arg(&o.java_cp)
-        .arg("ReadJava")
-        .arg("read")
-        .arg(wh.join(table.path()))
-        .args(&ids_s);
-    let j = sections(&run(&mut cmd, "Java Paimon 0.9 read"));
-    let mut cmd = Command::new(&o.python);
-    cmd.arg(repo().join("tests/oracles/read_pypaimon.py"))
-        .arg(wh)
-        .arg(format!("{}.{}", table.database, table.table))
-        .args(&ids_s);
-    let p = sections(&run(&mut cmd, "pypaimon read"));
-    for (id, label) in ids.iter().zip(&ids_s) {
+    let j = read_java(o, &wh.join(table.path()), ids);
+    let p = read_pypaimon(o, wh, &format!("{}.{}", table.database, table.table), ids);
+    for id in ids {
         let mine = ours(catalog, table, TimeTravel::SnapshotId(*id)).await;
         assert!(!mine.is_empty(), "{table} snapshot {id}: no rows");
         assert_eq!(
-            j.get(label).map(|r| r.as_ref()),
+            j.get(id).map(|r| r.as_ref()),
             Some(Ok(&mine)),
             "{table} snapshot {id}: Java 0.9 disagrees with lakescope"
         );
         assert_eq!(
-            p.get(label).map(|r| r.as_ref()),
+            p.get(id).map(|r| r.as_ref()),
             Some(Ok(&mine)),
             "{table} snapshot {id}: pypaimon 2.1 disagrees with lakescope"
         );
@@ -722,7 +458,7 @@ async fn orc_tables_read_identically_in_java_and_pypaimon() {
     check_snapshots(&o, &catalog, &wh, &test3, &[1, 2]).await;
     // Java pushes a filter down into our ORC files (which carry no ORC statistics) without
     // error and returns the matching row.
-    let eq = sections(&java(
+    let eq: Sections<String> = sections(&java(
         &o,
         &[
             "read-eq",
@@ -763,7 +499,10 @@ async fn orc_tables_read_identically_in_java_and_pypaimon() {
             "ls",
             "orc_types",
             &Definition {
-                columns: orc_types(),
+                columns: writable_types()
+                    .into_iter()
+                    .map(|(n, t)| (n.to_string(), t, None))
+                    .collect(),
                 options: orc(&[("file.compression", "lz4")]),
                 ..Default::default()
             },
@@ -771,7 +510,7 @@ async fn orc_tables_read_identically_in_java_and_pypaimon() {
         .await
         .unwrap();
     catalog
-        .insert_with(&env, &types, &[orc_types_batch()], None)
+        .insert_with(&env, &types, &[writable_types_batch()], None)
         .await
         .unwrap();
     check_snapshots(&o, &catalog, &wh, &types, &[1]).await;

@@ -7,158 +7,31 @@ use arrow_array::{
     ArrayRef, BooleanArray, Date32Array, Decimal128Array, Float64Array, Int32Array, Int64Array,
     Int8Array, RecordBatch, StringArray, TimestampMicrosecondArray,
 };
-use arrow_schema::{Field, Schema};
-use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use lakescope_engine::scan::TimeTravel;
 use lakescope_engine::write::{Definition, Overwrite};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::spec::types::MAX_LENGTH;
-use lakescope_paimon::spec::{DataType, Datum, TypeKind};
+use lakescope_paimon::spec::{Datum, TypeKind};
 use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::LocalStore;
+use lakescope_test_support::engine::canonical_rows;
+use lakescope_test_support::oracles::{oracles, read_java, read_pypaimon, run, Oracles};
+use lakescope_test_support::tables::{batch, t};
+use lakescope_test_support::temp_dir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::rc::Rc;
 use std::sync::Arc;
 
-struct Oracles {
-    python: PathBuf,
-    java_cp: String,
-}
-
-fn oracles() -> Option<Oracles> {
-    let root = std::env::var("LAKE_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/lake-oracles")
-        });
-    let python = root.join("venv/bin/python");
-    let classes = root.join("java/lakescope-classes");
-    let ok = python.exists()
-        && classes.join("ReadJava.class").exists()
-        && root.join("java/lib").exists();
-    if !ok {
-        if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() == Ok("1") {
-            eprintln!("skipping: oracles missing and LAKESCOPE_SKIP_ORACLES=1");
-            return None;
-        }
-        panic!(
-            "interop oracles missing under {}: run `bash scripts/oracles.sh` (or set LAKESCOPE_SKIP_ORACLES=1)",
-            root.display()
-        );
-    }
-    Some(Oracles {
-        python,
-        java_cp: format!(
-            "{}/*:{}",
-            root.join("java/lib").display(),
-            classes.display()
-        ),
-    })
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn temp_warehouse(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lakescope-interop-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Canonical lines re-serialized through serde_json (numbers normalized), sorted.
-fn normalize(lines: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut out: Vec<String> = lines
-        .into_iter()
-        .map(|l| {
-            let v: serde_json::Value =
-                serde_json::from_str(&l).unwrap_or_else(|e| panic!("bad JSON line {l}: {e}"));
-            v.to_string()
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// Parses "== id" sections; an "!! id error" line becomes Err.
-fn sections(output: &str) -> BTreeMap<i64, Result<Vec<String>, String>> {
-    let mut out = BTreeMap::new();
-    let mut current: Option<(i64, Vec<String>)> = None;
-    for line in output.lines() {
-        if let Some(id) = line.strip_prefix("== ") {
-            if let Some((id, lines)) = current.take() {
-                out.insert(id, Ok(normalize(lines)));
-            }
-            current = Some((id.trim().parse().unwrap(), Vec::new()));
-        } else if let Some(err) = line.strip_prefix("!! ") {
-            let (id, msg) = err.split_once(' ').unwrap_or((err, ""));
-            out.insert(id.parse().unwrap(), Err(msg.to_string()));
-            current = None;
-        } else if let Some((_, lines)) = current.as_mut() {
-            if line.starts_with('{') {
-                lines.push(line.to_string());
-            }
-        }
-    }
-    if let Some((id, lines)) = current {
-        out.insert(id, Ok(normalize(lines)));
-    }
-    out
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn pypaimon(
-    o: &Oracles,
-    warehouse: &Path,
-    table: &str,
-    ids: &[i64],
-) -> BTreeMap<i64, Result<Vec<String>, String>> {
-    let mut cmd = Command::new(&o.python);
-    cmd.arg(repo().join("tests/oracles/read_pypaimon.py"))
-        .arg(warehouse)
-        .arg(table);
-    cmd.args(ids.iter().map(|i| i.to_string()));
-    sections(&run(&mut cmd, "pypaimon"))
-}
-
-fn java(o: &Oracles, table_dir: &Path, ids: &[i64]) -> BTreeMap<i64, Result<Vec<String>, String>> {
-    let mut cmd = Command::new("java");
-    cmd.arg("-cp")
-        .arg(&o.java_cp)
-        .arg("ReadJava")
-        .arg("read")
-        .arg(table_dir);
-    cmd.args(ids.iter().map(|i| i.to_string()));
-    sections(&run(&mut cmd, "Java Paimon 0.9"))
+    temp_dir("lakescope-interop", name)
 }
 
 async fn ours(catalog: &Catalog, table: &TableRef, id: i64) -> Vec<String> {
-    let r = catalog
-        .scan(
-            table,
-            &ScanRequest {
-                at: TimeTravel::SnapshotId(id),
-                ..Default::default()
-            },
-        )
+    canonical_rows(catalog, table, TimeTravel::SnapshotId(id))
         .await
-        .unwrap();
-    normalize(batches_to_lines(&r.batches).unwrap())
+        .unwrap()
 }
 
 /// Reads every snapshot with all readers and asserts they agree; returns our rows per snapshot.
@@ -171,9 +44,9 @@ async fn check_all(
     with_pypaimon: bool,
 ) -> BTreeMap<i64, Vec<String>> {
     let table_dir = warehouse.join(table.path());
-    let j = java(o, &table_dir, ids);
+    let j = read_java(o, &table_dir, ids);
     let p = if with_pypaimon {
-        pypaimon(
+        read_pypaimon(
             o,
             warehouse,
             &format!("{}.{}", table.database, table.table),
@@ -211,22 +84,6 @@ async fn check_all(
         all.insert(*id, mine);
     }
     all
-}
-
-fn batch(cols: Vec<(&str, ArrayRef)>) -> RecordBatch {
-    let fields: Vec<Field> = cols
-        .iter()
-        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
-        .collect();
-    RecordBatch::try_new(
-        Arc::new(Schema::new(fields)),
-        cols.into_iter().map(|(_, a)| a).collect(),
-    )
-    .unwrap()
-}
-
-fn t(kind: TypeKind) -> DataType {
-    DataType::nullable(kind)
 }
 
 fn app_rows(ids: std::ops::Range<i64>, dt: impl Fn(i64) -> &'static str) -> RecordBatch {

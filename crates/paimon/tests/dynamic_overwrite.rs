@@ -3,83 +3,27 @@
 //! entries in one snapshot, the new rows are bucketed against an empty index, other
 //! partitions keep theirs, and later upserts never place a key in a second bucket.
 
-use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
-use arrow_cast::display::{ArrayFormatter, FormatOptions};
-use arrow_schema::{Field, Schema};
+use arrow_array::RecordBatch;
 use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer, Overwrite};
 use lakescope_paimon::scan::{plan, PartitionFilter};
 use lakescope_paimon::spec::{BinaryRow, CommitKind, DataType, Datum, TypeKind};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
 use lakescope_paimon::write::binary_row::hash_code;
-use lakescope_paimon::write::schema::{create_table, TableDefinition};
 use lakescope_paimon::write::table_write::write_overwrite;
 use lakescope_paimon::write::{write, FixedEnv, WriteEnv};
 use lakescope_storage::{MemoryStore, ObjectStore};
+use lakescope_test_support::tables::{behavior_rows, behavior_table, commit_message, create, rows};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
-use std::sync::Arc;
-
-fn string() -> DataType {
-    DataType::nullable(TypeKind::VarChar(lakescope_paimon::spec::types::MAX_LENGTH))
-}
-
-fn bigint() -> DataType {
-    DataType::nullable(TypeKind::BigInt)
-}
 
 /// The seed's `test_p` (partitioned by dt, hh) or `test` (unpartitioned): PK (dt, hh,
 /// user_id), dynamic buckets of at most two keys each so overwrites change the layout.
 async fn seed_table(partitioned: bool) -> Table {
     let store: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
-    let def = TableDefinition {
-        columns: vec![
-            ("user_id".into(), bigint(), None),
-            ("item_id".into(), bigint(), None),
-            ("behavior".into(), string(), None),
-            ("dt".into(), string(), None),
-            ("hh".into(), string(), None),
-        ],
-        partition_keys: if partitioned {
-            vec!["dt".into(), "hh".into()]
-        } else {
-            Vec::new()
-        },
-        primary_keys: vec!["dt".into(), "hh".into(), "user_id".into()],
-        options: BTreeMap::from([("dynamic-bucket.target-row-num".into(), "2".into())]),
-        comment: None,
-    };
+    let def = behavior_table(partitioned);
     let env = FixedEnv::new(1_700_000_000_000, 1);
-    create_table(store.as_ref(), "db.db/t", &def, &env)
-        .await
-        .unwrap();
-    Table::open(store, "db.db/t").await.unwrap()
-}
-
-/// Rows `(user, user * 10, behavior, dt, hh)`.
-fn rows_of(users: &[i64], behavior: &str, dt: &str, hh: &str) -> RecordBatch {
-    let n = users.len();
-    let cols: Vec<(&str, ArrayRef)> = vec![
-        ("user_id", Arc::new(Int64Array::from(users.to_vec()))),
-        (
-            "item_id",
-            Arc::new(Int64Array::from(
-                users.iter().map(|u| u * 10).collect::<Vec<_>>(),
-            )),
-        ),
-        ("behavior", Arc::new(StringArray::from(vec![behavior; n]))),
-        ("dt", Arc::new(StringArray::from(vec![dt; n]))),
-        ("hh", Arc::new(StringArray::from(vec![hh; n]))),
-    ];
-    let fields: Vec<Field> = cols
-        .iter()
-        .map(|(name, a)| Field::new(*name, a.data_type().clone(), true))
-        .collect();
-    RecordBatch::try_new(
-        Arc::new(Schema::new(fields)),
-        cols.into_iter().map(|(_, a)| a).collect(),
-    )
-    .unwrap()
+    create(&store, "db.db/t", &def, &env).await
 }
 
 /// Writes and commits `batches` the way the engine's INSERT does; returns the snapshot id.
@@ -94,12 +38,8 @@ async fn insert(
         Some(_) => write_overwrite(table, env, batches, seq).await.unwrap(),
         None => write(table, env, batches, seq).await.unwrap(),
     };
-    let opts = CommitOptions::for_table(table, "overwrite-test").unwrap();
-    Committer::new(table, env, opts)
-        .commit(message, overwrite)
+    commit_message(table, env, message, overwrite, "overwrite-test")
         .await
-        .unwrap()
-        .snapshot
         .id
 }
 
@@ -109,22 +49,7 @@ async fn latest_rows(table: &Table) -> Vec<String> {
     let out = read_snapshot(table, Some(&s), &ReadRequest::default())
         .await
         .unwrap();
-    let mut lines = Vec::new();
-    for b in &out.batches {
-        let fmts: Vec<_> = b
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &FormatOptions::default()).unwrap())
-            .collect();
-        for r in 0..b.num_rows() {
-            let cells: Vec<String> = (0..b.num_columns())
-                .map(|i| fmts[i].value(r).to_string())
-                .collect();
-            lines.push(cells.join("|"));
-        }
-    }
-    lines.sort();
-    lines
+    rows(&out.batches)
 }
 
 fn line(user: i64, behavior: &str, dt: &str, hh: &str) -> String {
@@ -236,7 +161,7 @@ async fn assert_index_exact(table: &Table) {
 /// Buckets of each key of one partition (by user id), from the index.
 async fn buckets_of(table: &Table, part: &str, users: &[i64]) -> Vec<i32> {
     let idx = index(table).await;
-    let key_types = [bigint().with_nullable(false)];
+    let key_types = [DataType::nullable(TypeKind::BigInt).with_nullable(false)];
     users
         .iter()
         .map(|u| {
@@ -264,8 +189,8 @@ async fn static_overwrite_replaces_one_partition_and_its_hash_index() {
         &table,
         &env,
         &[
-            rows_of(&[1, 2, 3, 4, 5], "pv", "d1", "1"),
-            rows_of(&[1, 2, 3], "pv", "d1", "2"),
+            behavior_rows(&[1, 2, 3, 4, 5], "pv", "d1", "1"),
+            behavior_rows(&[1, 2, 3], "pv", "d1", "2"),
         ],
         None,
     )
@@ -280,7 +205,7 @@ async fn static_overwrite_replaces_one_partition_and_its_hash_index() {
     let id = insert(
         &table,
         &env,
-        &[rows_of(&[3, 4], "ow", "d1", "2")],
+        &[behavior_rows(&[3, 4], "ow", "d1", "2")],
         Some(Overwrite::Static(spec.clone())),
     )
     .await;
@@ -303,7 +228,7 @@ async fn static_overwrite_replaces_one_partition_and_its_hash_index() {
     insert(
         &table,
         &env,
-        &[rows_of(&[1, 2, 3, 4, 5], "up", "d1", "2")],
+        &[behavior_rows(&[1, 2, 3, 4, 5], "up", "d1", "2")],
         None,
     )
     .await;
@@ -329,7 +254,7 @@ async fn static_overwrite_replaces_one_partition_and_its_hash_index() {
     // A row outside the static partition is refused, and nothing changes.
     let latest = table.latest_snapshot_id().await.unwrap();
     let seq = next_sequence_number(&table).await.unwrap();
-    let message = write_overwrite(&table, &env, &[rows_of(&[9], "x", "d1", "1")], seq)
+    let message = write_overwrite(&table, &env, &[behavior_rows(&[9], "x", "d1", "1")], seq)
         .await
         .unwrap();
     let err = Committer::new(&table, &env, CommitOptions::for_table(&table, "u").unwrap())
@@ -348,9 +273,9 @@ async fn dynamic_overwrite_replaces_only_partitions_receiving_rows() {
         &table,
         &env,
         &[
-            rows_of(&[1, 2, 3, 4, 5], "pv", "d1", "1"),
-            rows_of(&[1, 2, 3], "pv", "d1", "2"),
-            rows_of(&[7, 8], "pv", "d2", "1"),
+            behavior_rows(&[1, 2, 3, 4, 5], "pv", "d1", "1"),
+            behavior_rows(&[1, 2, 3], "pv", "d1", "2"),
+            behavior_rows(&[7, 8], "pv", "d2", "1"),
         ],
         None,
     )
@@ -363,8 +288,8 @@ async fn dynamic_overwrite_replaces_only_partitions_receiving_rows() {
         &table,
         &env,
         &[
-            rows_of(&[5, 6, 9], "ow", "d1", "1"),
-            rows_of(&[1], "ow", "d3", "1"),
+            behavior_rows(&[5, 6, 9], "ow", "d1", "1"),
+            behavior_rows(&[1], "ow", "d3", "1"),
         ],
         Some(Overwrite::Dynamic),
     )
@@ -397,8 +322,8 @@ async fn dynamic_overwrite_replaces_only_partitions_receiving_rows() {
         &table,
         &env,
         &[
-            rows_of(&[1, 2, 3, 4, 5, 6], "up", "d1", "1"),
-            rows_of(&[3, 4], "up", "d1", "2"),
+            behavior_rows(&[1, 2, 3, 4, 5, 6], "up", "d1", "1"),
+            behavior_rows(&[3, 4], "up", "d1", "2"),
         ],
         None,
     )
@@ -430,8 +355,8 @@ async fn whole_table_overwrite_with_no_rows_drops_all_data_and_index() {
         &table,
         &env,
         &[
-            rows_of(&[1, 2, 3], "pv", "d1", "1"),
-            rows_of(&[4, 5, 6], "pv", "d1", "2"),
+            behavior_rows(&[1, 2, 3], "pv", "d1", "1"),
+            behavior_rows(&[4, 5, 6], "pv", "d1", "2"),
         ],
         None,
     )
@@ -453,8 +378,8 @@ async fn whole_table_overwrite_with_no_rows_drops_all_data_and_index() {
         &table,
         &env,
         &[
-            rows_of(&[6, 5, 4], "again", "d1", "2"),
-            rows_of(&[3], "again", "d1", "1"),
+            behavior_rows(&[6, 5, 4], "again", "d1", "2"),
+            behavior_rows(&[3], "again", "d1", "1"),
         ],
         None,
     )
@@ -473,8 +398,8 @@ async fn unpartitioned_overwrite_replaces_the_table_and_its_index() {
         &table,
         &env,
         &[
-            rows_of(&[1, 2], "order", "2023-07-01", "1"),
-            rows_of(&[2, 3], "pay", "2023-07-01", "2"),
+            behavior_rows(&[1, 2], "order", "2023-07-01", "1"),
+            behavior_rows(&[2, 3], "pay", "2023-07-01", "2"),
         ],
         None,
     )
@@ -484,7 +409,7 @@ async fn unpartitioned_overwrite_replaces_the_table_and_its_index() {
     insert(
         &table,
         &env,
-        &[rows_of(&[3], "pay", "2023-07-01", "2")],
+        &[behavior_rows(&[3], "pay", "2023-07-01", "2")],
         Some(Overwrite::Dynamic),
     )
     .await;
@@ -502,8 +427,8 @@ async fn unpartitioned_overwrite_replaces_the_table_and_its_index() {
         &table,
         &env,
         &[
-            rows_of(&[1, 2], "order", "2023-07-01", "1"),
-            rows_of(&[2, 3], "cart", "2023-07-01", "2"),
+            behavior_rows(&[1, 2], "order", "2023-07-01", "1"),
+            behavior_rows(&[2, 3], "cart", "2023-07-01", "2"),
         ],
         None,
     )
@@ -524,9 +449,15 @@ async fn unpartitioned_overwrite_replaces_the_table_and_its_index() {
 async fn write_and_commit_modes_must_match() {
     let table = seed_table(true).await;
     let env = FixedEnv::new(1_700_000_000_000, 15);
-    insert(&table, &env, &[rows_of(&[1, 2, 3], "pv", "d1", "1")], None).await;
+    insert(
+        &table,
+        &env,
+        &[behavior_rows(&[1, 2, 3], "pv", "d1", "1")],
+        None,
+    )
+    .await;
     let committer = Committer::new(&table, &env, CommitOptions::for_table(&table, "u").unwrap());
-    let b = [rows_of(&[1], "x", "d1", "1")];
+    let b = [behavior_rows(&[1], "x", "d1", "1")];
     let seq = next_sequence_number(&table).await.unwrap();
 
     // Buckets from the live index would keep stale hashes of the replaced partition.
@@ -537,7 +468,7 @@ async fn write_and_commit_modes_must_match() {
         .unwrap_err();
     assert!(err.to_string().contains("write_overwrite"), "{err}");
     // Buckets from an empty index appended would put key 3 in a second bucket.
-    let fresh = write_overwrite(&table, &env, &[rows_of(&[3], "x", "d1", "1")], seq)
+    let fresh = write_overwrite(&table, &env, &[behavior_rows(&[3], "x", "d1", "1")], seq)
         .await
         .unwrap();
     let err = committer.commit(fresh, None).await.unwrap_err();

@@ -3,22 +3,21 @@
 //! same rows written as Parquet, with the same manifest statistics; append and primary-key.
 
 use arrow_array::{
-    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, Float32Array,
-    Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray,
+    ArrayRef, Decimal128Array, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray,
     TimestampMicrosecondArray,
 };
-use arrow_cast::display::{ArrayFormatter, FormatOptions};
-use arrow_schema::{Field, Schema};
 use bytes::Bytes;
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
 use lakescope_paimon::spec::types::MAX_LENGTH;
 use lakescope_paimon::spec::{DataType, TypeKind};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
-use lakescope_paimon::write::schema::{create_table, TableDefinition};
+use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::{write_files, FixedEnv, NewFile};
 use lakescope_paimon::Error;
 use lakescope_storage::{LocalStore, MemoryStore, ObjectStore};
+use lakescope_test_support::tables::{
+    batch, create, rows, t, writable_types, writable_types_batch, write_and_commit,
+};
 use orc_rust::compression::CompressionType;
 use orc_rust::ArrowReaderBuilder;
 use std::collections::BTreeMap;
@@ -27,47 +26,6 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus");
-
-fn t(kind: TypeKind) -> DataType {
-    DataType::nullable(kind)
-}
-
-fn rows(batches: &[RecordBatch]) -> Vec<String> {
-    let mut out = Vec::new();
-    for b in batches {
-        let fmts: Vec<_> = b
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &FormatOptions::default()).unwrap())
-            .collect();
-        for r in 0..b.num_rows() {
-            let cells: Vec<String> = (0..b.num_columns())
-                .map(|i| {
-                    if b.column(i).is_null(r) {
-                        "null".into()
-                    } else {
-                        fmts[i].value(r).to_string()
-                    }
-                })
-                .collect();
-            out.push(cells.join("|"));
-        }
-    }
-    out.sort();
-    out
-}
-
-fn batch(cols: Vec<(&str, ArrayRef)>) -> RecordBatch {
-    let fields: Vec<Field> = cols
-        .iter()
-        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
-        .collect();
-    RecordBatch::try_new(
-        Arc::new(Schema::new(fields)),
-        cols.into_iter().map(|(_, a)| a).collect(),
-    )
-    .unwrap()
-}
 
 /// The ORC layout of a file: (column name, ORC type) and the compression.
 type Layout = (Vec<(String, String)>, Option<CompressionType>);
@@ -101,14 +59,7 @@ async fn file_bytes(table: &Table, f: &NewFile) -> Bytes {
 
 /// Writes and commits `b`; returns the new files and the rows of the new snapshot.
 async fn commit(table: &Table, env: &FixedEnv, b: RecordBatch) -> (Vec<NewFile>, Vec<String>) {
-    let seq = next_sequence_number(table).await.unwrap();
-    let files = write_files(table, env, &[b], seq).await.unwrap();
-    let opts = CommitOptions::for_table(table, "orc-test").unwrap();
-    let s = Committer::new(table, env, opts)
-        .commit(files.clone(), None)
-        .await
-        .unwrap()
-        .snapshot;
+    let (files, s) = write_and_commit(table, env, &[b], None, "orc-test").await;
     let r = read_snapshot(table, Some(&s), &ReadRequest::default())
         .await
         .unwrap();
@@ -137,10 +88,7 @@ async fn new_table(
             .collect::<BTreeMap<_, _>>(),
         comment: None,
     };
-    create_table(store.as_ref(), path, &def, &env)
-        .await
-        .unwrap();
-    Table::open(store.clone(), path).await.unwrap()
+    create(store, path, &def, &env).await
 }
 
 #[tokio::test]
@@ -236,102 +184,6 @@ async fn append_orc_table_matches_java_layout() {
     );
 }
 
-fn all_types() -> Vec<(&'static str, DataType)> {
-    vec![
-        ("flag", t(TypeKind::Boolean)),
-        ("ti", t(TypeKind::TinyInt)),
-        ("si", t(TypeKind::SmallInt)),
-        ("i", t(TypeKind::Int)),
-        ("bi", t(TypeKind::BigInt)),
-        ("f", t(TypeKind::Float)),
-        ("d", t(TypeKind::Double)),
-        ("s", t(TypeKind::VarChar(MAX_LENGTH))),
-        ("vc", t(TypeKind::VarChar(10))),
-        ("b", t(TypeKind::VarBinary(MAX_LENGTH))),
-        ("dt", t(TypeKind::Date)),
-        ("ts3", t(TypeKind::Timestamp(3))),
-        ("ts6", t(TypeKind::Timestamp(6))),
-        ("ltz", t(TypeKind::LocalZonedTimestamp(6))),
-    ]
-}
-
-fn all_types_batch() -> RecordBatch {
-    let long = "a string that is longer than sixteen characters";
-    batch(vec![
-        (
-            "flag",
-            Arc::new(BooleanArray::from(vec![Some(true), None, Some(false)])) as ArrayRef,
-        ),
-        (
-            "ti",
-            Arc::new(Int8Array::from(vec![Some(-128), Some(127), None])),
-        ),
-        (
-            "si",
-            Arc::new(Int16Array::from(vec![Some(-3), None, Some(300)])),
-        ),
-        (
-            "i",
-            Arc::new(Int32Array::from(vec![None, Some(i32::MIN), Some(7)])),
-        ),
-        (
-            "bi",
-            Arc::new(Int64Array::from(vec![Some(i64::MAX), Some(0), None])),
-        ),
-        (
-            "f",
-            Arc::new(Float32Array::from(vec![Some(1.5), None, Some(-0.25)])),
-        ),
-        (
-            "d",
-            Arc::new(Float64Array::from(vec![Some(2.5), Some(-1e300), None])),
-        ),
-        (
-            "s",
-            Arc::new(StringArray::from(vec![Some(long), None, Some("é")])),
-        ),
-        (
-            "vc",
-            Arc::new(StringArray::from(vec![Some("x"), Some(""), None])),
-        ),
-        (
-            "b",
-            Arc::new(BinaryArray::from(vec![
-                Some(&b"\x00\x01"[..]),
-                None,
-                Some(&b""[..]),
-            ])),
-        ),
-        (
-            "dt",
-            Arc::new(Date32Array::from(vec![Some(19_783), None, Some(-1)])),
-        ),
-        (
-            "ts3",
-            Arc::new(TimestampMicrosecondArray::from(vec![
-                Some(1_709_251_200_123_000),
-                None,
-                Some(-86_400_001_000),
-            ])),
-        ),
-        (
-            "ts6",
-            Arc::new(TimestampMicrosecondArray::from(vec![
-                Some(1_709_251_200_123_456),
-                Some(0),
-                None,
-            ])),
-        ),
-        (
-            "ltz",
-            Arc::new(
-                TimestampMicrosecondArray::from(vec![None, Some(1_709_251_200_000_001), Some(5)])
-                    .with_timezone("UTC"),
-            ),
-        ),
-    ])
-}
-
 #[tokio::test]
 async fn every_writable_type_reads_back_like_parquet_with_the_same_stats() {
     let store: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
@@ -339,15 +191,15 @@ async fn every_writable_type_reads_back_like_parquet_with_the_same_stats() {
     let orc = new_table(
         &store,
         "db.db/orc",
-        all_types(),
+        writable_types(),
         &[],
         &[],
         &[("file.format", "orc")],
     )
     .await;
-    let parquet = new_table(&store, "db.db/parquet", all_types(), &[], &[], &[]).await;
-    let (orc_files, orc_rows) = commit(&orc, &env, all_types_batch()).await;
-    let (parquet_files, parquet_rows) = commit(&parquet, &env, all_types_batch()).await;
+    let parquet = new_table(&store, "db.db/parquet", writable_types(), &[], &[], &[]).await;
+    let (orc_files, orc_rows) = commit(&orc, &env, writable_types_batch()).await;
+    let (parquet_files, parquet_rows) = commit(&parquet, &env, writable_types_batch()).await;
     assert_eq!(orc_rows.len(), 3);
     assert_eq!(orc_rows, parquet_rows);
     assert_eq!(

@@ -6,44 +6,22 @@ use arrow_array::{
     Array, ArrayRef, Float32Array, Int32Array, Int64Array, RecordBatch, StringArray,
 };
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
-use arrow_schema::{Field, Schema};
 use async_trait::async_trait;
 use bytes::Bytes;
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
 use lakescope_paimon::spec::schema::TableSchema;
-use lakescope_paimon::spec::types::MAX_LENGTH;
 use lakescope_paimon::spec::{DataField, DataType, TypeKind};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
 use lakescope_paimon::write::catalog_ops::{drop_database, drop_table, rename_table};
 use lakescope_paimon::write::schema::{create_table, TableDefinition};
 use lakescope_paimon::write::schema_change::commit_schema;
-use lakescope_paimon::write::{write_files, FixedEnv, WriteEnv};
+use lakescope_paimon::write::{FixedEnv, WriteEnv};
 use lakescope_storage::{Listing, LocalStore, MemoryStore, ObjectMeta, ObjectStore, PutOutcome};
+use lakescope_test_support::tables::{batch, string, t, write_and_commit};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
-
-fn t(kind: TypeKind) -> DataType {
-    DataType::nullable(kind)
-}
-
-fn string() -> DataType {
-    t(TypeKind::VarChar(MAX_LENGTH))
-}
-
-fn batch(cols: Vec<(&str, ArrayRef)>) -> RecordBatch {
-    let fields: Vec<Field> = cols
-        .iter()
-        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
-        .collect();
-    RecordBatch::try_new(
-        Arc::new(Schema::new(fields)),
-        cols.into_iter().map(|(_, a)| a).collect(),
-    )
-    .unwrap()
-}
 
 /// `name=value` cells of every row, sorted rows.
 fn rows(batches: &[RecordBatch]) -> Vec<String> {
@@ -98,13 +76,7 @@ async fn read_latest(store: &Rc<dyn ObjectStore>, path: &str) -> Result<Vec<Stri
 
 async fn insert(store: &Rc<dyn ObjectStore>, path: &str, env: &dyn WriteEnv, b: RecordBatch) {
     let table = open(store, path).await;
-    let seq = next_sequence_number(&table).await.unwrap();
-    let files = write_files(&table, env, &[b], seq).await.unwrap();
-    let opts = CommitOptions::for_table(&table, "test-user").unwrap();
-    Committer::new(&table, env, opts)
-        .commit(files, None)
-        .await
-        .unwrap();
+    write_and_commit(&table, env, &[b], None, "test-user").await;
 }
 
 /// Computes the next schema from the latest with `change` and commits it.

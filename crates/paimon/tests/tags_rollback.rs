@@ -2,51 +2,25 @@
 //! leave, their errors, and that the table reads as the target snapshot afterwards — also on a
 //! pypaimon-written corpus table with tags.
 
-use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
-use arrow_cast::display::{ArrayFormatter, FormatOptions};
-use arrow_schema::{Field, Schema};
+use arrow_array::{ArrayRef, Int64Array, StringArray};
 use lakescope_paimon::commit::tags::{
     create_tag, delete_tag, parse_duration, rollback_to, RollbackTarget,
 };
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
-use lakescope_paimon::spec::{DataType, TypeKind};
+use lakescope_paimon::spec::TypeKind;
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
-use lakescope_paimon::write::schema::{create_table, TableDefinition};
-use lakescope_paimon::write::{write_files, FixedEnv, WriteEnv};
+use lakescope_paimon::write::schema::TableDefinition;
+use lakescope_paimon::write::{FixedEnv, WriteEnv};
 use lakescope_paimon::Error;
 use lakescope_storage::{LocalStore, ObjectStore};
+use lakescope_test_support::copy_dir;
+use lakescope_test_support::tables::{batch, create, rows, rows_at, string, t, write_and_commit};
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus");
-
-fn rows(batches: &[RecordBatch]) -> Vec<String> {
-    let mut out = Vec::new();
-    for b in batches {
-        let fmts: Vec<_> = b
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &FormatOptions::default()).unwrap())
-            .collect();
-        for r in 0..b.num_rows() {
-            let cells: Vec<String> = (0..b.num_columns())
-                .map(|i| {
-                    if b.column(i).is_null(r) {
-                        "null".into()
-                    } else {
-                        fmts[i].value(r).to_string()
-                    }
-                })
-                .collect();
-            out.push(cells.join("|"));
-        }
-    }
-    out.sort();
-    out
-}
 
 /// Rows of the table's latest snapshot, read through a fresh handle.
 async fn latest_rows(store: &Rc<dyn ObjectStore>, path: &str) -> (i64, Vec<String>) {
@@ -58,38 +32,19 @@ async fn latest_rows(store: &Rc<dyn ObjectStore>, path: &str) -> (i64, Vec<Strin
     (s.id, rows(&r.batches))
 }
 
-async fn rows_at(table: &Table, id: i64) -> Vec<String> {
-    let s = table.snapshot(id).await.unwrap();
-    rows(
-        &read_snapshot(table, Some(&s), &ReadRequest::default())
-            .await
-            .unwrap()
-            .batches,
-    )
-}
-
 async fn append(table: &Table, env: &dyn WriteEnv, ids: &[i64]) -> i64 {
-    let b = RecordBatch::try_new(
-        Arc::new(Schema::new(vec![
-            Field::new("id", arrow_schema::DataType::Int64, true),
-            Field::new("v", arrow_schema::DataType::Utf8, true),
-        ])),
-        vec![
-            Arc::new(Int64Array::from(ids.to_vec())) as ArrayRef,
+    let b = batch(vec![
+        ("id", Arc::new(Int64Array::from(ids.to_vec())) as ArrayRef),
+        (
+            "v",
             Arc::new(StringArray::from(
                 ids.iter().map(|i| format!("v{i}")).collect::<Vec<_>>(),
             )),
-        ],
-    )
-    .unwrap();
-    let seq = next_sequence_number(table).await.unwrap();
-    let files = write_files(table, env, &[b], seq).await.unwrap();
-    let opts = CommitOptions::for_table(table, "tags-test").unwrap();
-    Committer::new(table, env, opts)
-        .commit(files, None)
+        ),
+    ]);
+    write_and_commit(table, env, &[b], None, "tags-test")
         .await
-        .unwrap()
-        .snapshot
+        .1
         .id
 }
 
@@ -98,19 +53,12 @@ async fn three_snapshots(dir: &Path, env: &FixedEnv) -> (Rc<dyn ObjectStore>, Ta
     let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(dir));
     let def = TableDefinition {
         columns: vec![
-            ("id".into(), DataType::nullable(TypeKind::BigInt), None),
-            (
-                "v".into(),
-                DataType::nullable(TypeKind::VarChar(lakescope_paimon::spec::types::MAX_LENGTH)),
-                None,
-            ),
+            ("id".into(), t(TypeKind::BigInt), None),
+            ("v".into(), string(), None),
         ],
         ..Default::default()
     };
-    create_table(store.as_ref(), "db.db/t", &def, env)
-        .await
-        .unwrap();
-    let table = Table::open(store.clone(), "db.db/t").await.unwrap();
+    let table = create(&store, "db.db/t", &def, env).await;
     for i in 1..=3 {
         assert_eq!(append(&table, env, &[i]).await, i);
     }
@@ -214,28 +162,16 @@ async fn table_option_sets_the_default_retention() {
     let env = FixedEnv::new(1_700_000_000_000, 12);
     let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(dir.path()));
     let def = TableDefinition {
-        columns: vec![("id".into(), DataType::nullable(TypeKind::BigInt), None)],
+        columns: vec![("id".into(), t(TypeKind::BigInt), None)],
         options: [("tag.default-time-retained".to_string(), "2 h".to_string())].into(),
         ..Default::default()
     };
-    create_table(store.as_ref(), "db.db/t", &def, &env)
-        .await
-        .unwrap();
-    let table = Table::open(store.clone(), "db.db/t").await.unwrap();
-    let b = RecordBatch::try_new(
-        Arc::new(Schema::new(vec![Field::new(
-            "id",
-            arrow_schema::DataType::Int64,
-            true,
-        )])),
-        vec![Arc::new(Int64Array::from(vec![1])) as ArrayRef],
-    )
-    .unwrap();
-    let files = write_files(&table, &env, &[b], 0).await.unwrap();
-    Committer::new(&table, &env, CommitOptions::for_table(&table, "u").unwrap())
-        .commit(files, None)
-        .await
-        .unwrap();
+    let table = create(&store, "db.db/t", &def, &env).await;
+    let b = batch(vec![(
+        "id",
+        Arc::new(Int64Array::from(vec![1])) as ArrayRef,
+    )]);
+    write_and_commit(&table, &env, &[b], None, "u").await;
     let tag = create_tag(&table, "x", None, None, &env).await.unwrap();
     assert_eq!(
         tag.tag_time_retained.and_then(|v| v.as_f64()),
@@ -244,13 +180,10 @@ async fn table_option_sets_the_default_retention() {
     assert!(tag.tag_create_time.is_some());
     // A table without snapshots has nothing to tag.
     let def = TableDefinition {
-        columns: vec![("id".into(), DataType::nullable(TypeKind::BigInt), None)],
+        columns: vec![("id".into(), t(TypeKind::BigInt), None)],
         ..Default::default()
     };
-    create_table(store.as_ref(), "db.db/empty", &def, &env)
-        .await
-        .unwrap();
-    let empty = Table::open(store.clone(), "db.db/empty").await.unwrap();
+    let empty = create(&store, "db.db/empty", &def, &env).await;
     let err = create_tag(&empty, "x", None, None, &env).await.unwrap_err();
     assert!(
         err.to_string().contains("latest snapshot doesn't exist"),
@@ -384,20 +317,6 @@ async fn rollback_to_an_expired_tagged_snapshot_recreates_it() {
     );
     assert_eq!(latest_rows(&store, "db.db/t").await, (1, tagged_rows));
     assert_eq!(table.snapshot_ids().await.unwrap(), vec![1]);
-}
-
-/// Copies a directory tree (the corpus is read-only).
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 #[tokio::test]

@@ -2,15 +2,14 @@
 //! against Java- and pypaimon-written corpus tables; racing writers on shared stores.
 
 use arrow_array::{
-    Array, ArrayRef, Decimal128Array, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray,
+    ArrayRef, Decimal128Array, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray,
 };
-use arrow_cast::display::{ArrayFormatter, FormatOptions};
-use arrow_schema::{DataType as ArrowType, Field, Schema};
+use arrow_schema::DataType as ArrowType;
 use async_trait::async_trait;
 use bytes::Bytes;
 use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer, Overwrite};
 use lakescope_paimon::scan::{plan, PartitionFilter};
-use lakescope_paimon::spec::{BinaryRow, CommitKind, DataType, Datum, TypeKind};
+use lakescope_paimon::spec::{BinaryRow, CommitKind, Datum, TypeKind};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
 use lakescope_paimon::write::binary_row::hash_code;
@@ -18,6 +17,9 @@ use lakescope_paimon::write::bucket::bucket_of_hash;
 use lakescope_paimon::write::schema::{create_table, TableDefinition};
 use lakescope_paimon::write::{write, write_files, FixedEnv, SystemEnv, WriteEnv};
 use lakescope_storage::{Listing, LocalStore, MemoryStore, ObjectMeta, ObjectStore, PutOutcome};
+use lakescope_test_support::tables::{
+    batch, commit_message, create, rows, rows_at, string, t, write_and_commit,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::Path;
@@ -26,75 +28,15 @@ use std::sync::Arc;
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus");
 
-fn t(kind: TypeKind) -> DataType {
-    DataType::nullable(kind)
-}
-
-fn string() -> DataType {
-    t(TypeKind::VarChar(lakescope_paimon::spec::types::MAX_LENGTH))
-}
-
-fn rows(batches: &[RecordBatch]) -> Vec<String> {
-    let mut out = Vec::new();
-    for b in batches {
-        let fmts: Vec<_> = b
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &FormatOptions::default()).unwrap())
-            .collect();
-        for r in 0..b.num_rows() {
-            let cells: Vec<String> = (0..b.num_columns())
-                .map(|i| {
-                    if b.column(i).is_null(r) {
-                        "null".into()
-                    } else {
-                        fmts[i].value(r).to_string()
-                    }
-                })
-                .collect();
-            out.push(cells.join("|"));
-        }
-    }
-    out.sort();
-    out
-}
-
-async fn read_rows(table: &Table, id: i64) -> Vec<String> {
-    let s = table.snapshot(id).await.unwrap();
-    rows(
-        &read_snapshot(table, Some(&s), &ReadRequest::default())
-            .await
-            .unwrap()
-            .batches,
-    )
-}
-
-fn batch(cols: Vec<(&str, ArrayRef)>) -> RecordBatch {
-    let fields: Vec<Field> = cols
-        .iter()
-        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
-        .collect();
-    RecordBatch::try_new(
-        Arc::new(Schema::new(fields)),
-        cols.into_iter().map(|(_, a)| a).collect(),
-    )
-    .unwrap()
-}
-
 async fn commit(
     table: &Table,
     env: &dyn WriteEnv,
     b: RecordBatch,
     overwrite: Option<Overwrite>,
 ) -> i64 {
-    let seq = next_sequence_number(table).await.unwrap();
-    let files = write_files(table, env, &[b], seq).await.unwrap();
-    let opts = CommitOptions::for_table(table, "test-user").unwrap();
-    Committer::new(table, env, opts)
-        .commit(files, overwrite)
+    write_and_commit(table, env, &[b], overwrite, "test-user")
         .await
-        .unwrap()
-        .snapshot
+        .1
         .id
 }
 
@@ -158,16 +100,16 @@ async fn append_partitioned_table_round_trips() {
     ]);
     assert_eq!(commit(&table, &env, b3, Some(Overwrite::Dynamic)).await, 3);
     assert_eq!(
-        read_rows(&table, 1).await,
+        rows_at(&table, 1).await,
         vec![
             "1|a|1.00|x",
             "2|null|2.50|y",
             "3|a very long name beyond sixteen chars|-0.05|x"
         ]
     );
-    assert_eq!(read_rows(&table, 2).await.len(), 4);
+    assert_eq!(rows_at(&table, 2).await.len(), 4);
     assert_eq!(
-        read_rows(&table, 3).await,
+        rows_at(&table, 3).await,
         vec!["2|null|2.50|y", "4|null|null|y", "9|null|null|x"]
     );
     let s3 = table.snapshot(3).await.unwrap();
@@ -204,10 +146,7 @@ async fn pk_fixed_bucket_table_upserts_deletes_and_overwrites() {
         options: BTreeMap::from([("bucket".to_string(), "3".to_string())]),
         ..Default::default()
     };
-    create_table(store.as_ref(), "db.db/pk", &def, &env)
-        .await
-        .unwrap();
-    let table = Table::open(store.clone(), "db.db/pk").await.unwrap();
+    let table = create(&store, "db.db/pk", &def, &env).await;
     let kv = |dts: Vec<&str>, ids: Vec<i32>, vs: Vec<Option<&str>>, kinds: Option<Vec<i8>>| {
         let mut cols = vec![
             ("dt", Arc::new(StringArray::from(dts)) as ArrayRef),
@@ -240,7 +179,7 @@ async fn pk_fixed_bucket_table_upserts_deletes_and_overwrites() {
     )
     .await;
     assert_eq!(
-        read_rows(&table, 2).await,
+        rows_at(&table, 2).await,
         vec!["a|0|v1", "a|1|v2", "a|2|v2", "a|4|v1", "a|5|v1"]
     );
     // Overwrite partition a statically with one row; add partition b.
@@ -261,7 +200,7 @@ async fn pk_fixed_bucket_table_upserts_deletes_and_overwrites() {
         )])),
     )
     .await;
-    assert_eq!(read_rows(&table, 4).await, vec!["a|9|o", "b|7|b"]);
+    assert_eq!(rows_at(&table, 4).await, vec!["a|9|o", "b|7|b"]);
     // Files sit in the bucket Java's hash picks.
     let s = table.latest_snapshot().await.unwrap().unwrap();
     for split in plan(&table, &s, &PartitionFilter::All)
@@ -280,10 +219,7 @@ async fn pk_fixed_bucket_table_upserts_deletes_and_overwrites() {
         options: BTreeMap::new(),
         ..def.clone()
     };
-    create_table(store.as_ref(), "db.db/dyn", &dynamic, &env)
-        .await
-        .unwrap();
-    let dyn_table = Table::open(store.clone(), "db.db/dyn").await.unwrap();
+    let dyn_table = create(&store, "db.db/dyn", &dynamic, &env).await;
     let err = write_files(
         &dyn_table,
         &env,
@@ -497,10 +433,7 @@ async fn small_target_file_size_rolls_files() {
         ]),
         ..Default::default()
     };
-    create_table(store.as_ref(), "db.db/roll", &def, &env)
-        .await
-        .unwrap();
-    let table = Table::open(store.clone(), "db.db/roll").await.unwrap();
+    let table = create(&store, "db.db/roll", &def, &env).await;
     let ids: Vec<i32> = (0..500).rev().collect();
     let b = batch(vec![
         ("id", Arc::new(Int32Array::from(ids.clone())) as ArrayRef),
@@ -530,7 +463,7 @@ async fn small_target_file_size_rolls_files() {
     for w in ranges.windows(2) {
         assert!(w[0].1 < w[1].0, "overlapping key ranges {ranges:?}");
     }
-    assert_eq!(read_rows(&table, 1).await.len(), 500);
+    assert_eq!(rows_at(&table, 1).await.len(), 500);
 }
 
 /// Dynamic bucket (`bucket=-1`): keys fill buckets up to `dynamic-bucket.target-row-num`, known
@@ -548,10 +481,7 @@ async fn dynamic_bucket_assigns_like_java() {
         options: BTreeMap::from([("dynamic-bucket.target-row-num".to_string(), "3".to_string())]),
         ..Default::default()
     };
-    create_table(store.as_ref(), "db.db/dyn", &def, &env)
-        .await
-        .unwrap();
-    let table = Table::open(store.clone(), "db.db/dyn").await.unwrap();
+    let table = create(&store, "db.db/dyn", &def, &env).await;
     let kv = |ids: Vec<i32>, v: &str| {
         batch(vec![
             ("id", Arc::new(Int32Array::from(ids.clone())) as ArrayRef),
@@ -564,13 +494,9 @@ async fn dynamic_bucket_assigns_like_java() {
     for (ids, v) in [((0..8).collect::<Vec<_>>(), "a"), (vec![6, 7, 8, 9], "b")] {
         let seq = next_sequence_number(&table).await.unwrap();
         let msg = write(&table, &env, &[kv(ids, v)], seq).await.unwrap();
-        let opts = CommitOptions::for_table(&table, "u").unwrap();
-        Committer::new(&table, &env, opts)
-            .commit(msg, None)
-            .await
-            .unwrap();
+        commit_message(&table, &env, msg, None, "u").await;
     }
-    assert_eq!(read_rows(&table, 2).await.len(), 10);
+    assert_eq!(rows_at(&table, 2).await.len(), 10);
     let s = table.latest_snapshot().await.unwrap().unwrap();
     let index = table
         .index_manifest(s.index_manifest.as_deref().unwrap())

@@ -18,17 +18,12 @@ use lakescope_engine::scan::{scan_table, ScanRequest, TimeTravel};
 use lakescope_engine::TableRef;
 use lakescope_paimon::table::Table;
 use lakescope_storage::LocalStore;
+use lakescope_test_support::oracles::{run, run_with_input, Oracles};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::rc::Rc;
-
-struct Oracles {
-    python: PathBuf,
-    java_cp: String,
-}
 
 fn oracle_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle")
@@ -36,71 +31,10 @@ fn oracle_dir() -> PathBuf {
 
 /// The oracles, with ReadRefs.java compiled (again when the source is newer than the class).
 fn oracles() -> Option<Oracles> {
-    let root = std::env::var("LAKE_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/lake-oracles")
-        });
-    let python = root.join("venv/bin/python");
-    let lib = root.join("java/lib");
-    let ok = python.exists() && lib.join("paimon-python-java-bridge-0.9.0.jar").exists();
-    if !ok {
-        if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() == Ok("1") {
-            eprintln!("skipping: oracles missing and LAKESCOPE_SKIP_ORACLES=1");
-            return None;
-        }
-        panic!(
-            "interop oracles (pypaimon 2.1 venv, Java Paimon 0.9 jars) missing under {}: run `bash scripts/oracles.sh` (or set LAKESCOPE_SKIP_ORACLES=1 to skip)",
-            root.display()
-        );
-    }
-    let classes = Path::new(env!("CARGO_TARGET_TMPDIR")).join("seed-interop-classes");
-    let source = oracle_dir().join("ReadRefs.java");
-    let class = classes.join("ReadRefs.class");
-    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    if modified(&class).is_none() || modified(&class) < modified(&source) {
-        std::fs::create_dir_all(&classes).unwrap();
-        run(
-            Command::new("javac")
-                .arg("-nowarn")
-                .arg("-cp")
-                .arg(format!("{}/*", lib.display()))
-                .arg("-d")
-                .arg(&classes)
-                .arg(&source),
-            "javac ReadRefs.java (needs a JDK 17; see scripts/oracles.sh)",
-            None,
-        );
-    }
-    Some(Oracles {
-        python,
-        java_cp: format!("{}/*:{}", lib.display(), classes.display()),
-    })
-}
-
-/// Runs `cmd` (feeding `stdin`), asserts success, returns stdout.
-fn run(cmd: &mut Command, what: &str, stdin: Option<&str>) -> String {
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    if stdin.is_some() {
-        cmd.stdin(Stdio::piped());
-    }
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    if let Some(input) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        let input = input.to_string();
-        // written from a thread so a full stdout pipe cannot deadlock us
-        std::thread::spawn(move || pipe.write_all(input.as_bytes()));
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{what} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    Some(lakescope_test_support::oracles::oracles()?.with_java(
+        &oracle_dir().join("ReadRefs.java"),
+        &Path::new(env!("CARGO_TARGET_TMPDIR")).join("seed-interop-classes"),
+    ))
 }
 
 /// A version of a table to read.
@@ -247,15 +181,14 @@ fn java_reads(
             .arg("ReadRefs")
             .args(oracle_args(tables)),
         "Java Paimon 0.9 (ReadRefs)",
-        None,
     );
     // Java spells numbers its own way (1.0E16); Python's json module re-spells them.
-    let normalized = run(
+    let normalized = run_with_input(
         Command::new(&o.python)
             .arg(oracle_dir().join("read_refs.py"))
             .arg("normalize"),
         "normalizing Java's JSON lines (read_refs.py normalize)",
-        Some(&raw),
+        &raw,
     );
     sections(&normalized)
 }
@@ -270,7 +203,6 @@ fn pypaimon_reads(
             .arg("read")
             .args(oracle_args(tables)),
         "pypaimon 2.1 (read_refs.py)",
-        None,
     ))
 }
 

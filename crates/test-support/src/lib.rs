@@ -1,0 +1,40 @@
+//! Helpers shared by lakescope's integration tests (a dev-dependency only, never published):
+//! [`oracles`] finds and runs the interop oracles (Java Paimon 0.9 and pypaimon 2.1, set up by
+//! `scripts/oracles.sh`) and parses what they print; [`tables`] builds small batches and writes
+//! small Paimon tables with a fixed `WriteEnv`; with the `engine` feature, [`engine`] reads
+//! tables through lakescope-engine's catalog as the oracles print them.
+
+#[cfg(feature = "engine")]
+pub mod engine;
+pub mod oracles;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+/// The repository's root folder.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A fresh, empty folder `<tmp>/<prefix>-<pid>-<name>` (removed first if a run left it).
+pub fn temp_dir(prefix: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{prefix}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Copies a directory tree (tables are copied to be changed by another writer, or because the
+/// corpus is read-only).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
