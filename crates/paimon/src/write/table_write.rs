@@ -8,7 +8,8 @@ use super::dynamic_bucket::{DynamicBucketAssigner, IndexChange};
 use super::env::WriteEnv;
 use super::stats;
 use crate::error::{Error, Result};
-use crate::merge::RowKind;
+use crate::merge::config::{MergeConfig, MergeEngine as MergeConfigEngine};
+use crate::merge::{MergeReader, MergeSettings, RowKind, SEQUENCE_NUMBER, VALUE_KIND};
 use crate::spec::binary_row::Datum;
 use crate::spec::manifest::{DataFileMeta, SimpleStats};
 use crate::spec::options::{ChangelogProducer, CoreOptions, MergeEngine};
@@ -20,7 +21,7 @@ use arrow_array::types::Int8Type;
 use arrow_array::{
     new_null_array, Array, ArrayRef, Int64Array, Int8Array, RecordBatch, UInt32Array,
 };
-use arrow_schema::DataType as ArrowType;
+use arrow_schema::{DataType as ArrowType, Field, Schema};
 use bytes::Bytes;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -94,23 +95,140 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
         if bucket < -1 {
             return refuse(format!("writing bucket={bucket} primary-key tables"));
         }
-        if options.merge_engine()? != MergeEngine::Deduplicate {
-            return refuse(format!(
-                "writing merge-engine={} tables",
-                options.merge_engine()?
-            ));
+        if options.merge_engine()? == MergeEngine::FirstRow {
+            // Java's DataTableBatchScan, pypaimon and lakescope's reader skip level-0 files of
+            // first-row tables: Java's writer makes rows visible by its lookup compaction.
+            return refuse(
+                "writing merge-engine=first-row tables: batch readers (Java, pypaimon, lakescope) skip level-0 files of first-row tables, so the rows would stay invisible until a (lookup) compaction moves them up, and lakescope does not compact yet".into(),
+            );
         }
-        if options.changelog_producer()? != ChangelogProducer::None {
-            return refuse("writing tables with a changelog-producer".into());
+        match options.changelog_producer()? {
+            ChangelogProducer::None => {}
+            ChangelogProducer::Input => {
+                return refuse(
+                    "writing changelog-producer=input tables: Java writes the input rows again as changelog files listed in the snapshot's changelog manifest list, which lakescope's commit does not write yet; a streaming consumer would miss these changes".into(),
+                );
+            }
+            p @ (ChangelogProducer::Lookup | ChangelogProducer::FullCompaction) => {
+                return refuse(format!(
+                    "writing changelog-producer={} tables: their changelog files are produced by compaction, which lakescope does not do yet; a streaming consumer would miss the changes of lakescope's commits",
+                    if p == ChangelogProducer::Lookup {
+                        "lookup"
+                    } else {
+                        "full-compaction"
+                    }
+                ));
+            }
         }
         if !options.sequence_field().is_empty() {
             return refuse("writing tables with a sequence.field".into());
         }
+        // The merge options must be valid, as Java's writer builds the merge function too.
+        merge_reader_for(schema)?;
     }
     for f in &schema.fields {
         encoding.check_field(f)?;
     }
     Ok(())
+}
+
+/// A merge reader over no rows of `schema`: building it validates the merge options as the
+/// reader of the written files will.
+fn merge_reader_for(schema: &TableSchema) -> Result<MergeReader> {
+    let mut fields: Vec<Field> = schema
+        .fields
+        .iter()
+        .map(|f| {
+            let t = crate::read::arrow_schema::to_arrow_type(&f.data_type);
+            Field::new(&f.name, t, true)
+        })
+        .collect();
+    fields.push(Field::new(SEQUENCE_NUMBER, ArrowType::Int64, false));
+    fields.push(Field::new(VALUE_KIND, ArrowType::Int8, false));
+    let empty = RecordBatch::new_empty(Arc::new(Schema::new(fields)));
+    MergeReader::new(
+        vec![vec![empty]],
+        &schema.fields,
+        &schema.primary_keys,
+        &schema.options,
+        MergeSettings::default(),
+    )
+}
+
+/// Java's field aggregators that implement `retract` (the others throw).
+fn retractable(func: &str) -> bool {
+    matches!(
+        func,
+        "sum"
+            | "product"
+            | "last_value"
+            | "last_non_null_value"
+            | "primary-key"
+            | "collect"
+            | "merge_map"
+            | "nested_update"
+    )
+}
+
+/// Refuses -U/-D rows the table's merge engine would reject when merging (on read and in
+/// compaction): the table would become unreadable. Called only when the input has retractions
+/// and `ignore-delete` is off (with it they are dropped before writing, as Java's
+/// `TableWriteImpl` does).
+fn check_retractions(table: &Table, schema: &TableSchema) -> Result<()> {
+    let config = MergeConfig::from_options(&schema.options)?;
+    let refuse = |what: String| Err(Error::unsupported(table.path(), what));
+    let agg_func = |name: &str| {
+        config
+            .field_aggregate_function(name)
+            .or(config.default_aggregate_function.as_deref())
+    };
+    let cannot_retract = |name: &str, func: &str| -> Result<bool> {
+        Ok(!retractable(func) && !config.field_bool(name, "ignore-retract")?)
+    };
+    match config.engine {
+        MergeConfigEngine::Deduplicate => Ok(()),
+        MergeConfigEngine::FirstRow => refuse(
+            "-U/-D rows in a first-row table (its merge function rejects them): set 'ignore-delete' = 'true' to drop them".into(),
+        ),
+        MergeConfigEngine::PartialUpdate => {
+            if config.sequence_groups.is_empty() {
+                if config.partial_update_remove_record_on_delete {
+                    return Ok(());
+                }
+                return refuse(
+                    "-U/-D rows in a partial-update table without 'ignore-delete', 'partial-update.remove-record-on-delete' or sequence groups (its merge function rejects them)".into(),
+                );
+            }
+            // Retracting a sequence group retracts its fields' aggregates.
+            for group in &config.sequence_groups {
+                for name in &group.protected_fields {
+                    if let Some(func) = agg_func(name) {
+                        if cannot_retract(name, func)? {
+                            return refuse(format!(
+                                "-U/-D rows in a partial-update table: aggregate function '{func}' of field '{name}' does not support retraction (set 'fields.{name}.ignore-retract' = 'true')"
+                            ));
+                        }
+                    }
+                }
+            }
+            Ok(())
+        }
+        MergeConfigEngine::Aggregation => {
+            for f in &schema.fields {
+                if schema.primary_keys.contains(&f.name) {
+                    continue;
+                }
+                let func = agg_func(&f.name).unwrap_or("last_non_null_value");
+                if cannot_retract(&f.name, func)? {
+                    return refuse(format!(
+                        "-U/-D rows in an aggregation table: aggregate function '{func}' of field '{}' does not support retraction (set 'fields.{}.ignore-retract' = 'true')",
+                        f.name, f.name
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
 }
 
 /// The table's data file encoding (`file.format`, `file.compression`).
@@ -220,17 +338,41 @@ async fn write_inner(
     let schema = table.current_schema().clone();
     check_writable(table, &schema)?;
     let options = schema.core_options();
-    let (columns, kinds) = project(&schema, batches)?;
-    let rows = kinds.len();
-    if rows == 0 {
-        return Ok(Vec::new());
-    }
+    let (mut columns, mut kinds) = project(&schema, batches)?;
     let is_pk = !schema.primary_keys.is_empty();
     if !is_pk && kinds.iter().any(|k| *k != RowKind::Insert) {
         return Err(Error::Invalid(format!(
             "{}: append tables accept only +I rows",
             table.path()
         )));
+    }
+    let merge = MergeConfig::from_options(&schema.options)?;
+    if is_pk && kinds.iter().any(|k| !k.is_add()) {
+        if merge.ignore_delete {
+            // Java's TableWriteImpl drops retractions of `ignore-delete` tables.
+            let keep: Vec<u32> = (0..kinds.len() as u32)
+                .filter(|i| kinds[*i as usize].is_add())
+                .collect();
+            let keep = UInt32Array::from(keep);
+            columns = columns
+                .iter()
+                .map(|c| {
+                    arrow_select::take::take(c.as_ref(), &keep, None)
+                        .map_err(|e| Error::Invalid(format!("dropping retractions: {e}")))
+                })
+                .collect::<Result<_>>()?;
+            kinds.retain(|k| k.is_add());
+        } else {
+            check_retractions(table, &schema)?;
+        }
+    }
+    // Deduplicate keeps a key's last row of the write; the other engines merge all of them
+    // (Java's write buffer applies the merge function): each further row of a key goes to a
+    // further sorted run (file), with a higher sequence number, and the readers merge them.
+    let keep_last = merge.engine == MergeConfigEngine::Deduplicate;
+    let rows = kinds.len();
+    if rows == 0 {
+        return Ok(Vec::new());
     }
     let partition_idx = indexes(&schema, &schema.partition_keys)?;
     let partition_types: Vec<DataType> = schema.partition_types();
@@ -309,18 +451,25 @@ async fn write_inner(
             .collect::<Result<_>>()?;
         let mut order: Vec<usize> = (0..rows_of.len()).collect();
         order.sort_by(|a, b| cmp_keys(&keys[*a], &keys[*b]));
-        // Stable sort: among equal keys the last one is the latest input row; keep it.
-        let mut kept: Vec<usize> = Vec::with_capacity(order.len());
-        for i in order {
-            if let Some(last) = kept.last_mut() {
-                if cmp_keys(&keys[*last], &keys[i]) == Ordering::Equal {
+        // Stable sort: among equal keys the last one is the latest input row. Sorted runs
+        // hold each key once: `runs[n]` gets the n-th row of every key (or only the last).
+        let mut runs: Vec<Vec<usize>> = vec![Vec::new()];
+        let mut nth = 0;
+        for (pos, i) in order.iter().copied().enumerate() {
+            let same = pos > 0 && cmp_keys(&keys[order[pos - 1]], &keys[i]) == Ordering::Equal;
+            if same && keep_last {
+                if let Some(last) = runs[0].last_mut() {
                     *last = i;
-                    continue;
                 }
+                continue;
             }
-            kept.push(i);
+            nth = if same { nth + 1 } else { 0 };
+            if runs.len() <= nth {
+                runs.push(Vec::new());
+            }
+            runs[nth].push(i);
         }
-        for chunk in kept.chunks(rows_per_file) {
+        for chunk in runs.iter().flat_map(|run| run.chunks(rows_per_file)) {
             let (Some(first), Some(last)) = (chunk.first(), chunk.last()) else {
                 continue;
             };
