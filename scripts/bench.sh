@@ -2,6 +2,7 @@
 # lakescope native read benchmark (issue 9, P1 + the append-table read), side by side with the anchors.
 #
 #   scripts/bench.sh [--work DIR] [--runs N] [--no-anchors] [--no-pure-python] [--no-build] [--keys N] [--rows N]
+#   scripts/bench.sh --write [--work DIR] [--runs N] [--no-build] [--keys N]
 #
 # 1. (re)generates perf.pk_upsert (2,000,000 keys, 5 overlapping sorted runs per bucket, 4 buckets,
 #    Parquet zstd) and perf.append_rows (5,000,000 rows) with Java Paimon 0.9 into DIR/warehouse if
@@ -12,6 +13,12 @@
 #    pypaimon 2.1 (scripts/bench/bench_py.py) -- the anchor readers of gen_perf.sh;
 # 4. writes target/bench/report.md and target/bench/report.json (rows/s, peak RSS, ratios, targets).
 #
+# --write (P7, write throughput) instead times, N times each and interleaved (the order alternates),
+# `lakescope bench-write DIR/write/lakescope.i perf.pk_upsert` against Java Paimon 0.9's
+# `PerfTool writepk DIR/write/java.i` (the same table, rows and 5 commits), each under /usr/bin/time -v;
+# then reads the last run's two tables back with `lakescope bench-read` and `PerfTool bench` (row
+# counts and checksums must agree) and writes target/bench/write_report.{md,json}.
+#
 # The oracles (Python venv with pypaimon 2.1, Java Paimon 0.9 jars) are expected under
 # $LAKE_TOOLS (default ~/.cache/lake-oracles), as set up by ../shared/corpus/gen; pypaimon-rust 0.4
 # is installed into $LAKE_TOOLS/venv-rust on first use, exactly as gen_perf.sh does.
@@ -20,12 +27,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 HERE="$ROOT/scripts/bench"
 TOOLS="${LAKE_TOOLS:-$HOME/.cache/lake-oracles}"
-WORK="${TMPDIR:-/tmp}/lakescope-perf"; RUNS=3; ANCHORS=1; PURE=1; BUILD=1; KEYS=2000000; ROWS=5000000
+WORK="${TMPDIR:-/tmp}/lakescope-perf"; RUNS=3; ANCHORS=1; PURE=1; BUILD=1; KEYS=2000000; ROWS=5000000; WRITE=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --work) WORK="$2"; shift;; --runs) RUNS="$2"; shift;; --no-anchors) ANCHORS=0;;
     --no-pure-python) PURE=0;; --no-build) BUILD=0;; --keys) KEYS="$2"; shift;; --rows) ROWS="$2"; shift;;
-    -h|--help) sed -n 2,18p "$0"; exit 0;;
+    --write) WRITE=1;;
+    -h|--help) sed -n 2,25p "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac; shift
 done
@@ -39,7 +47,7 @@ if [ "$JAVA_OK" = 1 ]; then
   mkdir -p "$TOOLS/perf-classes"
   javac -cp "$TOOLS/java/lib/*" -d "$TOOLS/perf-classes" "$HERE/PerfTool.java"
 fi
-if [ ! -d "$WH/perf.db/pk_upsert" ] || [ ! -d "$WH/perf.db/append_rows" ]; then
+if [ "$WRITE" = 0 ] && { [ ! -d "$WH/perf.db/pk_upsert" ] || [ ! -d "$WH/perf.db/append_rows" ]; }; then
   [ "$JAVA_OK" = 1 ] || { echo "no tables in $WH and no Java Paimon 0.9 under $TOOLS/java/lib" >&2; exit 1; }
   echo "== writing perf.pk_upsert ($KEYS keys) and perf.append_rows ($ROWS rows) with Java Paimon 0.9.0"
   rm -rf "$WH"
@@ -47,7 +55,7 @@ if [ ! -d "$WH/perf.db/pk_upsert" ] || [ ! -d "$WH/perf.db/append_rows" ]; then
   /usr/bin/time -v -o "$WORK/runs/write_pk.time" java $JOPTS -cp "$CP" PerfTool writepk "$WH" "$KEYS" 5
   /usr/bin/time -v -o "$WORK/runs/write_append.time" java $JOPTS -cp "$CP" PerfTool writeappend "$WH" "$ROWS" 5
 fi
-if [ "$ANCHORS" = 1 ] && [ -x "$PY" ] && [ ! -x "$PYR" ]; then
+if [ "$WRITE" = 0 ] && [ "$ANCHORS" = 1 ] && [ -x "$PY" ] && [ ! -x "$PYR" ]; then
   "$PY" -m venv "$TOOLS/venv-rust" && \
   echo "$TOOLS/venv/lib/python3.11/site-packages" > "$TOOLS/venv-rust/lib/python3.11/site-packages/corpus_venv.pth" && \
   "$TOOLS/venv-rust/bin/pip" install -q --no-deps pypaimon-rust==0.4.0 || echo "pypaimon-rust not installed"
@@ -67,6 +75,44 @@ run() {  # run <label> <table> <n> <cmd...>
     echo "{\"error\": \"exit $?\"}" >> "$base.out"
   echo "   $label: $(tail -1 "$base.out")"
 }
+GIT_REV="$(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet HEAD -- crates || echo '+dirty')"
+
+if [ "$WRITE" = 1 ]; then  # P7: write throughput, lakescope vs Java Paimon 0.9, interleaved
+  [ "$JAVA_OK" = 1 ] || { echo "--write needs Java Paimon 0.9 under $TOOLS/java/lib" >&2; exit 1; }
+  JOPTS="-Xmx4g -Djava.io.tmpdir=$WORK/tmp"   # as gen_perf.sh writes its anchor table
+  rm -f "$WORK"/runs/*_write.* "$WORK"/runs/check.*
+  write_lakescope() {
+    rm -rf "$WORK/write/lakescope.$1"; mkdir -p "$WORK/write/lakescope.$1"
+    run lakescope_write pk_upsert "$1" "$LS" bench-write "$WORK/write/lakescope.$1" perf.pk_upsert --keys "$KEYS"
+  }
+  write_java() {
+    rm -rf "$WORK/write/java.$1"; mkdir -p "$WORK/write/java.$1"
+    run java_write pk_upsert "$1" java $JOPTS -cp "$CP" PerfTool writepk "$WORK/write/java.$1" "$KEYS" 5
+  }
+  LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+  for i in $(seq 1 "$RUNS"); do
+    echo "== write perf.pk_upsert run $i (load $(cut -d' ' -f1-3 /proc/loadavg))"
+    if [ $((i % 2)) = 1 ]; then write_lakescope "$i"; write_java "$i"; else write_java "$i"; write_lakescope "$i"; fi
+    # keep only the last run's tables (checked below)
+    if [ "$i" -gt 1 ]; then rm -rf "$WORK/write/lakescope.$((i - 1))" "$WORK/write/java.$((i - 1))"; fi
+  done
+  LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "== read-back check of run $RUNS's tables"
+  check() {  # check <reader> <writer> <cmd...>
+    local base="$WORK/runs/check.$1.$2"; shift 2
+    "$@" > "$base.out" 2> "$base.err" || echo "{\"error\": \"exit $?\"}" >> "$base.out"
+    echo "   $(basename "$base"): $(tail -1 "$base.out")"
+  }
+  for w in lakescope java; do
+    check lakescope_read "$w" "$LS" bench-read "$WORK/write/$w.$RUNS" perf.pk_upsert
+    check java_read "$w" java -Xmx4g -XX:ActiveProcessorCount=1 -cp "$CP" PerfTool bench "$WORK/write/$w.$RUNS/perf.db/pk_upsert"
+  done
+  (cd "$HERE" && python3 report_write.py --work "$WORK" --out "$OUT" --load "$LOAD_BEFORE" "$LOAD_AFTER" \
+    --git "$GIT_REV" --keys "$KEYS")
+  echo "== wrote $OUT/write_report.md and $OUT/write_report.json"
+  exit 0
+fi
+
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for tbl in pk_upsert append_rows; do
   for i in $(seq 1 "$RUNS"); do
@@ -81,5 +127,5 @@ for tbl in pk_upsert append_rows; do
 done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 python3 "$HERE/report.py" --work "$WORK" --out "$OUT" --load "$LOAD_BEFORE" "$LOAD_AFTER" \
-  --git "$(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet HEAD -- crates || echo '+dirty')"
+  --git "$GIT_REV"
 echo "== wrote $OUT/report.md and $OUT/report.json"

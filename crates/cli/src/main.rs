@@ -137,6 +137,24 @@ enum Command {
         #[arg(long)]
         snapshot: Option<i64>,
     },
+    /// Benchmark write: create <DB>.<TABLE> as `PerfTool writepk` does (primary key id, 4 buckets,
+    /// Parquet zstd) and upsert its rows in COMMITS commits through lakescope's writer; prints one
+    /// JSON line (rows, data file bytes, seconds, rows/s, MB/s).
+    BenchWrite {
+        /// Warehouse: a local path or file:// URI.
+        warehouse: String,
+        /// <DB>.<TABLE> (must not exist).
+        table: String,
+        /// Number of keys (every key is written by 2 of the 5 commits).
+        #[arg(long, default_value_t = 2_000_000)]
+        keys: i64,
+        /// Number of commits.
+        #[arg(long, default_value_t = 5)]
+        commits: i32,
+        /// Rows per generated Arrow batch.
+        #[arg(long, default_value_t = 65_536)]
+        batch_rows: usize,
+    },
     /// Rows inserted, deleted and updated between two snapshots (ids or tag names).
     Diff {
         /// Warehouse: a local path or file:// URI.
@@ -277,6 +295,20 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
             let table_ref = parse_table(&table)?;
             let catalog = open_catalog(&warehouse)?;
             let line = bench::bench_read(&catalog, &table_ref, snapshot, started).await?;
+            println!("{line}");
+            Ok(())
+        }
+        Command::BenchWrite {
+            warehouse,
+            table,
+            keys,
+            commits,
+            batch_rows,
+        } => {
+            let table_ref = parse_table(&table)?;
+            let catalog = open_catalog(&warehouse)?;
+            let line = bench::bench_write(&catalog, &table_ref, keys, commits, batch_rows, started)
+                .await?;
             println!("{line}");
             Ok(())
         }
