@@ -331,8 +331,9 @@ async fn dying_writer(
                 Either::Left((r, _)) => {
                     panic!("writer {w} was to die, but its commit ended: {r:?}")
                 }
-                // Dropping the commit future here is the process dying mid-commit.
-                Either::Right(((), commit)) => drop(commit),
+                // The commit future is never polled again (it is dropped when this function
+                // returns): the process dying mid-commit.
+                Either::Right(((), _abandoned)) => {}
             }
         }
         Death::PutFails => {
