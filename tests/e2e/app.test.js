@@ -315,6 +315,14 @@ test("data tab: filter pushed down (errors under the bar), projection, audit log
     await page.getByTestId("audit-toggle").check();
     await page.waitForURL(/audit=1/);
     await page.locator("[data-testid=data-grid] .gh-name", { hasText: "rowkind" }).waitFor({ timeout: 20_000 });
+    // rows stream in split by split: export only once the row count has settled
+    let settled = "";
+    for (let same = 0, i = 0; same < 4 && i < 150; i++) {
+      const now = await page.getByTestId("row-total").textContent();
+      same = now === settled ? same + 1 : 0;
+      settled = now;
+      await page.waitForTimeout(200);
+    }
     await shot(page, "09-data-audit");
     // export the current view
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-csv").click()]);
