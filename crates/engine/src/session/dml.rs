@@ -119,6 +119,14 @@ impl Session {
         Ok(batches)
     }
 
+    /// The rows an INSERT writes: its VALUES or its query, run.
+    pub(super) async fn insert_rows(&self, i: &Insert, pos: Pos) -> StatementResult<QueryOutput> {
+        match &i.source {
+            InsertSource::Values { text, .. } => self.query_text(text, pos).await,
+            InsertSource::Select(q) => self.query(q, pos).await,
+        }
+    }
+
     /// INSERT INTO / INSERT OVERWRITE.
     pub(super) async fn insert(&mut self, i: &Insert, pos: Pos) -> StatementResult<Outcome> {
         let target = self.resolve(&i.table).await?;
@@ -150,10 +158,7 @@ impl Session {
         } else {
             i.columns.iter().map(|c| c.name.clone()).collect()
         };
-        let out = match &i.source {
-            InsertSource::Values { text, .. } => self.query_text(text, pos).await?,
-            InsertSource::Select(q) => self.query(q, pos).await?,
-        };
+        let out = self.insert_rows(i, pos).await?;
         let shape = Shape {
             targets,
             statics: &i.partition,

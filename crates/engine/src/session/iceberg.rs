@@ -7,7 +7,7 @@ use lakescope_iceberg::convert::to_data_fields;
 use lakescope_iceberg::spec::transform::Transform as IcebergTransform;
 use lakescope_iceberg::write::{append, HadoopCatalog, IcebergTableDefinition};
 use lakescope_paimon::spec::schema::TableSchema;
-use lakescope_sql::ast::{ColumnKind, CreateTable, Insert, InsertSource, Transform};
+use lakescope_sql::ast::{ColumnKind, CreateTable, Insert, Transform};
 use lakescope_sql::Pos;
 use lakescope_storage::ObjectStore;
 use std::rc::Rc;
@@ -203,10 +203,7 @@ impl Session {
         } else {
             i.columns.iter().map(|c| c.name.clone()).collect()
         };
-        let out = match &i.source {
-            InsertSource::Values { text, .. } => self.query_text(text, pos).await?,
-            InsertSource::Select(q) => self.query(q, pos).await?,
-        };
+        let out = self.insert_rows(i, pos).await?;
         let shape = Shape {
             targets,
             statics: &[],
