@@ -14,7 +14,8 @@ pub trait WriteEnv {
     fn sleep(&self, millis: u64) -> Pin<Box<dyn Future<Output = ()> + '_>>;
 }
 
-fn format_uuid(hi: u64, lo: u64) -> String {
+/// The canonical text of a random (version 4, RFC 4122 variant) UUID made of 128 random bits.
+pub fn uuid_v4(hi: u64, lo: u64) -> String {
     let hi = (hi & 0xffff_ffff_ffff_0fff) | 0x4000; // version 4
     let lo = (lo & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000; // variant
     format!(
@@ -65,7 +66,7 @@ impl WriteEnv for FixedEnv {
         let mut s = self.state.get();
         let (hi, lo) = (mix(&mut s), mix(&mut s));
         self.state.set(s);
-        format_uuid(hi, lo)
+        uuid_v4(hi, lo)
     }
 
     fn sleep(&self, _millis: u64) -> Pin<Box<dyn Future<Output = ()> + '_>> {
@@ -111,7 +112,7 @@ impl WriteEnv for SystemEnv {
         let mut s = self.state.get();
         let (hi, lo) = (mix(&mut s), mix(&mut s));
         self.state.set(s);
-        format_uuid(hi, lo)
+        uuid_v4(hi, lo)
     }
 
     fn sleep(&self, millis: u64) -> Pin<Box<dyn Future<Output = ()> + '_>> {

@@ -19,6 +19,6 @@ pub mod table_write;
 pub use dynamic_bucket::IndexChange;
 #[cfg(not(target_arch = "wasm32"))]
 pub use env::SystemEnv;
-pub use env::{FixedEnv, WriteEnv};
+pub use env::{uuid_v4, FixedEnv, WriteEnv};
 pub use schema::create_table;
 pub use table_write::{write, write_files, CommitMessage, NewFile, ROW_KIND_COLUMN};
