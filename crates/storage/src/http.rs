@@ -151,9 +151,15 @@ impl ObjectStore for HttpStore {
     }
 }
 
-/// Resolves `base` against the current page's URL (no page, or unparsable: `base` unchanged).
+/// Resolves `base` against the URL of the current page or worker script (none, or unparsable:
+/// `base` unchanged).
 fn resolve_against_page(base: &str) -> String {
-    let href = web_sys::window().and_then(|w| w.location().href().ok());
+    let global = js_sys::global();
+    let href = js_sys::Reflect::get(&global, &"location".into())
+        .ok()
+        .filter(|l| !l.is_undefined())
+        .and_then(|l| js_sys::Reflect::get(&l, &"href".into()).ok())
+        .and_then(|h| h.as_string());
     match href {
         Some(page) => web_sys::Url::new_with_base(base, &page)
             .map(|u| u.href())

@@ -3,7 +3,8 @@
 //! Paths are `/`-separated keys relative to the store's root (a warehouse), never absolute URLs.
 //! Backends: [`MemoryStore`] (tests), [`LocalStore`] (native folders), and [`IndexedStore`], which
 //! adds listing to a store that cannot list (a static web host) from a generated index file.
-//! With the `browser` feature on wasm32, [`HttpStore`] reads over `fetch` (read-only).
+//! With the `browser` feature on wasm32, [`HttpStore`] reads over `fetch` (read-only) and
+//! [`OpfsStore`] keeps a warehouse in the browser's Origin Private File System.
 //! [`s3::S3Store`] and [`transport::HttpReadStore`] work over any [`transport::HttpTransport`]
 //! (natively `ReqwestTransport`, feature `native-http`); [`uri::open`] opens a store from a URI;
 //! [`CachingStore`] and [`LimitedStore`] wrap any store.
@@ -17,6 +18,8 @@ mod limit;
 #[cfg(not(target_arch = "wasm32"))]
 mod local;
 mod memory;
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
+mod opfs;
 mod path;
 pub mod retry;
 pub mod s3;
@@ -32,6 +35,8 @@ pub use limit::LimitedStore;
 #[cfg(not(target_arch = "wasm32"))]
 pub use local::LocalStore;
 pub use memory::MemoryStore;
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
+pub use opfs::OpfsStore;
 pub use path::{join, parent};
 
 use async_trait::async_trait;

@@ -443,8 +443,14 @@ fn default_now() -> SystemTime {
     SystemTime::now()
 }
 
-/// wasm32 has no system clock: the browser must pass one with [`S3Store::with_clock`].
-#[cfg(target_arch = "wasm32")]
+/// In the browser, `Date.now()` (`SystemTime::now` panics on wasm32).
+#[cfg(all(target_arch = "wasm32", feature = "browser"))]
+fn default_now() -> SystemTime {
+    SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(js_sys::Date::now() as u64)
+}
+
+/// wasm32 without the browser has no clock: pass one with [`S3Store::with_clock`].
+#[cfg(all(target_arch = "wasm32", not(feature = "browser")))]
 fn default_now() -> SystemTime {
     SystemTime::UNIX_EPOCH
 }

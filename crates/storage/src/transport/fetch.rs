@@ -1,4 +1,6 @@
 //! The browser transport (`fetch` through gloo-net) and timer (`setTimeout`), for S3 in wasm32.
+//!
+//! Both work in a window and in a dedicated worker: they use the global scope, never `window`.
 
 use super::{HttpRequest, HttpResponse, HttpTransport, TransportError};
 use crate::retry::Timer;
@@ -7,6 +9,14 @@ use bytes::Bytes;
 use futures::future::LocalBoxFuture;
 use gloo_net::http::{Method, RequestBuilder};
 use std::time::Duration;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The global `setTimeout` (of a window or a worker).
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(handler: &js_sys::Function, timeout: i32) -> JsValue;
+}
 
 /// Sends requests with the page's `fetch`; CORS rules of the target apply.
 #[derive(Debug, Clone, Copy, Default)]
@@ -51,7 +61,7 @@ impl HttpTransport for FetchTransport {
     }
 }
 
-/// Sleeps with `setTimeout` (needs a `window`).
+/// Sleeps with the global `setTimeout` (in a window or a worker).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BrowserTimer;
 
@@ -59,9 +69,7 @@ impl Timer for BrowserTimer {
     fn sleep(&self, duration: Duration) -> LocalBoxFuture<'static, ()> {
         let ms = duration.as_millis().min(i32::MAX as u128) as i32;
         let promise = js_sys::Promise::new(&mut |resolve, _reject| {
-            if let Some(window) = web_sys::window() {
-                let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-            }
+            let _ = set_timeout(&resolve, ms);
         });
         Box::pin(async move {
             let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
