@@ -4,11 +4,14 @@
 //! Backends: [`MemoryStore`] (tests), [`LocalStore`] (native folders), and [`IndexedStore`], which
 //! adds listing to a store that cannot list (a static web host) from a generated index file.
 //! With the `browser` feature on wasm32, [`HttpStore`] reads over `fetch` (read-only) and
-//! [`OpfsStore`] keeps a warehouse in the browser's Origin Private File System.
+//! [`OpfsStore`] keeps a warehouse in the browser's Origin Private File System;
+//! [`browser::open`] opens any warehouse URI in a window or a worker.
 //! [`s3::S3Store`] and [`transport::HttpReadStore`] work over any [`transport::HttpTransport`]
 //! (natively `ReqwestTransport`, feature `native-http`); [`uri::open`] opens a store from a URI;
 //! [`CachingStore`] and [`LimitedStore`] wrap any store.
 
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
+pub mod browser;
 mod cache;
 mod error;
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]

@@ -58,7 +58,8 @@ impl Jitter for SeededJitter {
 }
 
 /// How often and how long to try one operation.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct RetryPolicy {
     /// Attempts in total (at least 1).
     pub max_attempts: u32,

@@ -26,8 +26,9 @@ use std::ops::Range;
 use std::rc::Rc;
 use std::time::SystemTime;
 
-/// Access keys. `Debug` never prints the secret or the session token.
-#[derive(Clone, PartialEq, Eq)]
+/// Access keys. `Debug` never prints the secret or the session token (serialising does: it is
+/// how a page hands them to its own worker).
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct S3Credentials {
     pub access_key_id: String,
     pub secret_access_key: String,

@@ -8,8 +8,11 @@ use crate::transport::{HttpReadStore, HttpTransport};
 use crate::{Error, IndexedStore, MemoryStore, ObjectStore, Result};
 use std::rc::Rc;
 
-/// Options for remote warehouses (ignored for local ones).
-#[derive(Debug, Clone)]
+/// Options for remote warehouses (ignored for local ones): the whole description of a
+/// connection besides its URI. Serialisable, so a page can post it to a worker; `Debug` never
+/// shows the secret key or the session token.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct StoreOptions {
     /// S3 endpoint, e.g. `http://127.0.0.1:9000` (default: AWS for the region).
     pub s3_endpoint: Option<String>,

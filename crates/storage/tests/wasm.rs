@@ -1,4 +1,4 @@
-//! Storage in a real browser (headless Chromium via wasm-bindgen-test): memory store and listing.
+//! Storage in a real browser (headless Chromium via wasm-bindgen-test): memory store, listing, the browser opener.
 #![cfg(target_arch = "wasm32")]
 
 use bytes::Bytes;
@@ -85,4 +85,55 @@ async fn indexed_store_lists_from_the_index_file() {
         .expect_err("no index")
         .to_string();
     assert!(message.contains(INDEX_FILE_NAME), "{message}");
+}
+
+#[wasm_bindgen_test]
+async fn browser_opener_picks_the_backend_by_scheme() {
+    use lakescope_storage::browser::{open, scheme, Scheme};
+    use lakescope_storage::s3::S3Credentials;
+    use lakescope_storage::uri::StoreOptions;
+
+    assert_eq!(scheme("demo/warehouse/").expect("relative"), Scheme::Http);
+    assert_eq!(scheme("HTTPS://h/w").expect("https"), Scheme::Http);
+    assert_eq!(scheme("s3://b/w").expect("s3"), Scheme::S3);
+    assert_eq!(scheme("opfs://lake").expect("opfs"), Scheme::Opfs);
+    let ftp = scheme("ftp://h/w").expect_err("ftp").to_string();
+    assert!(ftp.contains("opfs://"), "{ftp}");
+
+    let options = StoreOptions {
+        s3_endpoint: Some("http://127.0.0.1:9".into()),
+        s3_region: Some("eu-west-1".into()),
+        s3_path_style: true,
+        credentials: Some(S3Credentials {
+            access_key_id: "AKIDEXAMPLE".into(),
+            secret_access_key: "wJalrXUtnFEMI/K7MDENG".into(),
+            session_token: Some("token-secret-value".into()),
+        }),
+        ..StoreOptions::default()
+    };
+    // The options travel to a worker as JSON and come back equal; what is shown has no secrets.
+    let json = serde_json::to_string(&options).expect("serialise");
+    let back: StoreOptions = serde_json::from_str(&json).expect("deserialise");
+    assert_eq!(back, options);
+    let partial: StoreOptions =
+        serde_json::from_str(r#"{"s3_path_style":true}"#).expect("defaults fill the rest");
+    assert!(partial.s3_path_style && partial.credentials.is_none());
+    let shown = format!("{options:?}");
+    assert!(
+        !shown.contains("wJalrXUtnFEMI") && !shown.contains("token-secret-value"),
+        "{shown}"
+    );
+
+    let s3 = open("s3://bucket/wh/", &options).expect("s3");
+    assert_eq!(s3.describe(), "s3://bucket/wh");
+    assert!(!s3.describe().contains("AKIDEXAMPLE"));
+    let opfs = open("opfs://lakescope-opener-test", &options).expect("opfs");
+    assert_eq!(opfs.describe(), "opfs://lakescope-opener-test/");
+    opfs.put("x", Bytes::from_static(b"1"))
+        .await
+        .expect("opfs is writable");
+    let http = open("lakescope-no-such-dir/", &options).expect("relative");
+    assert!(http.describe().starts_with("http"), "{}", http.describe());
+    assert!(open("opfs://a/b", &options).is_err());
+    assert!(open("  ", &options).is_err());
 }
