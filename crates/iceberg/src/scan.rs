@@ -50,13 +50,46 @@ fn output_field(t: &Type, d: &DataField) -> Field {
     }
 }
 
-fn read_fields(table: &Table, schema: &Schema) -> Result<Vec<DataField>> {
+pub(crate) fn read_fields(table: &Table, schema: &Schema) -> Result<Vec<DataField>> {
     to_data_fields(&schema.fields).ok_or_else(|| {
         Error::unsupported(
             table.metadata_key(),
             format!("a type of schema {} cannot be read yet", schema.schema_id),
         )
     })
+}
+
+/// The columns `indices` of the schema out of `batch` (decoded columns `needed`, sorted), UUIDs
+/// as text, in `out_schema`.
+pub(crate) fn output_batch(
+    schema: &Schema,
+    out_schema: &SchemaRef,
+    indices: &[usize],
+    needed: &[usize],
+    batch: &RecordBatch,
+    key: &str,
+) -> Result<RecordBatch> {
+    let columns = indices
+        .iter()
+        .map(|i| {
+            let at = needed
+                .binary_search(i)
+                .map_err(|_| Error::Invalid(format!("column {i} was not decoded")))?;
+            let c = batch.column(at).clone();
+            if schema.fields[*i].field_type == Type::Uuid {
+                uuid_to_text(&c)
+                    .ok_or_else(|| Error::corrupt(key, "uuid column is not 16-byte binary"))
+            } else {
+                Ok(c)
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    RecordBatch::try_new_with_options(
+        out_schema.clone(),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )
+    .map_err(|e| Error::corrupt(key, e))
 }
 
 /// Reads the rows of the selected snapshot with the snapshot's schema, deletes applied.
@@ -119,28 +152,14 @@ pub async fn read(
             if batch.num_rows() == 0 {
                 continue;
             }
-            let columns = indices
-                .iter()
-                .map(|i| {
-                    let at = needed
-                        .binary_search(i)
-                        .map_err(|_| Error::Invalid(format!("column {i} was not decoded")))?;
-                    let c = batch.column(at).clone();
-                    if schema.fields[*i].field_type == Type::Uuid {
-                        uuid_to_text(&c).ok_or_else(|| {
-                            Error::corrupt(&task.data.key, "uuid column is not 16-byte binary")
-                        })
-                    } else {
-                        Ok(c)
-                    }
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let mut batch = RecordBatch::try_new_with_options(
-                out_schema.clone(),
-                columns,
-                &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
-            )
-            .map_err(|e| Error::corrupt(&task.data.key, e))?;
+            let mut batch = output_batch(
+                schema,
+                &out_schema,
+                &indices,
+                &needed,
+                &batch,
+                &task.data.key,
+            )?;
             if let Some(limit) = request.limit {
                 let take = (limit - rows).min(batch.num_rows());
                 batch = batch.slice(0, take);

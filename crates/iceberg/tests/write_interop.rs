@@ -7,11 +7,12 @@
 //! The oracles live in the venv that `scripts/iceberg-oracle.sh` sets up (under `$LAKE_TOOLS`,
 //! default `~/.cache/lake-oracles`); without it this test is skipped with a loud message.
 
-use arrow_array::{
-    ArrayRef, Decimal128Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
-};
+use arrow_array::{Array, ArrayRef, BooleanArray, Int64Array};
+use arrow_select::filter::filter_record_batch;
 use lakescope_iceberg::spec::transform::Transform;
-use lakescope_iceberg::write::{append, HadoopCatalog, IcebergTableDefinition};
+use lakescope_iceberg::write::{
+    append, overwrite, upsert, HadoopCatalog, IcebergTableDefinition, LiveFiles,
+};
 use lakescope_iceberg::Table;
 use lakescope_paimon::spec::{DataType, TypeKind};
 use lakescope_paimon::write::SystemEnv;
@@ -23,8 +24,8 @@ use std::process::Command;
 use std::rc::Rc;
 use std::sync::Arc;
 
-const MAY_1_10H: i64 = 1_714_557_600_000;
-const DAY_MS: i64 = 86_400_000;
+mod common;
+use common::*;
 
 fn oracle_python() -> Option<PathBuf> {
     let root = std::env::var_os("LAKE_TOOLS")
@@ -36,45 +37,6 @@ fn oracle_python() -> Option<PathBuf> {
         .status()
         .is_ok_and(|s| s.success());
     ok.then_some(py)
-}
-
-fn string() -> DataType {
-    DataType::nullable(TypeKind::VarChar(i32::MAX as u32))
-}
-
-fn ts3() -> DataType {
-    DataType::nullable(TypeKind::Timestamp(3))
-}
-
-fn decimal() -> DataType {
-    DataType::nullable(TypeKind::Decimal {
-        precision: 10,
-        scale: 2,
-    })
-}
-
-fn col(name: &str, t: DataType) -> (String, DataType, Option<String>) {
-    (name.into(), t, None)
-}
-
-fn strings(v: &[&str]) -> ArrayRef {
-    Arc::new(StringArray::from(v.to_vec()))
-}
-
-fn millis(v: &[i64]) -> ArrayRef {
-    Arc::new(TimestampMillisecondArray::from(v.to_vec()))
-}
-
-fn cents(v: &[i128]) -> ArrayRef {
-    Arc::new(
-        Decimal128Array::from(v.to_vec())
-            .with_precision_and_scale(10, 2)
-            .unwrap(),
-    )
-}
-
-fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
-    RecordBatch::try_from_iter(columns).unwrap()
 }
 
 /// What the oracles say about one table version: `{"pyiceberg": rows, "duckdb": rows | text}`.
@@ -145,16 +107,21 @@ fn check(py: &Path, table: &Table, root: &Path, snapshot: Option<i64>, expected:
     }
 }
 
-#[tokio::test(flavor = "current_thread")]
-async fn pyiceberg_and_duckdb_read_what_we_write() {
-    let Some(py) = oracle_python() else {
+/// The oracle venv's python, or a loud skip message.
+fn oracle_or_skip() -> Option<PathBuf> {
+    let py = oracle_python();
+    if py.is_none() {
         eprintln!(
             "\n*** SKIPPED write_interop: no pyiceberg oracle venv. Run scripts/iceberg-oracle.sh \
              (LAKE_TOOLS={}) ***\n",
             std::env::var("LAKE_TOOLS").unwrap_or_else(|_| "~/.cache/lake-oracles".into())
         );
-        return;
-    };
+    }
+    py
+}
+
+/// A fresh local warehouse folder with its store, catalog and clock.
+fn local_warehouse() -> (PathBuf, Rc<LocalStore>, HadoopCatalog, SystemEnv) {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -166,19 +133,35 @@ async fn pyiceberg_and_duckdb_read_what_we_write() {
     std::fs::create_dir_all(&root).unwrap();
     let store = Rc::new(LocalStore::new(&root));
     let catalog = HadoopCatalog::new("", &format!("file://{}", root.display()));
-    let env = SystemEnv::default();
+    (root, store, catalog, SystemEnv::default())
+}
+
+async fn create_table(
+    store: &Rc<LocalStore>,
+    catalog: &HadoopCatalog,
+    env: &SystemEnv,
+    ns: &str,
+    name: &str,
+    def: IcebergTableDefinition,
+) -> Table {
+    catalog.create_namespace(store.as_ref(), ns).await.unwrap();
+    catalog
+        .create_table(store.as_ref(), ns, name, &def, env)
+        .await
+        .unwrap();
+    Table::open(store.clone(), &catalog.table_key(ns, name).unwrap())
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn pyiceberg_and_duckdb_read_what_we_write() {
+    let Some(py) = oracle_or_skip() else {
+        return;
+    };
+    let (root, store, catalog, env) = local_warehouse();
     let create = |ns: &'static str, name: &'static str, def: IcebergTableDefinition| {
-        let (store, catalog, env) = (store.clone(), catalog.clone(), &env);
-        async move {
-            catalog.create_namespace(store.as_ref(), ns).await.unwrap();
-            catalog
-                .create_table(store.as_ref(), ns, name, &def, env)
-                .await
-                .unwrap();
-            Table::open(store, &catalog.table_key(ns, name).unwrap())
-                .await
-                .unwrap()
-        }
+        create_table(&store, &catalog, &env, ns, name, def)
     };
 
     // Upsert on a primary key: the second insert replaces u1.
@@ -445,5 +428,135 @@ async fn pyiceberg_and_duckdb_read_what_we_write() {
             Some("2024-05-01T10:00:00.000000"),
         ]]),
     );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Copy-on-write DELETE of the rows whose first column (BIGINT) is in `ids`.
+async fn delete_ids(t: &Table, ids: &[i64], env: &SystemEnv) -> Table {
+    let live = LiveFiles::of(t).await.unwrap();
+    let mut removed = Vec::new();
+    let mut kept = Vec::new();
+    for task in &live.tasks {
+        let mut hit = false;
+        let mut rows = Vec::new();
+        for b in live.read(task).await.unwrap() {
+            let id = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+            let keep: BooleanArray = (0..b.num_rows())
+                .map(|i| Some(id.is_null(i) || !ids.contains(&id.value(i))))
+                .collect();
+            hit |= keep.true_count() < b.num_rows();
+            rows.push(filter_record_batch(&b, &keep).unwrap());
+        }
+        if hit {
+            removed.push(task);
+            kept.extend(rows);
+        }
+    }
+    live.replace(&removed, &kept, env).await.unwrap()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn overwrite_delete_and_update_read_identically() {
+    let Some(py) = oracle_or_skip() else {
+        return;
+    };
+    let (root, store, catalog, env) = local_warehouse();
+    let kinds =
+        |ids: &[i64], kinds: &[&str]| batch(vec![("id", longs(ids)), ("kind", strings(kinds))]);
+    let r = |id: &str, kind: &str| vec![Some(id.to_string()), Some(kind.to_string())];
+    let expect = |rs: &[Vec<Option<String>>]| {
+        let refs: Vec<Vec<Option<&str>>> = rs
+            .iter()
+            .map(|r| r.iter().map(|c| c.as_deref()).collect())
+            .collect();
+        let slices: Vec<&[Option<&str>]> = refs.iter().map(Vec::as_slice).collect();
+        rows(&slices)
+    };
+
+    // Identity-partitioned: append, dynamic overwrite of partition a, copy-on-write delete.
+    let t = create_table(
+        &store,
+        &catalog,
+        &env,
+        "db",
+        "kinds",
+        IcebergTableDefinition {
+            columns: vec![col("id", bigint()), col("kind", string())],
+            partition: vec![("kind".into(), Transform::Identity)],
+            ..Default::default()
+        },
+    )
+    .await;
+    let t1 = append(&t, &[kinds(&[1, 2, 3], &["a", "b", "a"])], &env)
+        .await
+        .unwrap();
+    let t2 = overwrite(&t1, &[kinds(&[10, 11], &["a", "c"])], &env)
+        .await
+        .unwrap();
+    let t3 = delete_ids(&t2, &[2, 11], &env).await;
+    let t4 = delete_ids(&t3, &[10], &env).await;
+    let snap = |t: &Table| t.metadata().current_snapshot_id;
+    let v1 = expect(&[r("1", "a"), r("2", "b"), r("3", "a")]);
+    let v2 = expect(&[r("10", "a"), r("11", "c"), r("2", "b")]);
+    let v3 = expect(&[r("10", "a")]);
+    for (s, want) in [(snap(&t1), &v1), (snap(&t2), &v2), (snap(&t3), &v3)] {
+        check(&py, &t4, &root, s, want);
+    }
+    check(&py, &t4, &root, None, &expect(&[]));
+
+    // Unpartitioned: overwrite replaces the whole table.
+    let u = create_table(
+        &store,
+        &catalog,
+        &env,
+        "db",
+        "flat",
+        IcebergTableDefinition {
+            columns: vec![col("id", bigint()), col("kind", string())],
+            ..Default::default()
+        },
+    )
+    .await;
+    let u1 = append(&u, &[kinds(&[1, 2], &["a", "b"])], &env)
+        .await
+        .unwrap();
+    let u2 = overwrite(&u1, &[kinds(&[3], &["c"])], &env).await.unwrap();
+    check(
+        &py,
+        &u2,
+        &root,
+        snap(&u1),
+        &expect(&[r("1", "a"), r("2", "b")]),
+    );
+    check(&py, &u2, &root, None, &expect(&[r("3", "c")]));
+
+    // Identifier fields: UPDATE as equality delete + insert, then a copy-on-write DELETE over
+    // the equality deletes (DuckDB reads those natively; pyiceberg through the merge rule).
+    let k = create_table(
+        &store,
+        &catalog,
+        &env,
+        "db",
+        "keyed",
+        IcebergTableDefinition {
+            columns: vec![col("id", bigint()), col("kind", string())],
+            identifier_fields: vec!["id".into()],
+            ..Default::default()
+        },
+    )
+    .await;
+    let k1 = append(&k, &[kinds(&[1, 2], &["a", "b"])], &env)
+        .await
+        .unwrap();
+    let k2 = upsert(&k1, &[kinds(&[1], &["a2"])], &env).await.unwrap();
+    let k3 = delete_ids(&k2, &[2], &env).await;
+    check(
+        &py,
+        &k3,
+        &root,
+        snap(&k2),
+        &expect(&[r("1", "a2"), r("2", "b")]),
+    );
+    check(&py, &k3, &root, None, &expect(&[r("1", "a2")]));
     std::fs::remove_dir_all(&root).unwrap();
 }

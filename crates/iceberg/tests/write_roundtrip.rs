@@ -3,107 +3,17 @@
 //! upserts (equality deletes in the same snapshot), the Flink sink's upsert check, and the
 //! metadata chain (versions, hint, logs, sequence numbers, summaries).
 
-use arrow_array::{
-    ArrayRef, Decimal128Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
-};
-use arrow_cast::display::{ArrayFormatter, FormatOptions};
+use arrow_array::{ArrayRef, Decimal128Array, Int64Array, RecordBatch};
 use lakescope_iceberg::spec::transform::Transform;
-use lakescope_iceberg::write::{append, HadoopCatalog, IcebergTableDefinition};
-use lakescope_iceberg::{read_table, Error, ReadRequest, SnapshotSelector, Table};
+use lakescope_iceberg::write::{append, IcebergTableDefinition};
+use lakescope_iceberg::{Error, SnapshotSelector, Table};
 use lakescope_paimon::spec::{DataType, TypeKind};
-use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::{MemoryStore, ObjectStore};
 use std::collections::BTreeMap;
-use std::rc::Rc;
 use std::sync::Arc;
 
-const MAY_1_10H: i64 = 1_714_557_600_000; // 2024-05-01T10:00:00 in ms
-const DAY_MS: i64 = 86_400_000;
-
-fn string() -> DataType {
-    DataType::nullable(TypeKind::VarChar(i32::MAX as u32))
-}
-
-fn ts3() -> DataType {
-    DataType::nullable(TypeKind::Timestamp(3))
-}
-
-fn col(name: &str, t: DataType) -> (String, DataType, Option<String>) {
-    (name.into(), t, None)
-}
-
-fn strings(v: &[&str]) -> ArrayRef {
-    Arc::new(StringArray::from(v.to_vec()))
-}
-
-fn millis(v: &[i64]) -> ArrayRef {
-    Arc::new(TimestampMillisecondArray::from(v.to_vec()))
-}
-
-fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
-    RecordBatch::try_from_iter(columns).unwrap()
-}
-
-struct Warehouse {
-    store: Rc<MemoryStore>,
-    catalog: HadoopCatalog,
-    env: FixedEnv,
-}
-
-impl Warehouse {
-    fn new() -> Self {
-        Self {
-            store: Rc::new(MemoryStore::new()),
-            catalog: HadoopCatalog::new("wh/iceberg", "s3://lake/wh/iceberg"),
-            env: FixedEnv::new(1_700_000_000_000, 42),
-        }
-    }
-
-    async fn create(&self, ns: &str, name: &str, def: IcebergTableDefinition) -> Table {
-        self.catalog
-            .create_namespace(self.store.as_ref(), ns)
-            .await
-            .unwrap();
-        self.catalog
-            .create_table(self.store.as_ref(), ns, name, &def, &self.env)
-            .await
-            .unwrap();
-        Table::open(
-            self.store.clone(),
-            &self.catalog.table_key(ns, name).unwrap(),
-        )
-        .await
-        .unwrap()
-    }
-}
-
-/// Rows as sorted text lines (`a|b|c`).
-async fn rows(table: &Table, at: SnapshotSelector) -> Vec<String> {
-    let out = read_table(table, &at, &ReadRequest::default())
-        .await
-        .unwrap();
-    let mut lines = Vec::new();
-    for b in &out.batches {
-        let fmts: Vec<_> = b
-            .columns()
-            .iter()
-            .map(|c| {
-                ArrayFormatter::try_new(c.as_ref(), &FormatOptions::default().with_null("null"))
-                    .unwrap()
-            })
-            .collect();
-        for r in 0..b.num_rows() {
-            lines.push(
-                fmts.iter()
-                    .map(|f| f.value(r).to_string())
-                    .collect::<Vec<_>>()
-                    .join("|"),
-            );
-        }
-    }
-    lines.sort();
-    lines
-}
+mod common;
+use common::*;
 
 async fn keys_under(store: &MemoryStore, prefix: &str) -> Vec<String> {
     let mut out = Vec::new();

@@ -1,6 +1,6 @@
 //! INSERT into a table: data files plus, in upsert mode, equality deletes of their keys.
 
-use super::commit::{commit, load_latest, Written};
+use super::commit::{commit, load_latest, Removal, Written};
 use super::data::{compression, conform, encode_parquet, file_schema};
 use super::definition::{
     DEFAULT_FILE_FORMAT, PARQUET_COMPRESSION, TARGET_FILE_SIZE, UPSERT_ENABLED,
@@ -94,6 +94,15 @@ fn last_per_key(table: &str, batch: &RecordBatch, key_indices: &[usize]) -> Resu
     take_record_batch(batch, &UInt32Array::from(keep)).map_err(err)
 }
 
+/// Indices (among the top-level fields) of the schema's identifier fields.
+fn identifier_indices(schema: &Schema) -> Vec<usize> {
+    schema
+        .identifier_field_ids
+        .iter()
+        .filter_map(|id| schema.fields.iter().position(|f| f.id == *id))
+        .collect()
+}
+
 /// Rows of one partition to write.
 struct PartitionRows {
     tuple: PartitionTuple,
@@ -146,13 +155,7 @@ impl<'a> Plan<'a> {
         })?;
         let key_indices = if upsert_enabled(metadata) {
             check_upsert(metadata, schema)?;
-            Some(
-                schema
-                    .identifier_field_ids
-                    .iter()
-                    .filter_map(|id| schema.fields.iter().position(|f| f.id == *id))
-                    .collect(),
-            )
+            Some(identifier_indices(schema))
         } else {
             None
         };
@@ -177,6 +180,24 @@ impl<'a> Plan<'a> {
             codec: compression(codec)?,
             target_size,
         })
+    }
+
+    /// Whether the write upserts (equality deletes of the written keys).
+    pub(super) fn upserts(&self) -> bool {
+        self.key_indices.is_some()
+    }
+
+    /// The plan without upserting: rows rewritten from existing files need no equality deletes.
+    pub(super) fn plain(mut self) -> Self {
+        self.key_indices = None;
+        self
+    }
+
+    /// The plan upserting by the identifier fields, whatever the table's `write.upsert.enabled`.
+    pub(super) fn upserting(mut self) -> Result<Self> {
+        check_upsert(self.metadata, self.schema)?;
+        self.key_indices = Some(identifier_indices(self.schema));
+        Ok(self)
     }
 
     /// Writes the rows of `batches` as files of their partitions (not yet committed).
@@ -318,5 +339,13 @@ pub async fn append(table: &Table, batches: &[RecordBatch], env: &dyn WriteEnv) 
     if written.data.is_empty() {
         return Ok(latest);
     }
-    commit(&latest, plan.schema, &plan.fields, &written, env).await
+    commit(
+        &latest,
+        plan.schema,
+        &plan.fields,
+        &written,
+        &Removal::Nothing,
+        env,
+    )
+    .await
 }

@@ -2,17 +2,17 @@
 
 use super::catalog::{latest_metadata, write_metadata};
 use super::manifest::{
-    encode_manifest, encode_manifest_list, ListContext, ManifestContext, NewFile,
+    encode_manifest, encode_manifest_list, rewrite_manifest, ListContext, ManifestContext, NewFile,
 };
-use super::partition::SpecField;
-use crate::spec::manifest::read_manifest_list;
+use super::partition::{PartitionTuple, SpecField};
+use crate::spec::manifest::{read_manifest, read_manifest_list, ManifestEntry, Status};
 use crate::spec::metadata::{MetadataLogEntry, SnapshotLogEntry};
 use crate::spec::{DataContentType, ManifestFile, Schema, Snapshot, SnapshotRef, TableMetadata};
 use crate::table::Table;
 use crate::{Error, Result};
 use lakescope_paimon::write::WriteEnv;
 use lakescope_storage::join;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Commit attempts before a conflict is reported.
 const COMMIT_ATTEMPTS: u32 = 4;
@@ -21,6 +21,88 @@ const COMMIT_ATTEMPTS: u32 = 4;
 pub(crate) struct Written {
     pub data: Vec<NewFile>,
     pub deletes: Vec<NewFile>,
+}
+
+/// Files a commit takes out of the table, decided against the metadata it lands on.
+pub(crate) enum Removal {
+    /// Nothing (append).
+    Nothing,
+    /// Every data and delete file (overwrite of an unpartitioned table).
+    All,
+    /// The data and delete files of these partitions of spec `spec_id` (dynamic overwrite).
+    Partitions {
+        spec_id: i32,
+        tuples: Vec<PartitionTuple>,
+    },
+    /// Exactly these data files (store keys) of the rows read at snapshot `read_at`: a conflict
+    /// if one is no longer live, or if a later snapshot added delete files (they could apply to
+    /// the rows being rewritten).
+    Files {
+        keys: BTreeSet<String>,
+        read_at: Option<i64>,
+    },
+}
+
+impl Removal {
+    /// Whether the live entry (store key `key`) of a manifest of spec `spec_id` is removed.
+    fn takes(&self, spec_id: i32, key: &str, entry: &ManifestEntry) -> bool {
+        match self {
+            Removal::Nothing => false,
+            Removal::All => true,
+            Removal::Partitions {
+                spec_id: spec,
+                tuples,
+            } => {
+                *spec == spec_id
+                    && tuples.iter().any(|t| {
+                        t.len() == entry.data_file.partition.len()
+                            && t.iter()
+                                .zip(&entry.data_file.partition)
+                                .all(|(a, (_, b))| a == b)
+                    })
+            }
+            Removal::Files { keys, .. } => {
+                entry.data_file.content == DataContentType::Data && keys.contains(key)
+            }
+        }
+    }
+}
+
+/// Totals of the files a commit removes, for the snapshot summary.
+#[derive(Default)]
+struct Removed {
+    data_files: i64,
+    records: i64,
+    size: i64,
+    position_delete_files: i64,
+    equality_delete_files: i64,
+    position_deletes: i64,
+    equality_deletes: i64,
+}
+
+impl Removed {
+    fn add(&mut self, entry: &ManifestEntry) {
+        let f = &entry.data_file;
+        self.size += f.file_size_in_bytes;
+        match f.content {
+            DataContentType::Data => {
+                self.data_files += 1;
+                self.records += f.record_count;
+            }
+            DataContentType::PositionDeletes => {
+                self.position_delete_files += 1;
+                self.position_deletes += f.record_count;
+            }
+            DataContentType::EqualityDeletes => {
+                self.equality_delete_files += 1;
+                self.equality_deletes += f.record_count;
+            }
+        }
+    }
+
+    fn delete_files(&self) -> i64 {
+        self.position_delete_files + self.equality_delete_files
+    }
 }
 
 /// A positive snapshot id from a fresh UUID, unused in the table.
@@ -40,8 +122,14 @@ fn counter(summary: &BTreeMap<String, String>, key: &str) -> i64 {
     summary.get(key).and_then(|v| v.parse().ok()).unwrap_or(0)
 }
 
-/// The snapshot summary: what was added and the running totals (as Java's `SnapshotSummary`).
-fn summary(parent: Option<&Snapshot>, written: &Written) -> BTreeMap<String, String> {
+/// The snapshot summary: what was added and removed and the running totals (as Java's
+/// `SnapshotSummary`).
+fn summary(
+    parent: Option<&Snapshot>,
+    written: &Written,
+    removing: bool,
+    removed: &Removed,
+) -> BTreeMap<String, String> {
     let empty = BTreeMap::new();
     let before = parent.map_or(&empty, |p| &p.summary);
     let sum = |files: &[NewFile], f: fn(&NewFile) -> i64| files.iter().map(f).sum::<i64>();
@@ -55,47 +143,78 @@ fn summary(parent: Option<&Snapshot>, written: &Written) -> BTreeMap<String, Str
         .chain(&written.deletes)
         .map(|f| format!("{:?}", f.partition))
         .collect();
-    let operation = if written.deletes.is_empty() {
-        "append"
-    } else {
+    let operation = if removing && written.data.is_empty() {
+        "delete"
+    } else if removing || !written.deletes.is_empty() {
         "overwrite"
+    } else {
+        "append"
     };
     let mut s = BTreeMap::new();
     let mut put = |k: &str, v: i64| {
         s.insert(k.to_string(), v.to_string());
     };
-    put("added-data-files", written.data.len() as i64);
-    put("added-records", added_records);
-    put("added-files-size", added_size);
+    if !written.data.is_empty() {
+        put("added-data-files", written.data.len() as i64);
+        put("added-records", added_records);
+    }
+    if added_size > 0 {
+        put("added-files-size", added_size);
+    }
     if !written.deletes.is_empty() {
         put("added-delete-files", written.deletes.len() as i64);
         put("added-equality-delete-files", written.deletes.len() as i64);
         put("added-equality-deletes", added_eq_deletes);
     }
+    if removed.data_files > 0 {
+        put("deleted-data-files", removed.data_files);
+        put("deleted-records", removed.records);
+    }
+    if removed.size > 0 {
+        put("removed-files-size", removed.size);
+    }
+    if removed.delete_files() > 0 {
+        put("removed-delete-files", removed.delete_files());
+    }
+    if removed.equality_delete_files > 0 {
+        put(
+            "removed-equality-delete-files",
+            removed.equality_delete_files,
+        );
+        put("removed-equality-deletes", removed.equality_deletes);
+    }
+    if removed.position_delete_files > 0 {
+        put(
+            "removed-position-delete-files",
+            removed.position_delete_files,
+        );
+        put("removed-position-deletes", removed.position_deletes);
+    }
     put("changed-partition-count", partitions.len() as i64);
     put(
         "total-records",
-        counter(before, "total-records") + added_records,
+        counter(before, "total-records") + added_records - removed.records,
     );
     put(
         "total-files-size",
-        counter(before, "total-files-size") + added_size,
+        counter(before, "total-files-size") + added_size - removed.size,
     );
     put(
         "total-data-files",
-        counter(before, "total-data-files") + written.data.len() as i64,
+        counter(before, "total-data-files") + written.data.len() as i64 - removed.data_files,
     );
     put(
         "total-delete-files",
-        counter(before, "total-delete-files") + written.deletes.len() as i64,
+        counter(before, "total-delete-files") + written.deletes.len() as i64
+            - removed.delete_files(),
     );
     put(
         "total-position-deletes",
-        counter(before, "total-position-deletes"),
+        counter(before, "total-position-deletes") - removed.position_deletes,
     );
     put(
         "total-equality-deletes",
-        counter(before, "total-equality-deletes") + added_eq_deletes,
+        counter(before, "total-equality-deletes") + added_eq_deletes - removed.equality_deletes,
     );
     s.insert("operation".into(), operation.into());
     s
@@ -190,14 +309,128 @@ pub(crate) async fn load_latest(table: &Table) -> Result<(u64, Table)> {
     ))
 }
 
+/// Deletes files of an abandoned commit attempt (best effort: they are unreferenced).
+async fn discard(table: &Table, rels: &[String]) {
+    for rel in rels {
+        // An orphan left behind is harmless; the error that abandoned the attempt matters more.
+        let _ = table.store().delete(&join(table.key(), rel)).await;
+    }
+}
+
+/// Whether a snapshot after `read_at` (up to the current one) added delete files.
+fn deletes_added_since(meta: &TableMetadata, read_at: Option<i64>) -> bool {
+    let mut at = meta.current_snapshot_id;
+    let mut steps = meta.snapshots.len();
+    while let Some(id) = at {
+        if Some(id) == read_at || steps == 0 {
+            return false;
+        }
+        steps -= 1;
+        let Some(s) = meta.snapshot(id) else {
+            return false;
+        };
+        if counter(&s.summary, "added-delete-files") > 0 {
+            return true;
+        }
+        at = s.parent_snapshot_id;
+    }
+    false
+}
+
+/// The parent's manifests as the new snapshot lists them: unchanged, or rewritten without the
+/// files `removal` takes (their keys relative to the table go to `scratch`).
+#[allow(clippy::too_many_arguments)]
+async fn carry_manifests(
+    base: &Table,
+    parent: &Snapshot,
+    removal: &Removal,
+    snapshot_id: i64,
+    sequence_number: i64,
+    env: &dyn WriteEnv,
+    removed: &mut Removed,
+    scratch: &mut Vec<String>,
+) -> Result<Vec<ManifestFile>> {
+    let manifests = snapshot_manifests(base, parent).await?;
+    if matches!(removal, Removal::Nothing) {
+        return Ok(manifests);
+    }
+    if let Removal::Files { read_at, .. } = removal {
+        if deletes_added_since(base.metadata(), *read_at) {
+            return Err(Error::Conflict {
+                table: base.key().to_string(),
+                reason: "another commit added delete files since the rows were read; run the statement again".into(),
+            });
+        }
+    }
+    let location = base.metadata().location.trim_end_matches('/').to_string();
+    let prefix = env.uuid();
+    let mut out = Vec::with_capacity(manifests.len());
+    for (n, m) in manifests.into_iter().enumerate() {
+        let key = base.resolve(&m.manifest_path, base.metadata_key())?;
+        let bytes = base.store().get(&key).await?;
+        let entries = read_manifest(&key, &bytes, &m)?;
+        let flags = entries
+            .iter()
+            .map(|e| {
+                if e.status == Status::Deleted {
+                    return Ok(false);
+                }
+                let file = base.resolve(&e.data_file.file_path, &key)?;
+                Ok(removal.takes(m.partition_spec_id, &file, e))
+            })
+            .collect::<Result<Vec<bool>>>()?;
+        if !flags.contains(&true) {
+            out.push(m);
+            continue;
+        }
+        let rel = format!("metadata/{prefix}-r{n}.avro");
+        let rewritten = rewrite_manifest(&rel, &bytes, &entries, &flags, snapshot_id)?;
+        let length = rewritten.len() as i64;
+        base.store()
+            .put(&join(base.key(), &rel), rewritten.into())
+            .await?;
+        let (mut existing, mut existing_rows, mut deleted, mut deleted_rows) = (0, 0, 0, 0);
+        let mut min_sequence = sequence_number;
+        for (e, gone) in entries.iter().zip(&flags) {
+            if *gone {
+                removed.add(e);
+                deleted += 1;
+                deleted_rows += e.data_file.record_count;
+            } else if e.status != Status::Deleted {
+                existing += 1;
+                existing_rows += e.data_file.record_count;
+                min_sequence = min_sequence.min(e.sequence_number);
+            }
+        }
+        out.push(ManifestFile {
+            manifest_path: format!("{location}/{rel}"),
+            manifest_length: length,
+            sequence_number,
+            min_sequence_number: min_sequence,
+            added_snapshot_id: snapshot_id,
+            added_files_count: Some(0),
+            existing_files_count: Some(existing),
+            deleted_files_count: Some(deleted),
+            added_rows_count: Some(0),
+            existing_rows_count: Some(existing_rows),
+            deleted_rows_count: Some(deleted_rows),
+            ..m
+        });
+        scratch.push(rel);
+    }
+    Ok(out)
+}
+
 /// Commits the new manifests as a snapshot on top of the latest metadata; `Ok(None)` if
 /// another writer took the next version first.
+#[allow(clippy::too_many_arguments)]
 async fn try_commit(
     base_version: u64,
     base: &Table,
     schema_id: i32,
     new_manifests: &[ManifestFile],
     written: &Written,
+    removal: &Removal,
     snapshot_id: i64,
     env: &dyn WriteEnv,
 ) -> Result<Option<Table>> {
@@ -218,8 +451,37 @@ async fn try_commit(
             ..m.clone()
         })
         .collect();
+    let mut removed = Removed::default();
+    let mut scratch = Vec::new();
     if let Some(p) = parent {
-        manifests.extend(snapshot_manifests(base, p).await?);
+        let carried = carry_manifests(
+            base,
+            p,
+            removal,
+            snapshot_id,
+            sequence_number,
+            env,
+            &mut removed,
+            &mut scratch,
+        )
+        .await;
+        match carried {
+            Ok(m) => manifests.extend(m),
+            Err(e) => {
+                discard(base, &scratch).await;
+                return Err(e);
+            }
+        }
+    }
+    if let Removal::Files { keys, .. } = removal {
+        if removed.data_files != keys.len() as i64 {
+            discard(base, &scratch).await;
+            return Err(Error::Conflict {
+                table: base.key().to_string(),
+                reason: "another commit removed files this one rewrites; run the statement again"
+                    .into(),
+            });
+        }
     }
     let location = meta.location.trim_end_matches('/');
     let list_rel = format!(
@@ -243,7 +505,12 @@ async fn try_commit(
         timestamp_ms: now,
         manifest_list: Some(format!("{location}/{list_rel}")),
         manifests: None,
-        summary: summary(parent, written),
+        summary: summary(
+            parent,
+            written,
+            !matches!(removal, Removal::Nothing),
+            &removed,
+        ),
         schema_id: Some(schema_id),
     };
     let mut next = meta.clone();
@@ -279,15 +546,18 @@ async fn try_commit(
             next,
         ))),
         Err(Error::Conflict { .. }) => {
-            // The manifest list names this attempt's parent: drop it, the next attempt writes its own.
-            base.store().delete(&join(base.key(), &list_rel)).await?;
+            // The manifest list (and rewritten manifests) name this attempt's parent: drop
+            // them, the next attempt writes its own.
+            scratch.push(list_rel);
+            discard(base, &scratch).await;
             Ok(None)
         }
         Err(e) => Err(e),
     }
 }
 
-/// Commits the written files as one snapshot of the table: writes their manifests once, then
+/// Commits the written files (taking out what `removal` names) as one snapshot of the table:
+/// writes their manifests once, then
 /// a manifest list and the next metadata version on top of the latest metadata, retrying (after
 /// a back-off) when another writer committed that version first.
 pub(crate) async fn commit(
@@ -295,6 +565,7 @@ pub(crate) async fn commit(
     schema: &Schema,
     fields: &[SpecField],
     written: &Written,
+    removal: &Removal,
     env: &dyn WriteEnv,
 ) -> Result<Table> {
     let snapshot_id = snapshot_id(env, table.metadata());
@@ -310,6 +581,7 @@ pub(crate) async fn commit(
             schema.schema_id,
             &manifests,
             written,
+            removal,
             snapshot_id,
             env,
         )
@@ -376,9 +648,18 @@ mod tests {
         // ... while writer B commits v2.
         let b = append(&t0, &[ids(10..12)], &env).await.unwrap();
         assert_eq!(b.metadata_key(), "t/metadata/v2.metadata.json");
-        let lost = try_commit(version, &base, 0, &manifests, &written, 7, &env)
-            .await
-            .unwrap();
+        let lost = try_commit(
+            version,
+            &base,
+            0,
+            &manifests,
+            &written,
+            &Removal::Nothing,
+            7,
+            &env,
+        )
+        .await
+        .unwrap();
         assert!(lost.is_none());
         assert_eq!(
             manifest_lists(&store).await,
@@ -386,9 +667,16 @@ mod tests {
             "the losing list is removed"
         );
         // The retrying commit lands on top of B's snapshot.
-        let a = commit(&t0, plan.schema, &plan.fields, &written, &env)
-            .await
-            .unwrap();
+        let a = commit(
+            &t0,
+            plan.schema,
+            &plan.fields,
+            &written,
+            &Removal::Nothing,
+            &env,
+        )
+        .await
+        .unwrap();
         assert_eq!(a.metadata_key(), "t/metadata/v3.metadata.json");
         let rows: usize = read_table(&a, &SnapshotSelector::Current, &ReadRequest::default())
             .await

@@ -2,11 +2,12 @@
 
 use super::partition::{avro_partition, avro_partition_schema, PartitionTuple, SpecField};
 use super::stats::ColumnStats;
+use crate::spec::manifest::{ManifestEntry, Status};
 use crate::spec::{DataContentType, ManifestFile, PartitionSpec, Schema};
 use crate::{Error, Result};
 use apache_avro::schema::UnionSchema;
 use apache_avro::types::Value;
-use apache_avro::{Codec, Schema as AvroSchema, Writer};
+use apache_avro::{Codec, Reader, Schema as AvroSchema, Writer};
 use serde_json::{json, Value as Json};
 
 /// A data or delete file written by this commit, as its manifest entry describes it.
@@ -266,6 +267,98 @@ pub fn encode_manifest(
     write_avro(file, &schema, &metadata, records)
 }
 
+/// Sets field `name` of a record to `v` (through its union's non-null branch); fields the
+/// schema lacks are left alone.
+fn set_field(record: &mut [(String, Value)], schema: &AvroSchema, name: &str, v: Value) {
+    let AvroSchema::Record(rs) = schema else {
+        return;
+    };
+    let Some(field) = rs.fields.iter().find(|f| f.name == name) else {
+        return;
+    };
+    let value = match &field.schema {
+        AvroSchema::Union(u) => match u
+            .variants()
+            .iter()
+            .position(|s| !matches!(s, AvroSchema::Null))
+        {
+            Some(i) => Value::Union(i as u32, Box::new(v)),
+            None => return,
+        },
+        _ => v,
+    };
+    if let Some(slot) = record.iter_mut().find(|(n, _)| n == name) {
+        slot.1 = value;
+    }
+}
+
+/// Re-encodes a manifest (`bytes`, whose decoded `entries` are given) for a snapshot that
+/// removes some of its files: entries flagged in `removed` become DELETED by `snapshot_id`, the
+/// other live entries EXISTING, and entries deleted by earlier snapshots are dropped. Sequence
+/// numbers and snapshot ids are written out, since the new manifest is listed with the new
+/// snapshot's. Everything else (schema, metrics, file metadata) is kept as written.
+pub fn rewrite_manifest(
+    file: &str,
+    bytes: &[u8],
+    entries: &[ManifestEntry],
+    removed: &[bool],
+    snapshot_id: i64,
+) -> Result<Vec<u8>> {
+    let err = |e: apache_avro::Error| Error::corrupt(file, format!("rewriting manifest: {e}"));
+    let reader = Reader::new(bytes).map_err(err)?;
+    let mut schema = reader.writer_schema().clone();
+    mark_maps(&mut schema);
+    let metadata: Vec<(String, Vec<u8>)> = reader
+        .user_metadata()
+        .iter()
+        .filter(|(k, _)| !k.starts_with("avro."))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let records = reader
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(err)?;
+    if records.len() != entries.len() || removed.len() != entries.len() {
+        return Err(Error::corrupt(
+            file,
+            "manifest entries changed while rewriting",
+        ));
+    }
+    let mut w =
+        Writer::with_codec(&schema, Vec::new(), Codec::Deflate(Default::default())).map_err(err)?;
+    for (k, v) in metadata {
+        w.add_user_metadata(k, v).map_err(err)?;
+    }
+    for ((record, entry), gone) in records.into_iter().zip(entries).zip(removed) {
+        if entry.status == Status::Deleted {
+            continue;
+        }
+        let Value::Record(mut fields) = record else {
+            return Err(Error::corrupt(file, "manifest entry is not a record"));
+        };
+        let (status, snapshot) = if *gone {
+            (2, snapshot_id)
+        } else {
+            (0, entry.snapshot_id)
+        };
+        set_field(&mut fields, &schema, "status", Value::Int(status));
+        set_field(&mut fields, &schema, "snapshot_id", Value::Long(snapshot));
+        set_field(
+            &mut fields,
+            &schema,
+            "sequence_number",
+            Value::Long(entry.sequence_number),
+        );
+        set_field(
+            &mut fields,
+            &schema,
+            "file_sequence_number",
+            Value::Long(entry.file_sequence_number),
+        );
+        w.append_value(Value::Record(fields)).map_err(err)?;
+    }
+    w.into_inner().map_err(err)
+}
+
 /// Where a manifest list is written: the snapshot and its parent.
 pub struct ListContext {
     pub snapshot_id: i64,
@@ -345,7 +438,7 @@ pub fn encode_manifest_list(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::manifest::{read_manifest, read_manifest_list, Status};
+    use crate::spec::manifest::{read_manifest, read_manifest_list};
     use crate::spec::{Literal, NestedField, PartitionField, Type};
     use crate::write::partition::spec_fields;
 

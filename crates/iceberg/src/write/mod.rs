@@ -1,4 +1,5 @@
-//! Writing Iceberg v2 tables in the Hadoop catalog layout: create, append, upsert.
+//! Writing Iceberg v2 tables in the Hadoop catalog layout: create, append, upsert, overwrite,
+//! copy-on-write rewrites.
 //!
 //! Files are written first and become visible only when the next `v<N>.metadata.json` is
 //! created (put-if-absent) naming a snapshot that lists them.
@@ -10,8 +11,10 @@ pub mod data;
 pub mod definition;
 pub mod manifest;
 pub mod partition;
+pub mod replace;
 pub mod stats;
 
 pub use append::append;
 pub use catalog::{create_table, HadoopCatalog};
 pub use definition::{iceberg_type, IcebergTableDefinition};
+pub use replace::{overwrite, upsert, LiveFiles};

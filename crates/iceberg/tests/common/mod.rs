@@ -1,0 +1,130 @@
+//! Helpers shared by the write tests: column types, Arrow columns, an in-memory warehouse, and
+//! rows as sorted text lines.
+#![allow(dead_code)] // each test binary uses its own subset
+
+use arrow_array::{
+    ArrayRef, Decimal128Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
+};
+use arrow_cast::display::{ArrayFormatter, FormatOptions};
+use lakescope_iceberg::write::{HadoopCatalog, IcebergTableDefinition};
+use lakescope_iceberg::{read_table, ReadRequest, SnapshotSelector, Table};
+use lakescope_paimon::spec::{DataType, TypeKind};
+use lakescope_paimon::write::FixedEnv;
+use lakescope_storage::MemoryStore;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// 2024-05-01T10:00:00 in ms.
+pub const MAY_1_10H: i64 = 1_714_557_600_000;
+pub const DAY_MS: i64 = 86_400_000;
+
+pub fn string() -> DataType {
+    DataType::nullable(TypeKind::VarChar(i32::MAX as u32))
+}
+
+pub fn ts3() -> DataType {
+    DataType::nullable(TypeKind::Timestamp(3))
+}
+
+pub fn bigint() -> DataType {
+    DataType::nullable(TypeKind::BigInt)
+}
+
+/// DECIMAL(10, 2).
+pub fn decimal() -> DataType {
+    DataType::nullable(TypeKind::Decimal {
+        precision: 10,
+        scale: 2,
+    })
+}
+
+pub fn col(name: &str, t: DataType) -> (String, DataType, Option<String>) {
+    (name.into(), t, None)
+}
+
+pub fn strings(v: &[&str]) -> ArrayRef {
+    Arc::new(StringArray::from(v.to_vec()))
+}
+
+pub fn longs(v: &[i64]) -> ArrayRef {
+    Arc::new(Int64Array::from(v.to_vec()))
+}
+
+pub fn millis(v: &[i64]) -> ArrayRef {
+    Arc::new(TimestampMillisecondArray::from(v.to_vec()))
+}
+
+/// DECIMAL(10, 2) values from their unscaled cents.
+pub fn cents(v: &[i128]) -> ArrayRef {
+    Arc::new(
+        Decimal128Array::from(v.to_vec())
+            .with_precision_and_scale(10, 2)
+            .unwrap(),
+    )
+}
+
+pub fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+    RecordBatch::try_from_iter(columns).unwrap()
+}
+
+/// A Hadoop-catalog warehouse in memory with a fixed clock and UUIDs.
+pub struct Warehouse {
+    pub store: Rc<MemoryStore>,
+    pub catalog: HadoopCatalog,
+    pub env: FixedEnv,
+}
+
+impl Warehouse {
+    pub fn new() -> Self {
+        Self {
+            store: Rc::new(MemoryStore::new()),
+            catalog: HadoopCatalog::new("wh/iceberg", "s3://lake/wh/iceberg"),
+            env: FixedEnv::new(1_700_000_000_000, 42),
+        }
+    }
+
+    pub async fn create(&self, ns: &str, name: &str, def: IcebergTableDefinition) -> Table {
+        self.catalog
+            .create_namespace(self.store.as_ref(), ns)
+            .await
+            .unwrap();
+        self.catalog
+            .create_table(self.store.as_ref(), ns, name, &def, &self.env)
+            .await
+            .unwrap();
+        Table::open(
+            self.store.clone(),
+            &self.catalog.table_key(ns, name).unwrap(),
+        )
+        .await
+        .unwrap()
+    }
+}
+
+/// Rows as sorted text lines (`a|b|c`).
+pub async fn rows(table: &Table, at: SnapshotSelector) -> Vec<String> {
+    let out = read_table(table, &at, &ReadRequest::default())
+        .await
+        .unwrap();
+    let mut lines = Vec::new();
+    for b in &out.batches {
+        let fmts: Vec<_> = b
+            .columns()
+            .iter()
+            .map(|c| {
+                ArrayFormatter::try_new(c.as_ref(), &FormatOptions::default().with_null("null"))
+                    .unwrap()
+            })
+            .collect();
+        for r in 0..b.num_rows() {
+            lines.push(
+                fmts.iter()
+                    .map(|f| f.value(r).to_string())
+                    .collect::<Vec<_>>()
+                    .join("|"),
+            );
+        }
+    }
+    lines.sort();
+    lines
+}
