@@ -227,6 +227,9 @@ impl Session {
     ) -> StatementResult<Outcome> {
         let verb = if is_delete { "DELETE" } else { "UPDATE" };
         let target = self.resolve(&r.table).await?;
+        if let Some(Location::Iceberg { .. }) = &target.location {
+            return self.row_level_iceberg(r, is_delete, &target, pos).await;
+        }
         let table = self.paimon_table(&target, r.table.pos, verb).await?;
         let schema = table.current_schema().clone();
         if schema.primary_keys.is_empty() {

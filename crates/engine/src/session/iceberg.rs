@@ -1,13 +1,19 @@
-//! Iceberg catalogs in a session: namespaces, CREATE TABLE and INSERT through the Hadoop-catalog writer.
+//! Iceberg catalogs in a session: namespaces, CREATE TABLE, INSERT (OVERWRITE), DELETE and UPDATE through the Hadoop-catalog writer.
 
 use super::catalogs::{Location, Resolved};
 use super::dml::Shape;
-use super::{at, Outcome, Session, StatementError, StatementResult};
+use super::query::input_name;
+use super::{at, Outcome, QueryInput, QueryOutput, Session, StatementError, StatementResult};
+use arrow_array::RecordBatch;
 use lakescope_iceberg::convert::to_data_fields;
 use lakescope_iceberg::spec::transform::Transform as IcebergTransform;
-use lakescope_iceberg::write::{append, HadoopCatalog, IcebergTableDefinition};
+use lakescope_iceberg::write::{
+    append, overwrite, upsert, HadoopCatalog, IcebergTableDefinition, LiveFiles,
+};
 use lakescope_paimon::spec::schema::TableSchema;
-use lakescope_sql::ast::{ColumnKind, CreateTable, Insert, Transform};
+use lakescope_sql::ast::{ColumnKind, CreateTable, Insert, RowLevel, Transform};
+use lakescope_sql::rewrite::row_level_change;
+use lakescope_sql::show::quote_ident;
 use lakescope_sql::Pos;
 use lakescope_storage::ObjectStore;
 use std::rc::Rc;
@@ -149,77 +155,291 @@ impl Session {
         Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()))
     }
 
-    /// INSERT INTO an Iceberg table (an upsert when the table says `write.upsert.enabled`).
-    pub(super) async fn insert_iceberg(
+    /// The Iceberg table at a resolved location.
+    async fn iceberg_table(
         &self,
-        i: &Insert,
         target: &Resolved,
         pos: Pos,
-    ) -> StatementResult<Outcome> {
-        if i.overwrite || !i.partition.is_empty() {
-            return Err(StatementError::new(
-                pos,
-                format!(
-                    "INSERT OVERWRITE / PARTITION (...) into Iceberg table {} is not supported yet",
-                    target.qualified()
-                ),
-            ));
-        }
+    ) -> StatementResult<lakescope_iceberg::Table> {
         let Some(Location::Iceberg { store, path }) = &target.location else {
             return Err(StatementError::new(
                 pos,
                 format!("{} is not an Iceberg table", target.qualified()),
             ));
         };
-        let table = lakescope_iceberg::Table::open(store.clone(), path)
+        lakescope_iceberg::Table::open(store.clone(), path)
             .await
-            .map_err(|e| at(pos, e))?;
-        let fields = table
-            .metadata()
-            .current_schema()
-            .and_then(|s| to_data_fields(&s.fields))
-            .ok_or_else(|| {
-                StatementError::new(
-                    pos,
-                    format!(
-                        "{}: the current schema has types lakescope cannot write yet",
-                        target.qualified()
-                    ),
-                )
-            })?;
-        let schema = TableSchema {
-            version: lakescope_paimon::spec::schema::CURRENT_SCHEMA_VERSION,
-            id: 0,
-            highest_field_id: 0,
-            fields,
-            partition_keys: Vec::new(),
-            primary_keys: Vec::new(),
-            options: Default::default(),
-            comment: None,
-            time_millis: 0,
-        };
+            .map_err(|e| at(pos, e))
+    }
+
+    /// INSERT INTO an Iceberg table (an upsert when the table says `write.upsert.enabled`);
+    /// INSERT OVERWRITE replaces the partitions the rows land in (the whole table when it is
+    /// unpartitioned), as Iceberg's Flink sink does. `PARTITION (c = v)` fills column `c`.
+    pub(super) async fn insert_iceberg(
+        &self,
+        i: &Insert,
+        target: &Resolved,
+        pos: Pos,
+    ) -> StatementResult<Outcome> {
+        let table = self.iceberg_table(target, pos).await?;
+        let schema = shape_schema(&table, target, pos)?;
+        for p in &i.partition {
+            if !schema.fields.iter().any(|f| f.name == p.key) {
+                return Err(StatementError::new(
+                    p.key_pos,
+                    format!("'{}' is not a column of {}", p.key, target.qualified()),
+                ));
+            }
+        }
         let targets: Vec<String> = if i.columns.is_empty() {
-            schema.fields.iter().map(|f| f.name.clone()).collect()
+            schema
+                .fields
+                .iter()
+                .filter(|f| !i.partition.iter().any(|p| p.key == f.name))
+                .map(|f| f.name.clone())
+                .collect()
         } else {
             i.columns.iter().map(|c| c.name.clone()).collect()
         };
         let out = self.insert_rows(i, pos).await?;
         let shape = Shape {
             targets,
-            statics: &[],
+            statics: &i.partition,
         };
         let batches = self.shape_rows(&out, &schema, &shape, &target.qualified(), pos)?;
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-        let written = append(&table, &batches, self.env.as_ref())
-            .await
-            .map_err(|e| at(pos, e))?;
-        let snapshot = written
-            .metadata()
-            .current_snapshot_id
-            .map_or_else(|| "none".to_string(), |id| id.to_string());
+        let written = if i.overwrite {
+            overwrite(&table, &batches, self.env.as_ref()).await
+        } else {
+            append(&table, &batches, self.env.as_ref()).await
+        }
+        .map_err(|e| at(pos, e))?;
         Ok(Outcome::Done(format!(
-            "[INFO] {rows} row(s) written to {}: snapshot {snapshot}",
-            target.qualified()
+            "[INFO] {rows} row(s) written to {}: snapshot {}",
+            target.qualified(),
+            snapshot_of(&written)
         )))
     }
+
+    /// UPDATE / DELETE on an Iceberg table. On a table with identifier fields UPDATE writes
+    /// the changed rows as an upsert (equality deletes of their keys plus the rows), as Flink's
+    /// upsert writer would; otherwise, and for DELETE, every data file holding a matching row is
+    /// rewritten without it / with it changed (copy-on-write: readable by every Iceberg
+    /// reader, no delete files pile up).
+    pub(super) async fn row_level_iceberg(
+        &self,
+        r: &RowLevel,
+        is_delete: bool,
+        target: &Resolved,
+        pos: Pos,
+    ) -> StatementResult<Outcome> {
+        let table = self.iceberg_table(target, r.table.pos).await?;
+        let schema = shape_schema(&table, target, pos)?;
+        let change = row_level_change(r, pos)?;
+        for (column, _) in &change.assignments {
+            if !schema.fields.iter().any(|f| &f.name == column) {
+                return Err(StatementError::new(
+                    pos,
+                    format!("Unknown column '{column}' in table {}", target.qualified()),
+                ));
+            }
+        }
+        let matched = format!(
+            "COALESCE(({}), FALSE)",
+            change.filter.as_deref().unwrap_or("TRUE")
+        );
+        let current = table.metadata().current_schema();
+        let keys: Vec<String> = current
+            .map(|s| {
+                s.identifier_field_ids
+                    .iter()
+                    .filter_map(|id| s.field(*id).map(|f| f.name.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let shape = Shape {
+            targets: schema.fields.iter().map(|f| f.name.clone()).collect(),
+            statics: &[],
+        };
+        if !is_delete && !keys.is_empty() {
+            if let Some((column, _)) = change.assignments.iter().find(|(c, _)| keys.contains(c)) {
+                return Err(StatementError::new(
+                    pos,
+                    format!("UPDATE of identifier (primary-key) column '{column}' is not supported: delete the row and insert it again"),
+                ));
+            }
+            let select: Vec<String> = schema
+                .fields
+                .iter()
+                .map(
+                    |f| match change.assignments.iter().find(|(c, _)| c == &f.name) {
+                        Some((_, expr)) => format!("({expr}) AS {}", quote_ident(&f.name)),
+                        None => quote_ident(&f.name),
+                    },
+                )
+                .collect();
+            let sql = format!(
+                "SELECT {} FROM \"{}\" WHERE {matched}",
+                select.join(", "),
+                input_name(0)
+            );
+            let out = self.query_one(&sql, target, pos).await?;
+            let batches = self.shape_rows(&out, &schema, &shape, &target.qualified(), pos)?;
+            let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+            if rows == 0 {
+                return Ok(no_match(target));
+            }
+            let written = upsert(&table, &batches, self.env.as_ref())
+                .await
+                .map_err(|e| at(pos, e))?;
+            return Ok(Outcome::Done(format!(
+                "[INFO] {rows} row(s) updated in {}: snapshot {}",
+                target.qualified(),
+                snapshot_of(&written)
+            )));
+        }
+        // Copy-on-write: the rows each file keeps (DELETE) or all its rows, changed (UPDATE).
+        let keep = if is_delete {
+            format!("SELECT * FROM \"{}\" WHERE NOT {matched}", input_name(0))
+        } else {
+            let select: Vec<String> = schema
+                .fields
+                .iter()
+                .map(|f| {
+                    let name = quote_ident(&f.name);
+                    match change.assignments.iter().find(|(c, _)| c == &f.name) {
+                        Some((_, expr)) => {
+                            format!("CASE WHEN {matched} THEN ({expr}) ELSE {name} END AS {name}")
+                        }
+                        None => name,
+                    }
+                })
+                .collect();
+            format!("SELECT {} FROM \"{}\"", select.join(", "), input_name(0))
+        };
+        let count = format!(
+            "SELECT COUNT(*) AS n FROM \"{}\" WHERE {matched}",
+            input_name(0)
+        );
+        let live = LiveFiles::of(&table).await.map_err(|e| at(pos, e))?;
+        let mut removed = Vec::new();
+        let mut batches = Vec::new();
+        let mut changed = 0i64;
+        let out_schema =
+            lakescope_iceberg::scan::output_schema(&live.table, current_or(&live.table, pos)?)
+                .map_err(|e| at(pos, e))?;
+        for task in &live.tasks {
+            let rows = live.read(task).await.map_err(|e| at(pos, e))?;
+            let input = || QueryInput {
+                name: input_name(0),
+                data: QueryOutput {
+                    schema: out_schema.clone(),
+                    batches: rows.clone(),
+                },
+            };
+            let n = self.run_on(&count, input(), pos).await?;
+            let hits = count_of(&n);
+            if hits == 0 {
+                continue;
+            }
+            changed += hits;
+            let kept = self.run_on(&keep, input(), pos).await?;
+            batches.extend(self.shape_rows(&kept, &schema, &shape, &target.qualified(), pos)?);
+            removed.push(task);
+        }
+        if removed.is_empty() {
+            return Ok(no_match(target));
+        }
+        let written = live
+            .replace(&removed, &batches, self.env.as_ref())
+            .await
+            .map_err(|e| at(pos, e))?;
+        Ok(Outcome::Done(format!(
+            "[INFO] {changed} row(s) {} {}: snapshot {} ({} data file(s) rewritten)",
+            if is_delete {
+                "deleted from"
+            } else {
+                "updated in"
+            },
+            target.qualified(),
+            snapshot_of(&written),
+            removed.len()
+        )))
+    }
+
+    /// Runs `sql` over one in-memory input.
+    async fn run_on(&self, sql: &str, input: QueryInput, pos: Pos) -> StatementResult<QueryOutput> {
+        self.query_engine
+            .run(sql, vec![input])
+            .await
+            .map_err(|e| StatementError::new(pos, e))
+    }
+}
+
+/// The table's current schema.
+fn current_or(
+    table: &lakescope_iceberg::Table,
+    pos: Pos,
+) -> StatementResult<&lakescope_iceberg::spec::Schema> {
+    table.metadata().current_schema().ok_or_else(|| {
+        StatementError::new(pos, format!("{}: no current schema", table.metadata_key()))
+    })
+}
+
+/// The current schema of an Iceberg table as the fields rows are shaped to.
+fn shape_schema(
+    table: &lakescope_iceberg::Table,
+    target: &Resolved,
+    pos: Pos,
+) -> StatementResult<TableSchema> {
+    let fields = current_or(table, pos)
+        .ok()
+        .and_then(|s| to_data_fields(&s.fields))
+        .ok_or_else(|| {
+            StatementError::new(
+                pos,
+                format!(
+                    "{}: the current schema has types lakescope cannot write yet",
+                    target.qualified()
+                ),
+            )
+        })?;
+    Ok(TableSchema {
+        version: lakescope_paimon::spec::schema::CURRENT_SCHEMA_VERSION,
+        id: 0,
+        highest_field_id: 0,
+        fields,
+        partition_keys: Vec::new(),
+        primary_keys: Vec::new(),
+        options: Default::default(),
+        comment: None,
+        time_millis: 0,
+    })
+}
+
+fn snapshot_of(t: &lakescope_iceberg::Table) -> String {
+    t.metadata()
+        .current_snapshot_id
+        .map_or_else(|| "none".to_string(), |id| id.to_string())
+}
+
+fn no_match(target: &Resolved) -> Outcome {
+    Outcome::Done(format!(
+        "[INFO] no rows matched: nothing committed to {}",
+        target.qualified()
+    ))
+}
+
+/// The single count of a `SELECT COUNT(*)`.
+fn count_of(out: &QueryOutput) -> i64 {
+    out.batches
+        .iter()
+        .find(|b| b.num_rows() > 0)
+        .and_then(|b| {
+            b.column(0)
+                .as_any()
+                .downcast_ref::<arrow_array::Int64Array>()
+                .map(|a| a.value(0))
+        })
+        .unwrap_or(0)
 }
