@@ -4,7 +4,7 @@
 //! identically at every snapshot in lakescope, Java Paimon 0.9 and pypaimon 2.1 (where pypaimon
 //! implements the engine's options; otherwise its exact refusal is asserted); a commit of Java's
 //! own writer on top of a lakescope-written table reads the same in lakescope and Java. Also the
-//! writes lakescope refuses (first-row, changelog producers, retractions an engine rejects).
+//! writes lakescope refuses (changelog producers, retractions an engine rejects).
 //! The oracles are subprocesses set up by `scripts/oracles.sh` (`MergeEngineJava` is compiled
 //! here); without them the oracle test fails (set `LAKESCOPE_SKIP_ORACLES=1` to skip it).
 
@@ -786,11 +786,6 @@ async fn refused_merge_engine_writes() {
     let cols = [("id", Ty::Int), ("v", Ty::Big)];
     let cases: &[RefusedCase] = &[
         (
-            "first_row",
-            &[("merge-engine", "first-row")],
-            &["first-row", "level-0", "compact"],
-        ),
-        (
             "pu_input",
             &[
                 ("merge-engine", "partial-update"),
@@ -867,8 +862,18 @@ async fn refused_merge_engine_writes() {
         );
     }
 
-    // Retractions: first-row refuses them (refused anyway), partial-update takes them with
+    // Retractions: first-row refuses them, partial-update takes them with
     // remove-record-on-delete, and with ignore-delete they are dropped before writing.
+    let def = definition(&cols, &["id"], &[], &[("merge-engine", "first-row")]);
+    let t = catalog
+        .create_table_with(&env, "r", "first_row_delete", &def)
+        .await
+        .unwrap();
+    let err = insert_err(&catalog, &env, &t, &cols, &["-D;1;1"]).await;
+    assert!(
+        err.contains("first-row") && err.contains("ignore-delete"),
+        "{err}"
+    );
     let def = definition(
         &cols,
         &["id"],

@@ -3,6 +3,7 @@
 //! Everything reads through [`lakescope_storage::ObjectStore`]; nothing here knows about HTTP or browsers.
 
 pub mod commit;
+pub mod compact;
 pub mod diff;
 pub mod error;
 pub mod incremental;

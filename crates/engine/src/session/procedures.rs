@@ -1,9 +1,15 @@
-//! CALL sys.* procedures: tags and rollback (Paimon's `create_tag`, `delete_tag`, `rollback_to`).
+//! CALL sys.* procedures: tags, rollback and full compaction (Paimon's `create_tag`,
+//! `delete_tag`, `rollback_to`, `compact`).
 
+use super::convert::literal_datum;
 use super::{at, Outcome, Session, StatementError, StatementResult};
 use lakescope_paimon::commit::tags::{
     create_tag, delete_tag, parse_duration, rollback_to, RollbackTarget,
 };
+use lakescope_paimon::commit::CommitOptions;
+use lakescope_paimon::compact::compact;
+use lakescope_paimon::scan::PartitionFilter;
+use lakescope_paimon::table::Table;
 use lakescope_sql::ast::{CallArg, ObjectName};
 use lakescope_sql::Pos;
 use sqlparser::ast as sp;
@@ -55,6 +61,45 @@ impl Args<'_> {
     }
 }
 
+/// Paimon's `partitions` argument: partitions separated by `;`, each `key=value` pairs
+/// separated by `,` (`dt=2024-01-01,hh=10;dt=2024-01-02,hh=11`).
+fn partition_filters(table: &Table, spec: &str, pos: Pos) -> StatementResult<Vec<PartitionFilter>> {
+    let schema = table.current_schema();
+    let mut filters = Vec::new();
+    for partition in spec.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let mut values = Vec::new();
+        for pair in partition.split(',') {
+            let Some((key, value)) = pair.split_once('=') else {
+                return Err(StatementError::new(
+                    pos,
+                    format!("partitions: '{pair}' is not key=value"),
+                ));
+            };
+            let key = key.trim();
+            if !schema.partition_keys.iter().any(|k| k == key) {
+                return Err(StatementError::new(
+                    pos,
+                    format!(
+                        "partitions: '{key}' is not a partition column (partition keys: {})",
+                        schema.partition_keys.join(", ")
+                    ),
+                ));
+            }
+            let field = schema
+                .fields
+                .iter()
+                .find(|f| f.name == key)
+                .ok_or_else(|| {
+                    StatementError::new(pos, format!("partitions: no column '{key}'"))
+                })?;
+            let datum = literal_datum(value.trim(), &field.data_type, key, pos)?;
+            values.push((key.to_string(), datum));
+        }
+        filters.push(PartitionFilter::Eq(values));
+    }
+    Ok(filters)
+}
+
 fn number(text: &str, name: &str, pos: Pos) -> StatementResult<i64> {
     text.trim()
         .parse()
@@ -74,10 +119,18 @@ impl Session {
             "create_tag" => &["table", "tag", "snapshot_id", "time_retained"],
             "delete_tag" => &["table", "tag"],
             "rollback_to" => &["table", "tag", "snapshot_id"],
+            "compact" => &[
+                "table",
+                "partitions",
+                "order_strategy",
+                "order_by",
+                "options",
+                "where",
+            ],
             _ => {
                 return Err(StatementError::new(
                     procedure.pos,
-                    format!("CALL {procedure} is not supported yet: lakescope runs sys.create_tag, sys.delete_tag and sys.rollback_to"),
+                    format!("CALL {procedure} is not supported yet: lakescope runs sys.create_tag, sys.delete_tag, sys.rollback_to and sys.compact"),
                 ))
             }
         };
@@ -126,6 +179,33 @@ impl Session {
                     target.qualified(),
                     deleted.join(", ")
                 )
+            }
+            "compact" => {
+                for unsupported in ["order_strategy", "order_by", "options", "where"] {
+                    if let Some((_, p)) = args.text(unsupported) {
+                        return Err(StatementError::new(
+                            p,
+                            format!("{procedure}: '{unsupported}' is not supported: lakescope runs full compactions of whole partitions (give 'partitions')"),
+                        ));
+                    }
+                }
+                let filters = match args.text("partitions") {
+                    Some((spec, p)) => partition_filters(&table, &spec, p)?,
+                    None => Vec::new(),
+                };
+                let options =
+                    CommitOptions::for_table(&table, self.env.uuid()).map_err(|e| at(pos, e))?;
+                match compact(&table, self.env.as_ref(), options, &filters)
+                    .await
+                    .map_err(|e| at(pos, e))?
+                {
+                    Some(done) => format!(
+                        "compacted {}: snapshot {} (COMPACT)",
+                        target.qualified(),
+                        done.snapshot.id
+                    ),
+                    None => format!("{}: nothing to compact", target.qualified()),
+                }
             }
             _ => {
                 let to = match (args.text("tag"), args.text("snapshot_id")) {

@@ -12,10 +12,11 @@ pub mod tags;
 pub use overwrite::Overwrite;
 
 use crate::error::{Error, Result};
+use crate::scan::DeletionFile;
 use crate::scan::{plan, PartitionFilter, Split};
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
-use crate::spec::manifest::{IndexManifestEntry, HASH_INDEX};
+use crate::spec::manifest::{IndexManifestEntry, DELETION_VECTORS_INDEX, HASH_INDEX};
 use crate::spec::snapshot::{CommitKind, Snapshot};
 use crate::table::Table;
 use crate::write::dynamic_bucket::encode_index_manifest;
@@ -78,6 +79,28 @@ enum Attempt {
     Lost,
 }
 
+/// A compaction's change: the live files it rewrote (with the deletion vectors it applied)
+/// and the files it wrote in their place.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CompactChange {
+    /// Rewritten files, as DELETE entries of their (partition, bucket).
+    pub before: Vec<ManifestEntry>,
+    /// Deletion vectors of rewritten files the compaction applied, by data file name.
+    pub applied_deletion_vectors: HashMap<String, DeletionFile>,
+    /// The files written in their place.
+    pub after: Vec<NewFile>,
+}
+
+/// What one commit changes.
+enum Change<'c> {
+    Write {
+        files: &'c [NewFile],
+        index: Option<&'c IndexChange>,
+        overwrite: Option<&'c Overwrite>,
+    },
+    Compact(&'c CompactChange),
+}
+
 /// Commits new files to a table, appending or overwriting.
 pub struct Committer<'a> {
     table: &'a Table,
@@ -122,9 +145,46 @@ impl<'a> Committer<'a> {
             )));
         }
         let index = message.index.filter(|i| !i.added.is_empty());
+        let change = Change::Write {
+            files: &files,
+            index: index.as_ref(),
+            overwrite: overwrite.as_ref(),
+        };
+        let outcome = self.run(&change).await?;
+        if files.is_empty()
+            || !crate::write::table_write::compacts_after_write(self.table.current_schema())?
+        {
+            return Ok(outcome);
+        }
+        // Batch readers skip level-0 files of this table: compact the written buckets in a
+        // second snapshot, as Java's writer does before its commit.
+        let buckets: HashSet<(Vec<u8>, i32)> = files
+            .iter()
+            .map(|f| (f.partition_bytes.clone(), f.bucket))
+            .collect();
+        let rewritten = crate::compact::rewrite_buckets(self.table, self.env, |split| {
+            buckets.contains(&(split.partition_bytes.clone(), split.bucket))
+        })
+        .await?;
+        let compacted =
+            crate::compact::commit_rewrite(self.table, self.env, self.options.clone(), &rewritten)
+                .await?;
+        Ok(compacted.unwrap_or(outcome))
+    }
+
+    /// Commits a compaction: a COMPACT snapshot deleting `change.before` and adding
+    /// `change.after`. Fails without retry when a concurrent commit deleted one of the rewritten
+    /// files or changed a deletion vector the compaction applied (the compaction is abandoned;
+    /// its new files are orphans).
+    pub async fn commit_compact(&self, change: &CompactChange) -> Result<CommitOutcome> {
+        self.run(&Change::Compact(change)).await
+    }
+
+    /// The attempt loop: retries lost races with exponential back-off.
+    async fn run(&self, change: &Change<'_>) -> Result<CommitOutcome> {
         let mut retries = 0;
         loop {
-            match self.attempt(&files, index.as_ref(), overwrite.as_ref()).await? {
+            match self.attempt(change).await? {
                 Attempt::Done(snapshot) => {
                     self.write_hints(snapshot.id).await;
                     return Ok(CommitOutcome {
@@ -174,12 +234,15 @@ impl<'a> Committer<'a> {
         Err(last_err.unwrap_or_else(|| Error::Invalid("latest snapshot unreadable".into())))
     }
 
-    async fn attempt(
-        &self,
-        files: &[NewFile],
-        index: Option<&IndexChange>,
-        overwrite: Option<&Overwrite>,
-    ) -> Result<Attempt> {
+    async fn attempt(&self, change: &Change<'_>) -> Result<Attempt> {
+        let (files, index, overwrite, compact) = match change {
+            Change::Write {
+                files,
+                index,
+                overwrite,
+            } => (*files, *index, *overwrite, None),
+            Change::Compact(c) => (c.after.as_slice(), None, None, Some(*c)),
+        };
         let table = self.table;
         let latest = self.latest().await?;
         let schema_id = table.current_schema().id;
@@ -210,8 +273,14 @@ impl<'a> Committer<'a> {
             None => Vec::new(),
         };
         check_bucket_counts(table, &live, files, &overwritten)?;
+        if let Some(c) = compact {
+            check_still_live(table, latest.as_ref(), &live, c)?;
+        }
 
         let mut entries = Vec::new();
+        if let Some(c) = compact {
+            entries.extend(c.before.iter().cloned());
+        }
         if let Some(o) = overwrite {
             let schema = table.current_schema();
             for split in &live {
@@ -311,7 +380,15 @@ impl<'a> Committer<'a> {
             }
         }
         let added_index = index.map_or(&[][..], |ic| ic.added.as_slice());
-        if !added_index.is_empty() || overwrite.is_some() {
+        if let Some(c) = compact {
+            if let Some(name) = self
+                .drop_deletion_vectors(index_manifest.as_deref(), c)
+                .await?
+            {
+                written.push(name.clone());
+                index_manifest = Some(name);
+            }
+        } else if !added_index.is_empty() || overwrite.is_some() {
             if let Some(name) = self
                 .write_index_manifest(index_manifest.as_deref(), added_index, overwrite, files)
                 .await?
@@ -348,7 +425,9 @@ impl<'a> Committer<'a> {
             index_manifest,
             commit_user: self.options.commit_user.clone(),
             commit_identifier: BATCH_COMMIT_IDENTIFIER,
-            commit_kind: if overwrite.is_some() {
+            commit_kind: if compact.is_some() {
+                CommitKind::Compact
+            } else if overwrite.is_some() {
                 CommitKind::Overwrite
             } else {
                 CommitKind::Append
@@ -449,6 +528,65 @@ impl<'a> Committer<'a> {
         Ok(Some(name))
     }
 
+    /// The index manifest after a compaction: the deletion-vector entries of the rewritten
+    /// files' buckets are dropped (Java's compaction deletes them). `None` when nothing changes.
+    /// An entry that also covers a file the compaction did not rewrite is a conflict.
+    async fn drop_deletion_vectors(
+        &self,
+        previous: Option<&str>,
+        change: &CompactChange,
+    ) -> Result<Option<String>> {
+        let Some(name) = previous else {
+            return Ok(None);
+        };
+        let table = self.table;
+        let rewritten: HashSet<(&[u8], i32, &str)> = change
+            .before
+            .iter()
+            .map(|e| (e.partition.as_slice(), e.bucket, e.file.file_name.as_str()))
+            .collect();
+        let buckets: HashSet<(&[u8], i32)> = rewritten.iter().map(|(p, b, _)| (*p, *b)).collect();
+        let entries = table.index_manifest(name).await?;
+        let mut kept = Vec::new();
+        let mut removed = 0;
+        for e in entries.iter() {
+            if e.index_type != DELETION_VECTORS_INDEX
+                || !buckets.contains(&(e.partition.as_slice(), e.bucket))
+            {
+                kept.push(e.clone());
+                continue;
+            }
+            let vectors = e.deletion_vectors.as_deref().unwrap_or_default();
+            if let Some(other) = vectors.iter().find(|v| {
+                !rewritten.contains(&(e.partition.as_slice(), e.bucket, v.data_file_name.as_str()))
+            }) {
+                return Err(Error::Invalid(format!(
+                    "{}: conflict: deletion-vector index {} also covers {}, which the compaction did not rewrite; the compaction is abandoned",
+                    table.path(),
+                    e.file_name,
+                    other.data_file_name
+                )));
+            }
+            removed += 1;
+        }
+        if removed == 0 {
+            return Ok(None);
+        }
+        let name = format!("index-manifest-{}-0", self.env.uuid());
+        let codec = codec(
+            table
+                .options()
+                .get("manifest.compression")
+                .unwrap_or("zstd"),
+        )?;
+        let bytes = encode_index_manifest(&name, &kept, codec)?;
+        table
+            .store()
+            .put(&self.manifest_key(&name), bytes.into())
+            .await?;
+        Ok(Some(name))
+    }
+
     async fn write_hints(&self, id: i64) {
         let dir = join(self.table.path(), "snapshot");
         // Hints are best effort: readers probe past a stale LATEST.
@@ -465,6 +603,40 @@ impl<'a> Committer<'a> {
                 .await;
         }
     }
+}
+
+/// Fails when a file a compaction rewrote is no longer live in the latest snapshot (another
+/// commit deleted it: an overwrite, a compaction) or its deletion vector changed since the
+/// compaction read it: committing would resurrect or lose rows.
+fn check_still_live(
+    table: &Table,
+    latest: Option<&Snapshot>,
+    live: &[Split],
+    change: &CompactChange,
+) -> Result<()> {
+    let by_bucket: HashMap<(&[u8], i32), &Split> = live
+        .iter()
+        .map(|s| ((s.partition_bytes.as_slice(), s.bucket), s))
+        .collect();
+    let snapshot = latest.map_or(0, |s| s.id);
+    for e in &change.before {
+        let name = &e.file.file_name;
+        let split = by_bucket.get(&(e.partition.as_slice(), e.bucket));
+        let Some(split) = split.filter(|s| s.files.iter().any(|f| &f.file_name == name)) else {
+            return Err(Error::Invalid(format!(
+                "{}: conflict: data file {name} (bucket {}) that the compaction rewrote was deleted by a concurrent commit (latest snapshot {snapshot}); the compaction is abandoned",
+                table.path(),
+                e.bucket
+            )));
+        };
+        if split.deletion_files.get(name) != change.applied_deletion_vectors.get(name) {
+            return Err(Error::Invalid(format!(
+                "{}: conflict: the deletion vector of {name} changed since the compaction read it (latest snapshot {snapshot}); the compaction is abandoned",
+                table.path()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Fails when a new file's bucket count differs from the partition's live files (Paimon's

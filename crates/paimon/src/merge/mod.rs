@@ -143,6 +143,9 @@ pub struct MergeReader {
     schema: Option<SchemaRef>,
     builder: OutputBuilder,
     group: Vec<Entry>,
+    /// `_SEQUENCE_NUMBER` of each buffered output row, when requested
+    /// ([`MergeReader::with_sequence_numbers`]).
+    sequences: Option<Vec<i64>>,
     done: bool,
     failed: bool,
 }
@@ -247,6 +250,7 @@ impl MergeReader {
             schema,
             builder,
             group: Vec::new(),
+            sequences: None,
             done: false,
             failed: false,
         })
@@ -257,16 +261,42 @@ impl MergeReader {
         self.schema.clone()
     }
 
+    /// Also outputs each merged row's `_SEQUENCE_NUMBER` (Int64, before `_VALUE_KIND`), as
+    /// Paimon's merge functions give it to a compaction's output: the winner's for deduplicate
+    /// and first-row, the latest of the key for partial-update and aggregation.
+    pub fn with_sequence_numbers(mut self) -> Self {
+        self.schema = self.schema.map(|s| {
+            let mut fields = s.fields().to_vec();
+            let at = fields.len().saturating_sub(1);
+            fields.insert(
+                at,
+                std::sync::Arc::new(arrow_schema::Field::new(
+                    SEQUENCE_NUMBER,
+                    arrow_schema::DataType::Int64,
+                    false,
+                )),
+            );
+            std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(
+                fields,
+                s.metadata().clone(),
+            ))
+        });
+        self.sequences = Some(Vec::new());
+        self
+    }
+
     /// Merges one key group into the builder.
     fn merge_group(&mut self) -> Result<()> {
         let group = &self.group;
         let input = &self.merger.input;
         let keep = |k: RowKind| k.is_add() || self.settings.keep_deletes;
+        let mut pushed = None;
         match &mut self.engine {
             Engine::Deduplicate => {
                 if let Some(w) = deduplicate::winner(group, self.ignore_delete) {
                     if keep(w.kind) {
                         self.builder.push_row(w.batch, w.row, w.kind);
+                        pushed = Some(w.seq);
                     }
                 }
             }
@@ -274,6 +304,7 @@ impl MergeReader {
                 if let Some(w) = first_row::winner(group, self.ignore_delete)? {
                     if keep(w.kind) {
                         self.builder.push_row(w.batch, w.row, w.kind);
+                        pushed = Some(w.seq);
                     }
                 }
             }
@@ -281,11 +312,13 @@ impl MergeReader {
                 if let [only] = group.as_slice() {
                     if keep(only.kind) {
                         self.builder.push_row(only.batch, only.row, only.kind);
+                        pushed = Some(only.seq);
                     }
                 } else {
                     let kind = m.merge(input, group)?;
                     if keep(kind) {
                         self.builder.push_cells(m.row_mut(), kind);
+                        pushed = group.last().map(|e| e.seq);
                     }
                 }
             }
@@ -293,14 +326,19 @@ impl MergeReader {
                 if let [only] = group.as_slice() {
                     if keep(only.kind) {
                         self.builder.push_row(only.batch, only.row, only.kind);
+                        pushed = Some(only.seq);
                     }
                 } else {
                     let kind = m.merge(input, group)?;
                     if keep(kind) {
                         self.builder.push_cells(m.row_mut(), kind);
+                        pushed = group.last().map(|e| e.seq);
                     }
                 }
             }
+        }
+        if let (Some(seqs), Some(seq)) = (self.sequences.as_mut(), pushed) {
+            seqs.push(seq);
         }
         Ok(())
     }
@@ -319,7 +357,26 @@ impl MergeReader {
         if self.builder.len() == 0 {
             return Ok(None);
         }
-        self.builder.finish(&self.merger.input, &schema).map(Some)
+        let Some(seqs) = self.sequences.as_mut() else {
+            return self.builder.finish(&self.merger.input, &schema).map(Some);
+        };
+        // The builder assembles the columns without `_SEQUENCE_NUMBER`; it goes in before
+        // `_VALUE_KIND`.
+        let at = schema.fields().len().saturating_sub(2);
+        let mut fields = schema.fields().to_vec();
+        fields.remove(at);
+        let inner = std::sync::Arc::new(arrow_schema::Schema::new_with_metadata(
+            fields,
+            schema.metadata().clone(),
+        ));
+        let batch = self.builder.finish(&self.merger.input, &inner)?;
+        let mut columns = batch.columns().to_vec();
+        let seq: arrow_array::ArrayRef =
+            std::sync::Arc::new(arrow_array::Int64Array::from(std::mem::take(seqs)));
+        columns.insert(at, seq);
+        RecordBatch::try_new(schema, columns)
+            .map(Some)
+            .map_err(arrow_err)
     }
 }
 

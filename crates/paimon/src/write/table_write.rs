@@ -25,6 +25,7 @@ use arrow_schema::{DataType as ArrowType, Field, Schema};
 use bytes::Bytes;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// Name of the optional input column carrying each row's kind (`_VALUE_KIND` byte: 0 `+I`,
@@ -56,30 +57,14 @@ pub struct NewFile {
 pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
     let options = schema.core_options();
     let refuse = |what: String| Err(Error::unsupported(table.path(), what));
-    let encoding = file_encoding(&options).map_err(|e| match e {
-        Error::Unsupported { feature, .. } => Error::unsupported(table.path(), feature),
-        e => e,
-    })?;
+    check_file_layout(table, schema)?;
     if options.deletion_vectors_enabled()? {
-        return refuse("writing deletion-vector tables (needs compaction after each write)".into());
-    }
-    if options.get("data-file.path-directory").is_some()
-        || options.get("data-file.external-paths").is_some()
-    {
-        return refuse("writing with data-file.path-directory / external paths".into());
+        return refuse("writing deletion-vector tables (needs a lookup compaction producing deletion vectors after each write)".into());
     }
     let bucket = options.bucket()?;
     if schema.primary_keys.is_empty() {
-        if bucket == -2 {
-            return refuse("writing postpone-bucket (bucket=-2) tables".into());
-        }
         if bucket > 0 && options.bucket_key().is_empty() {
             return refuse("an append table with bucket > 0 needs a 'bucket-key'".into());
-        }
-        if options.get("row-tracking.enabled") == Some("true")
-            || options.get("data-evolution.enabled") == Some("true")
-        {
-            return refuse("writing row-tracking / data-evolution tables".into());
         }
     } else {
         if bucket == -1
@@ -92,16 +77,6 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
                 "writing cross-partition upsert tables (dynamic bucket with a primary key lacking partition fields) is not implemented yet".into(),
             );
         }
-        if bucket < -1 {
-            return refuse(format!("writing bucket={bucket} primary-key tables"));
-        }
-        if options.merge_engine()? == MergeEngine::FirstRow {
-            // Java's DataTableBatchScan, pypaimon and lakescope's reader skip level-0 files of
-            // first-row tables: Java's writer makes rows visible by its lookup compaction.
-            return refuse(
-                "writing merge-engine=first-row tables: batch readers (Java, pypaimon, lakescope) skip level-0 files of first-row tables, so the rows would stay invisible until a (lookup) compaction moves them up, and lakescope does not compact yet".into(),
-            );
-        }
         match options.changelog_producer()? {
             ChangelogProducer::None => {}
             ChangelogProducer::Input => {
@@ -111,7 +86,7 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
             }
             p @ (ChangelogProducer::Lookup | ChangelogProducer::FullCompaction) => {
                 return refuse(format!(
-                    "writing changelog-producer={} tables: their changelog files are produced by compaction, which lakescope does not do yet; a streaming consumer would miss the changes of lakescope's commits",
+                    "writing changelog-producer={} tables: their changelog files are produced by compaction, which lakescope's compaction does not write yet; a streaming consumer would miss the changes of lakescope's commits",
                     if p == ChangelogProducer::Lookup {
                         "lookup"
                     } else {
@@ -123,6 +98,38 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
         if !options.sequence_field().is_empty() {
             return refuse("writing tables with a sequence.field".into());
         }
+    }
+    Ok(())
+}
+
+/// The checks shared by writes and compactions: files lakescope can encode at the table's
+/// paths, a bucket mode it can place them in, valid merge options.
+pub(crate) fn check_file_layout(table: &Table, schema: &TableSchema) -> Result<()> {
+    let options = schema.core_options();
+    let refuse = |what: String| Err(Error::unsupported(table.path(), what));
+    let encoding = file_encoding(&options).map_err(|e| match e {
+        Error::Unsupported { feature, .. } => Error::unsupported(table.path(), feature),
+        e => e,
+    })?;
+    if options.get("data-file.path-directory").is_some()
+        || options.get("data-file.external-paths").is_some()
+    {
+        return refuse("writing with data-file.path-directory / external paths".into());
+    }
+    let bucket = options.bucket()?;
+    if schema.primary_keys.is_empty() {
+        if bucket == -2 {
+            return refuse("writing postpone-bucket (bucket=-2) tables".into());
+        }
+        if options.get("row-tracking.enabled") == Some("true")
+            || options.get("data-evolution.enabled") == Some("true")
+        {
+            return refuse("writing row-tracking / data-evolution tables".into());
+        }
+    } else {
+        if bucket < -1 {
+            return refuse(format!("writing bucket={bucket} primary-key tables"));
+        }
         // The merge options must be valid, as Java's writer builds the merge function too.
         merge_reader_for(schema)?;
     }
@@ -130,6 +137,14 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
         encoding.check_field(f)?;
     }
     Ok(())
+}
+
+/// Whether Paimon's writers compact the buckets they write before committing, because batch
+/// readers skip level-0 files (first-row; Java's lookup compaction): lakescope compacts the
+/// written buckets in a COMPACT snapshot right after the APPEND.
+pub(crate) fn compacts_after_write(schema: &TableSchema) -> Result<bool> {
+    Ok(!schema.primary_keys.is_empty()
+        && schema.core_options().merge_engine()? == MergeEngine::FirstRow)
 }
 
 /// A merge reader over no rows of `schema`: building it validates the merge options as the
@@ -337,7 +352,6 @@ async fn write_inner(
 ) -> Result<Vec<NewFile>> {
     let schema = table.current_schema().clone();
     check_writable(table, &schema)?;
-    let options = schema.core_options();
     let (mut columns, mut kinds) = project(&schema, batches)?;
     let is_pk = !schema.primary_keys.is_empty();
     if !is_pk && kinds.iter().any(|k| *k != RowKind::Insert) {
@@ -414,15 +428,8 @@ async fn write_inner(
     }
 
     let writer_uuid = env.uuid();
-    let encoding = file_encoding(&options)?;
-    let target = target_file_size(&options, is_pk)?;
-    let row_bytes = columns
-        .iter()
-        .map(|c| c.get_array_memory_size())
-        .sum::<usize>()
-        .div_ceil(rows)
-        .max(1);
-    let rows_per_file = (target / row_bytes as u64).max(1) as usize;
+    let layout = FileLayout::new(&schema, env)?;
+    let rows_per_file = layout.rows_per_file(&columns, rows)?;
     // One job per file: rows in file order, with the min/max key.
     let mut jobs = Vec::new();
     for ((part_bytes, bucket), (part, rows_of)) in groups {
@@ -488,94 +495,203 @@ async fn write_inner(
     }
     let mut out = Vec::with_capacity(jobs.len());
     for (n, (part, part_bytes, bucket, rows_of, min_key, max_key)) in jobs.into_iter().enumerate() {
-        let file_name = format!(
-            "{}{}-{}.{}",
-            options.data_file_prefix(),
-            writer_uuid,
-            n,
-            encoding.extension()
-        );
-        let mut key_stats = SimpleStats {
-            min_values: empty_row(),
-            max_values: empty_row(),
-            null_counts: Vec::new(),
-        };
         let take_idx = UInt32Array::from(rows_of.iter().map(|r| *r as u32).collect::<Vec<_>>());
-        let take = |a: &ArrayRef| {
-            arrow_select::take::take(a.as_ref(), &take_idx, None)
-                .map_err(|e| Error::Invalid(format!("{file_name}: selecting rows: {e}")))
-        };
-        let values: Vec<ArrayRef> = columns.iter().map(take).collect::<Result<_>>()?;
+        let values: Vec<ArrayRef> = columns
+            .iter()
+            .map(|a| {
+                arrow_select::take::take(a.as_ref(), &take_idx, None)
+                    .map_err(|e| Error::Invalid(format!("{}: selecting rows: {e}", table.path())))
+            })
+            .collect::<Result<_>>()?;
         let seqs: Vec<i64> = rows_of.iter().map(|r| first_sequence + *r as i64).collect();
-        let value_stats = stats::collect(&schema.fields, &values, &options)?;
-        let (file_fields, file_columns, delete_rows) = if is_pk {
-            let key_fields: Vec<DataField> = key_idx
-                .iter()
-                .map(|i| {
-                    let f = &schema.fields[*i];
-                    DataField {
-                        id: KEY_FIELD_ID_START + f.id,
-                        name: format!("_KEY_{}", f.name),
-                        data_type: f.data_type.clone().with_nullable(false),
-                        description: None,
-                    }
-                })
-                .collect();
-            let key_cols: Vec<ArrayRef> = key_idx.iter().map(|i| values[*i].clone()).collect();
-            key_stats = stats::collect(&key_fields, &key_cols, &options)?;
-            let row_kinds: Vec<i8> = rows_of.iter().map(|r| kinds[*r] as i8).collect();
-            let deletes = row_kinds.iter().filter(|k| **k == 1 || **k == 3).count() as i64;
-            let mut fields = key_fields;
-            fields.push(system_field(
-                i32::MAX - 1,
-                "_SEQUENCE_NUMBER",
-                TypeKind::BigInt,
-            ));
-            fields.push(system_field(i32::MAX - 2, "_VALUE_KIND", TypeKind::TinyInt));
-            fields.extend(schema.fields.iter().cloned());
-            let mut cols = key_cols;
-            cols.push(Arc::new(Int64Array::from(seqs.clone())));
-            cols.push(Arc::new(Int8Array::from(row_kinds)));
-            cols.extend(values.iter().cloned());
-            (fields, cols, deletes)
-        } else {
-            (schema.fields.clone(), values.clone(), 0)
-        };
-        let (bytes, row_count) = encoding.encode(&file_name, &file_fields, file_columns)?;
-        let meta = DataFileMeta {
-            file_name: file_name.clone(),
-            file_size: bytes.len() as i64,
-            row_count: row_count as i64,
-            min_key,
-            max_key,
-            key_stats,
-            value_stats,
-            min_sequence_number: seqs.iter().copied().min().unwrap_or(first_sequence),
-            max_sequence_number: seqs.iter().copied().max().unwrap_or(first_sequence),
-            schema_id: schema.id,
-            level: 0,
-            extra_files: Vec::new(),
-            creation_time: Some(env.now_millis()),
-            delete_row_count: Some(delete_rows),
-            embedded_file_index: None,
-            file_source: Some(0),
-            value_stats_cols: None,
-            external_path: None,
-            first_row_id: None,
-            write_cols: None,
-            write_cols_sequences: None,
-        };
-        let path = table.data_file_path(&part, bucket, &meta)?;
-        table.store().put(&path, Bytes::from(bytes)).await?;
-        out.push(NewFile {
+        let row_kinds: Vec<i8> = rows_of.iter().map(|r| kinds[*r] as i8).collect();
+        let file = FileRows {
             partition: part,
             partition_bytes: part_bytes,
             bucket,
             total_buckets: assigner.total_buckets(),
-            file: meta,
-        });
+            level: 0,
+            values,
+            sequences: seqs,
+            kinds: row_kinds,
+            min_key,
+            max_key,
+        };
+        out.push(write_file(table, &layout, &writer_uuid, n, file).await?);
     }
     Ok(out)
+}
+
+/// How the data files of one write or compaction are encoded and named.
+pub(crate) struct FileLayout {
+    schema: Rc<TableSchema>,
+    options: CoreOptions,
+    encoding: FileEncoding,
+    key_idx: Vec<usize>,
+    now_millis: i64,
+}
+
+impl FileLayout {
+    /// The layout of `schema` (its `file.format`, compression and stats options).
+    pub(crate) fn new(schema: &Rc<TableSchema>, env: &dyn WriteEnv) -> Result<Self> {
+        let options = schema.core_options();
+        let key_idx = if schema.primary_keys.is_empty() {
+            Vec::new()
+        } else {
+            indexes(schema, &schema.trimmed_primary_keys())?
+        };
+        Ok(Self {
+            schema: schema.clone(),
+            encoding: file_encoding(&options)?,
+            options,
+            key_idx,
+            now_millis: env.now_millis(),
+        })
+    }
+
+    /// Rows per file that keep files near `target-file-size`, for rows like those of `columns`.
+    pub(crate) fn rows_per_file(&self, columns: &[ArrayRef], rows: usize) -> Result<usize> {
+        let target = target_file_size(&self.options, !self.key_idx.is_empty())?;
+        let row_bytes = columns
+            .iter()
+            .map(|c| c.get_array_memory_size())
+            .sum::<usize>()
+            .div_ceil(rows.max(1))
+            .max(1);
+        Ok((target / row_bytes as u64).max(1) as usize)
+    }
+
+    /// The BinaryRow of the primary key at `row` of the value columns.
+    pub(crate) fn key_row(&self, values: &[ArrayRef], row: usize) -> Result<Vec<u8>> {
+        let fields = &self.schema.fields;
+        let key: Vec<Datum> = self
+            .key_idx
+            .iter()
+            .map(|i| datum_at(values[*i].as_ref(), row, &fields[*i].data_type))
+            .collect::<Result<_>>()?;
+        let types: Vec<DataType> = self
+            .key_idx
+            .iter()
+            .map(|i| fields[*i].data_type.clone())
+            .collect();
+        serialize(&key, &types)
+    }
+}
+
+/// The rows of one data file to write, with where it belongs.
+pub(crate) struct FileRows {
+    pub partition: Vec<Datum>,
+    pub partition_bytes: Vec<u8>,
+    pub bucket: i32,
+    pub total_buckets: i32,
+    /// LSM level (0 for new writes, the top level for a full compaction).
+    pub level: i32,
+    /// The table's columns.
+    pub values: Vec<ArrayRef>,
+    /// `_SEQUENCE_NUMBER` of each row (primary-key files store them; append files record the range).
+    pub sequences: Vec<i64>,
+    /// `_VALUE_KIND` of each row (primary-key files).
+    pub kinds: Vec<i8>,
+    /// Key BinaryRows of the first and last row (empty rows for append files).
+    pub min_key: Vec<u8>,
+    pub max_key: Vec<u8>,
+}
+
+/// Encodes and stores one data file (named `<prefix><writer_uuid>-<n>.<ext>`) and returns it.
+pub(crate) async fn write_file(
+    table: &Table,
+    layout: &FileLayout,
+    writer_uuid: &str,
+    n: usize,
+    rows: FileRows,
+) -> Result<NewFile> {
+    let schema = &layout.schema;
+    let options = &layout.options;
+    let is_pk = !layout.key_idx.is_empty();
+    let file_name = format!(
+        "{}{}-{}.{}",
+        options.data_file_prefix(),
+        writer_uuid,
+        n,
+        layout.encoding.extension()
+    );
+    let mut key_stats = SimpleStats {
+        min_values: empty_row(),
+        max_values: empty_row(),
+        null_counts: Vec::new(),
+    };
+    let values = rows.values;
+    let seqs = &rows.sequences;
+    let value_stats = stats::collect(&schema.fields, &values, options)?;
+    let (file_fields, file_columns, delete_rows) = if is_pk {
+        let key_fields: Vec<DataField> = layout
+            .key_idx
+            .iter()
+            .map(|i| {
+                let f = &schema.fields[*i];
+                DataField {
+                    id: KEY_FIELD_ID_START + f.id,
+                    name: format!("_KEY_{}", f.name),
+                    data_type: f.data_type.clone().with_nullable(false),
+                    description: None,
+                }
+            })
+            .collect();
+        let key_cols: Vec<ArrayRef> = layout.key_idx.iter().map(|i| values[*i].clone()).collect();
+        key_stats = stats::collect(&key_fields, &key_cols, options)?;
+        let deletes = rows.kinds.iter().filter(|k| **k == 1 || **k == 3).count() as i64;
+        let mut fields = key_fields;
+        fields.push(system_field(
+            i32::MAX - 1,
+            "_SEQUENCE_NUMBER",
+            TypeKind::BigInt,
+        ));
+        fields.push(system_field(i32::MAX - 2, "_VALUE_KIND", TypeKind::TinyInt));
+        fields.extend(schema.fields.iter().cloned());
+        let mut cols = key_cols;
+        cols.push(Arc::new(Int64Array::from(seqs.clone())));
+        cols.push(Arc::new(Int8Array::from(rows.kinds)));
+        cols.extend(values.iter().cloned());
+        (fields, cols, deletes)
+    } else {
+        (schema.fields.clone(), values, 0)
+    };
+    let (bytes, row_count) = layout
+        .encoding
+        .encode(&file_name, &file_fields, file_columns)?;
+    let meta = DataFileMeta {
+        file_name: file_name.clone(),
+        file_size: bytes.len() as i64,
+        row_count: row_count as i64,
+        min_key: rows.min_key,
+        max_key: rows.max_key,
+        key_stats,
+        value_stats,
+        min_sequence_number: seqs.iter().copied().min().unwrap_or(0),
+        max_sequence_number: seqs.iter().copied().max().unwrap_or(0),
+        schema_id: schema.id,
+        level: rows.level,
+        extra_files: Vec::new(),
+        creation_time: Some(layout.now_millis),
+        delete_row_count: Some(delete_rows),
+        embedded_file_index: None,
+        // Java's FileSource: APPEND (0) for new writes, COMPACT (1) for compaction output.
+        file_source: Some(if rows.level == 0 { 0 } else { 1 }),
+        value_stats_cols: None,
+        external_path: None,
+        first_row_id: None,
+        write_cols: None,
+        write_cols_sequences: None,
+    };
+    let path = table.data_file_path(&rows.partition, rows.bucket, &meta)?;
+    table.store().put(&path, Bytes::from(bytes)).await?;
+    Ok(NewFile {
+        partition: rows.partition,
+        partition_bytes: rows.partition_bytes,
+        bucket: rows.bucket,
+        total_buckets: rows.total_buckets,
+        file: meta,
+    })
 }
 
 fn system_field(id: i32, name: &str, kind: TypeKind) -> DataField {
