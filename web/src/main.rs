@@ -5,6 +5,8 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 mod catalog_tree;
 #[cfg(target_arch = "wasm32")]
+mod connect;
+#[cfg(target_arch = "wasm32")]
 mod data_tab;
 #[cfg(target_arch = "wasm32")]
 mod diff_tab;
@@ -16,6 +18,10 @@ mod grid;
 mod route;
 #[cfg(target_arch = "wasm32")]
 mod snapshots_tab;
+#[cfg(target_arch = "wasm32")]
+mod sql_tab;
+#[cfg(target_arch = "wasm32")]
+mod sql_worker;
 #[cfg(target_arch = "wasm32")]
 mod table_panel;
 #[cfg(target_arch = "wasm32")]

@@ -14,16 +14,18 @@ pub enum Tab {
     Data,
     Diff,
     Files,
+    Sql,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 6] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Overview,
         Tab::Schema,
         Tab::Snapshots,
         Tab::Data,
         Tab::Diff,
         Tab::Files,
+        Tab::Sql,
     ];
 
     pub fn id(self) -> &'static str {
@@ -34,6 +36,7 @@ impl Tab {
             Tab::Data => "data",
             Tab::Diff => "diff",
             Tab::Files => "files",
+            Tab::Sql => "sql",
         }
     }
 
@@ -45,6 +48,7 @@ impl Tab {
             Tab::Data => "Data",
             Tab::Diff => "Diff",
             Tab::Files => "Files",
+            Tab::Sql => "SQL",
         }
     }
 

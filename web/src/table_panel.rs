@@ -95,6 +95,7 @@ pub fn TablePanel(selection: Selection) -> impl IntoView {
                         Tab::Data => view! { <crate::data_tab::DataTab sel=s /> }.into_any(),
                         Tab::Diff => view! { <crate::diff_tab::DiffTab sel=s /> }.into_any(),
                         Tab::Files => view! { <crate::files_tab::FilesTab sel=s /> }.into_any(),
+                        Tab::Sql => view! { <crate::sql_tab::SqlTab sel=s /> }.into_any(),
                     }
                 }}
             </div>

@@ -1,47 +1,10 @@
 //! Shared helpers: value text, sizes, times, downloads, and the busy/error panels.
 
-use arrow_array::cast::AsArray;
-use arrow_array::{Array, RecordBatch};
-use arrow_schema::{DataType, SchemaRef};
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use lakescope_engine::canonical::cell_text;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-
-/// The display text of `array[i]` (`None` for SQL NULL). Strings are shown raw; everything
-/// else in the canonical text of `lakescope_engine::canonical`.
-pub fn cell_text(array: &dyn Array, i: usize) -> Option<String> {
-    if array.is_null(i) {
-        return None;
-    }
-    Some(match array.data_type() {
-        DataType::Utf8 => array.as_string::<i32>().value(i).to_string(),
-        DataType::LargeUtf8 => array.as_string::<i64>().value(i).to_string(),
-        DataType::Utf8View => array.as_string_view().value(i).to_string(),
-        nested @ (DataType::List(_)
-        | DataType::LargeList(_)
-        | DataType::FixedSizeList(..)
-        | DataType::Struct(_)
-        | DataType::Map(..)) => {
-            let _ = nested;
-            let mut s = String::new();
-            if lakescope_engine::canonical::write_value(&mut s, array, i).is_err() {
-                s.push('?');
-            }
-            s
-        }
-        _ => {
-            // Scalars: decimals, dates, times and binary are JSON strings in the canonical
-            // form; show them without the quotes.
-            let mut s = String::new();
-            if lakescope_engine::canonical::write_value(&mut s, array, i).is_err() {
-                s.push('?');
-            }
-            if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
-                s = s[1..s.len() - 1].to_string();
-            }
-            s
-        }
-    })
-}
 
 /// Rows held as Arrow batches, addressable by global row index (cells rendered on demand).
 #[derive(Clone)]

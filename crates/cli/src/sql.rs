@@ -3,8 +3,6 @@
 use crate::{output, Format};
 use lakescope_engine::session::{Outcome, Session, StoreOpener};
 use lakescope_query::DataFusionEngine;
-use lakescope_sql::ast::{Ident, OptionEntry};
-use lakescope_sql::Pos;
 use lakescope_storage::uri::StoreOptions;
 use lakescope_storage::ObjectStore;
 use std::rc::Rc;
@@ -57,27 +55,10 @@ pub async fn run(args: &Args, options: &StoreOptions) -> Result<(), String> {
         Rc::new(lakescope_paimon::write::SystemEnv::default()),
     );
     if let Some(warehouse) = &args.warehouse {
-        let pos = Pos::new(0, 0);
-        let option = |key: &str, value: &str| OptionEntry {
-            key: key.into(),
-            value: value.into(),
-            key_pos: pos,
-            value_pos: pos,
-        };
-        let name = Ident {
-            name: "lakescope".into(),
-            pos,
-        };
-        let create = lakescope_sql::Statement::CreateCatalog {
-            name: name.clone(),
-            options: vec![option("type", "paimon"), option("warehouse", warehouse)],
-        };
-        for statement in [create, lakescope_sql::Statement::UseCatalog(name)] {
-            session
-                .execute_one(&statement)
-                .await
-                .map_err(|e| format!("--warehouse {warehouse}: {e}"))?;
-        }
+        session
+            .open_warehouse("lakescope", warehouse)
+            .await
+            .map_err(|e| format!("--warehouse {warehouse}: {e}"))?;
     }
     let format = args.format;
     let mut stdout = std::io::stdout().lock();

@@ -413,6 +413,38 @@ fn write_list(out: &mut String, values: &dyn Array) -> Result<(), ArrowError> {
     Ok(())
 }
 
+/// The display text of `array[i]` (`None` for SQL NULL), as the explorer and the SQL console
+/// show it: strings raw; nested values as their canonical JSON; other scalars (decimals, dates,
+/// times, binary) in their canonical text without JSON quotes.
+pub fn cell_text(array: &dyn Array, i: usize) -> Option<String> {
+    if array.is_null(i) {
+        return None;
+    }
+    Some(match array.data_type() {
+        DataType::Utf8 => array.as_string::<i32>().value(i).to_string(),
+        DataType::LargeUtf8 => array.as_string::<i64>().value(i).to_string(),
+        DataType::Utf8View => array.as_string_view().value(i).to_string(),
+        data_type => {
+            let mut s = String::new();
+            if write_value(&mut s, array, i).is_err() {
+                s.push('?');
+            }
+            let nested = matches!(
+                data_type,
+                DataType::List(_)
+                    | DataType::LargeList(_)
+                    | DataType::FixedSizeList(..)
+                    | DataType::Struct(_)
+                    | DataType::Map(..)
+            );
+            if !nested && s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+                s = s[1..s.len() - 1].to_string();
+            }
+            s
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,27 @@ impl Pos {
     pub fn new(line: u64, column: u64) -> Self {
         Self { line, column }
     }
+
+    /// Character offset of this position in `text` (clamped to its line's end, or to the
+    /// text's end for a line past it): where an editor puts the cursor.
+    pub fn char_offset(&self, text: &str) -> usize {
+        let mut offset = 0;
+        for (n, line) in text.split('\n').enumerate() {
+            let length = line.chars().count();
+            if n as u64 + 1 == self.line {
+                return offset + (self.column.saturating_sub(1) as usize).min(length);
+            }
+            offset += length + 1;
+        }
+        offset.saturating_sub(1)
+    }
+
+    /// The line of `text` this position is on, numbered, with a caret under the column.
+    pub fn excerpt(&self, text: &str) -> Option<String> {
+        let line = text.split('\n').nth(self.line.checked_sub(1)? as usize)?;
+        let pad = " ".repeat(self.column.saturating_sub(1) as usize);
+        Some(format!("{:>4} | {line}\n     | {pad}^", self.line))
+    }
 }
 
 impl fmt::Display for Pos {
@@ -78,3 +99,23 @@ impl SqlError {
 
 /// Result with [`SqlError`].
 pub type Result<T> = std::result::Result<T, SqlError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_and_excerpts_point_at_the_column() {
+        let script = "SELECT 1;\nSELEC x FROM t;";
+        assert_eq!(Pos::new(2, 1).char_offset(script), 10);
+        assert_eq!(Pos::new(2, 7).char_offset(script), 16);
+        assert_eq!(Pos::new(1, 99).char_offset(script), 9);
+        assert_eq!(Pos::new(7, 1).char_offset(script), script.chars().count());
+        assert_eq!(
+            Pos::new(2, 7).excerpt(script).as_deref(),
+            Some("   2 | SELEC x FROM t;\n     |       ^")
+        );
+        assert_eq!(Pos::new(9, 1).excerpt(script), None);
+        assert_eq!(Pos::new(0, 1).excerpt(script), None);
+    }
+}

@@ -1,6 +1,7 @@
 //! A Flink SQL session: catalogs, the current catalog and database, session options, and running statements.
 
 mod catalogs;
+mod console;
 mod convert;
 mod ddl;
 mod dml;
@@ -8,10 +9,13 @@ mod engine;
 mod iceberg;
 mod procedures;
 mod query;
+mod report;
 mod show;
 
 pub use catalogs::{CatalogKind, StoreOpener};
+pub use console::{ConsoleEvent, ConsoleRequest};
 pub use engine::{ColumnsNeeded, QueryEngine, QueryInput, QueryOutput};
+pub use report::{ReportColumn, ReportOutcome, StatementReport};
 
 use catalogs::SessionCatalog;
 use lakescope_paimon::write::WriteEnv;
@@ -110,6 +114,31 @@ impl Session {
     /// The current database's name.
     pub fn current_database(&self) -> &str {
         &self.current_database
+    }
+
+    /// Creates the Paimon catalog `name` over the warehouse at `uri` and makes it current
+    /// (database `default`), as `CREATE CATALOG name WITH ('type'='paimon', 'warehouse'=uri);
+    /// USE CATALOG name` would.
+    pub async fn open_warehouse(&mut self, name: &str, uri: &str) -> StatementResult<()> {
+        let pos = Pos::default();
+        let option = |key: &str, value: &str| lakescope_sql::ast::OptionEntry {
+            key: key.into(),
+            value: value.into(),
+            key_pos: pos,
+            value_pos: pos,
+        };
+        let name = lakescope_sql::ast::Ident {
+            name: name.into(),
+            pos,
+        };
+        let create = Statement::CreateCatalog {
+            name: name.clone(),
+            options: vec![option("type", "paimon"), option("warehouse", uri)],
+        };
+        for statement in [create, Statement::UseCatalog(name)] {
+            self.execute_one(&statement).await?;
+        }
+        Ok(())
     }
 
     /// Runs one parsed statement (validates it first).

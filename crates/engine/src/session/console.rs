@@ -1,0 +1,84 @@
+//! The SQL console's messages between the page and the worker that runs its session (plain data, JSON).
+
+use super::StatementReport;
+use serde::{Deserialize, Serialize};
+
+/// What the page asks of the worker. Requests run one after another, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ConsoleRequest {
+    /// Make the warehouse at `uri` the current catalog `lakescope` (database `default`), as
+    /// `lakescope sql --warehouse` does.
+    Open {
+        /// Request id, echoed in every event it causes.
+        id: u64,
+        /// An absolute warehouse URI.
+        uri: String,
+    },
+    /// Run a script of statements.
+    Run {
+        /// See `Open::id`.
+        id: u64,
+        /// The statements, `;`-separated.
+        sql: String,
+        /// Run every statement even after one fails.
+        keep_going: bool,
+        /// Rows kept per result (the rest are only counted).
+        max_rows: usize,
+    },
+}
+
+/// What the worker tells the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ConsoleEvent {
+    /// The worker has loaded and takes requests.
+    Ready,
+    /// One statement finished.
+    Statement {
+        /// The request.
+        id: u64,
+        /// What the statement did.
+        report: StatementReport,
+        /// Milliseconds it took.
+        millis: f64,
+    },
+    /// A request finished.
+    Done {
+        /// The request.
+        id: u64,
+        /// Statements that failed.
+        failed: usize,
+    },
+    /// A request could not run at all (e.g. the warehouse did not open).
+    Failed {
+        /// The request.
+        id: u64,
+        /// Why, in plain words.
+        message: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_and_events_are_tagged_json() {
+        let run: ConsoleRequest = serde_json::from_str(
+            r#"{"op":"run","id":3,"sql":"SHOW TABLES","keep_going":false,"max_rows":100}"#,
+        )
+        .expect("run request");
+        assert_eq!(
+            run,
+            ConsoleRequest::Run {
+                id: 3,
+                sql: "SHOW TABLES".into(),
+                keep_going: false,
+                max_rows: 100
+            }
+        );
+        let done = serde_json::to_string(&ConsoleEvent::Done { id: 3, failed: 1 }).expect("json");
+        assert_eq!(done, r#"{"event":"done","id":3,"failed":1}"#);
+    }
+}

@@ -1,0 +1,231 @@
+//! The page's side of the SQL worker: started on first use (the SQL engine is a separate download),
+//! requests queued until it is ready, events routed to the caller, cancel by termination.
+
+use lakescope_engine::session::{ConsoleEvent, ConsoleRequest};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{ErrorEvent, MessageEvent, Worker};
+
+/// The worker's loader script, next to the page (Trunk's `data-loader-shim` output).
+const WORKER_SCRIPT: &str = "lakescope-sql-worker_loader.js";
+
+/// Receives the events of one request.
+type Listener = Box<dyn FnMut(&ConsoleEvent)>;
+/// A listener shared by the requests of one run (the warehouse open and the statements).
+type SharedListener = Rc<RefCell<dyn FnMut(&ConsoleEvent)>>;
+
+/// A running worker and what it is doing.
+struct Running {
+    worker: Worker,
+    ready: bool,
+    /// Requests posted before the worker was ready (JSON).
+    queued: Vec<String>,
+    /// The warehouse the worker's session has open.
+    opened: Option<String>,
+    listeners: HashMap<u64, Listener>,
+    /// Keeps the JS callbacks alive as long as the worker.
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(ErrorEvent)>,
+}
+
+thread_local! {
+    static WORKER: RefCell<Option<Running>> = const { RefCell::new(None) };
+    static NEXT_ID: RefCell<u64> = const { RefCell::new(1) };
+}
+
+fn next_id() -> u64 {
+    NEXT_ID.with(|n| {
+        let id = *n.borrow();
+        *n.borrow_mut() = id + 1;
+        id
+    })
+}
+
+fn request_id(request: &ConsoleRequest) -> u64 {
+    match request {
+        ConsoleRequest::Open { id, .. } | ConsoleRequest::Run { id, .. } => *id,
+    }
+}
+
+fn event_id(event: &ConsoleEvent) -> Option<u64> {
+    match event {
+        ConsoleEvent::Ready => None,
+        ConsoleEvent::Statement { id, .. }
+        | ConsoleEvent::Done { id, .. }
+        | ConsoleEvent::Failed { id, .. } => Some(*id),
+    }
+}
+
+/// Delivers one event from the worker.
+fn dispatch(event: ConsoleEvent) {
+    if matches!(event, ConsoleEvent::Ready) {
+        let queued = WORKER.with(|w| {
+            let mut w = w.borrow_mut();
+            let running = w.as_mut()?;
+            running.ready = true;
+            Some((running.worker.clone(), std::mem::take(&mut running.queued)))
+        });
+        if let Some((worker, queued)) = queued {
+            for text in queued {
+                let _ = worker.post_message(&JsValue::from_str(&text));
+            }
+        }
+        return;
+    }
+    let Some(id) = event_id(&event) else { return };
+    let last = matches!(
+        event,
+        ConsoleEvent::Done { .. } | ConsoleEvent::Failed { .. }
+    );
+    // Take the listener out while it runs: it may post new requests.
+    let listener = WORKER.with(|w| w.borrow_mut().as_mut()?.listeners.remove(&id));
+    if let Some(mut listener) = listener {
+        listener(&event);
+        if !last {
+            WORKER.with(|w| {
+                if let Some(running) = w.borrow_mut().as_mut() {
+                    running.listeners.insert(id, listener);
+                }
+            });
+        }
+    }
+}
+
+/// Fails every waiting request with `message` and forgets the worker.
+fn fail_all(message: &str) {
+    let listeners = WORKER.with(|w| {
+        w.borrow_mut()
+            .take()
+            .map(|mut running| {
+                running.worker.terminate();
+                std::mem::take(&mut running.listeners)
+            })
+            .unwrap_or_default()
+    });
+    for (id, mut listener) in listeners {
+        listener(&ConsoleEvent::Failed {
+            id,
+            message: message.to_string(),
+        });
+    }
+}
+
+fn start() -> Result<(), String> {
+    let worker = Worker::new(WORKER_SCRIPT)
+        .map_err(|e| format!("Cannot start the SQL engine ({WORKER_SCRIPT}): {e:?}"))?;
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
+        let Some(text) = event.data().as_string() else {
+            return;
+        };
+        match serde_json::from_str::<ConsoleEvent>(&text) {
+            Ok(event) => dispatch(event),
+            Err(e) => fail_all(&format!(
+                "The SQL engine sent a message the page does not understand: {e}"
+            )),
+        }
+    });
+    let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(|event: ErrorEvent| {
+        let detail = event.message();
+        fail_all(&format!(
+            "The SQL engine stopped: {} — reload the page to start it again.",
+            if detail.is_empty() {
+                format!("{WORKER_SCRIPT} could not be loaded")
+            } else {
+                detail
+            }
+        ));
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    WORKER.with(|w| {
+        *w.borrow_mut() = Some(Running {
+            worker,
+            ready: false,
+            queued: Vec::new(),
+            opened: None,
+            listeners: HashMap::new(),
+            _on_message: on_message,
+            _on_error: on_error,
+        })
+    });
+    Ok(())
+}
+
+/// Posts `request` (starting the worker if needed) and routes its events to `listener`.
+fn send(request: ConsoleRequest, listener: Listener) -> Result<(), String> {
+    if WORKER.with(|w| w.borrow().is_none()) {
+        start()?;
+    }
+    let text = serde_json::to_string(&request).map_err(|e| e.to_string())?;
+    WORKER.with(|w| {
+        let mut w = w.borrow_mut();
+        let running = w.as_mut().ok_or("The SQL engine is not running.")?;
+        running.listeners.insert(request_id(&request), listener);
+        if running.ready {
+            running
+                .worker
+                .post_message(&JsValue::from_str(&text))
+                .map_err(|e| format!("Cannot reach the SQL engine: {e:?}"))
+        } else {
+            running.queued.push(text);
+            Ok(())
+        }
+    })
+}
+
+/// Runs `sql` in the worker's session over the warehouse at `base_url` (opened first if the
+/// session has another one); `on_event` sees each statement and then `Done` or `Failed`.
+pub fn run(
+    base_url: &str,
+    sql: String,
+    max_rows: usize,
+    on_event: impl FnMut(&ConsoleEvent) + 'static,
+) -> Result<(), String> {
+    let on_event: SharedListener = Rc::new(RefCell::new(on_event));
+    let opened = WORKER.with(|w| w.borrow().as_ref().and_then(|r| r.opened.clone()));
+    if opened.as_deref() != Some(base_url) {
+        let open_id = next_id();
+        let uri = base_url.to_string();
+        let forward = on_event.clone();
+        send(
+            ConsoleRequest::Open {
+                id: open_id,
+                uri: uri.clone(),
+            },
+            Box::new(move |event| {
+                if matches!(event, ConsoleEvent::Done { .. }) {
+                    WORKER.with(|w| {
+                        if let Some(running) = w.borrow_mut().as_mut() {
+                            running.opened = Some(uri.clone());
+                        }
+                    });
+                } else {
+                    (forward.borrow_mut())(event);
+                }
+            }),
+        )?;
+    }
+    let run_id = next_id();
+    send(
+        ConsoleRequest::Run {
+            id: run_id,
+            sql,
+            keep_going: false,
+            max_rows,
+        },
+        Box::new(move |event| (on_event.borrow_mut())(event)),
+    )
+}
+
+/// Whether the SQL engine has been downloaded and started.
+pub fn is_ready() -> bool {
+    WORKER.with(|w| w.borrow().as_ref().is_some_and(|r| r.ready))
+}
+
+/// Stops whatever the worker is running (its session is lost; the next run starts a new one).
+pub fn cancel() {
+    fail_all("Cancelled: nothing after the last finished statement was run.");
+}
