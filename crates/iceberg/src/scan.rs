@@ -92,14 +92,20 @@ pub(crate) fn output_batch(
     .map_err(|e| Error::corrupt(key, e))
 }
 
-/// Reads the rows of the selected snapshot with the snapshot's schema, deletes applied.
+/// Reads the rows of the selected snapshot, deletes applied: the current snapshot with the
+/// table's current schema, others with their own.
 pub async fn read(
     table: &Table,
     at: &SnapshotSelector,
     request: &ReadRequest,
 ) -> Result<ReadOutput> {
     let snapshot = table.snapshot(at)?;
-    let schema = table.read_schema(snapshot)?;
+    // The current state reads with the current schema (columns added or renamed since the
+    // last commit show); time travel with the schema of its snapshot.
+    let schema = match at {
+        SnapshotSelector::Current => table.read_schema(None)?,
+        _ => table.read_schema(snapshot)?,
+    };
     let full_schema = output_schema(table, schema)?;
     let fields = read_fields(table, schema)?;
     let indices: Vec<usize> = match &request.columns {

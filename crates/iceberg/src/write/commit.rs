@@ -556,6 +556,52 @@ async fn try_commit(
     }
 }
 
+/// Commits `change` applied to the latest metadata as its next version (a schema, spec or
+/// property change without a new snapshot), retrying on the metadata another writer committed
+/// first. `change` says whether it changed anything; if not, nothing is written.
+pub(crate) async fn commit_metadata(
+    table: &Table,
+    env: &dyn WriteEnv,
+    change: impl Fn(&mut TableMetadata) -> Result<bool>,
+) -> Result<Table> {
+    for attempt in 0..COMMIT_ATTEMPTS {
+        if attempt > 0 {
+            env.sleep(100 << attempt).await;
+        }
+        let (version, base) = load_latest(table).await?;
+        let meta = base.metadata();
+        let mut next = meta.clone();
+        if !change(&mut next)? {
+            return Ok(base);
+        }
+        let location = meta.location.trim_end_matches('/');
+        let base_name = base.metadata_key().rsplit('/').next().unwrap_or_default();
+        next.metadata_log.push(MetadataLogEntry {
+            metadata_file: format!("{location}/metadata/{base_name}"),
+            timestamp_ms: meta.last_updated_ms,
+        });
+        next.last_updated_ms = env.now_millis().max(meta.last_updated_ms);
+        match write_metadata(base.store().as_ref(), base.key(), version + 1, &next).await {
+            Ok(key) => {
+                return Ok(Table::from_metadata(
+                    base.store().clone(),
+                    base.key(),
+                    key,
+                    next,
+                ))
+            }
+            Err(Error::Conflict { .. }) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(Error::Conflict {
+        table: table.key().to_string(),
+        reason: format!(
+            "other writers kept committing first; gave up after {COMMIT_ATTEMPTS} attempts"
+        ),
+    })
+}
+
 /// Commits the written files (taking out what `removal` names) as one snapshot of the table:
 /// writes their manifests once, then
 /// a manifest list and the next metadata version on top of the latest metadata, retrying (after

@@ -1,5 +1,5 @@
 //! Writing Iceberg v2 tables in the Hadoop catalog layout: create, append, upsert, overwrite,
-//! copy-on-write rewrites.
+//! copy-on-write rewrites, schema / spec / property evolution.
 //!
 //! Files are written first and become visible only when the next `v<N>.metadata.json` is
 //! created (put-if-absent) naming a snapshot that lists them.
@@ -9,6 +9,7 @@ pub mod catalog;
 mod commit;
 pub mod data;
 pub mod definition;
+pub mod evolve;
 pub mod manifest;
 pub mod partition;
 pub mod replace;
@@ -17,4 +18,7 @@ pub mod stats;
 pub use append::append;
 pub use catalog::{create_table, HadoopCatalog};
 pub use definition::{iceberg_type, IcebergTableDefinition};
+pub use evolve::{
+    update_properties, update_schema, update_spec, ColumnPosition, SchemaChange, SpecChange,
+};
 pub use replace::{overwrite, upsert, LiveFiles};
