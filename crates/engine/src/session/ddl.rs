@@ -302,6 +302,9 @@ impl Session {
                 "[INFO] no such table: nothing done (IF EXISTS)".into(),
             ));
         }
+        if let Some(Location::Iceberg { .. }) = &target.location {
+            return self.alter_iceberg(a, &target, pos).await;
+        }
         let table = self.paimon_table(&target, a.name.pos, "altering").await?;
         let schema = table.current_schema().clone();
         lakescope_sql::validate(

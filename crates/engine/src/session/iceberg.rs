@@ -1,4 +1,4 @@
-//! Iceberg catalogs in a session: namespaces, CREATE TABLE, INSERT (OVERWRITE), DELETE and UPDATE through the Hadoop-catalog writer.
+//! Iceberg catalogs in a session: namespaces, CREATE TABLE, ALTER TABLE, INSERT (OVERWRITE), DELETE and UPDATE through the Hadoop-catalog writer.
 
 use super::catalogs::{Location, Resolved};
 use super::dml::Shape;
@@ -8,10 +8,14 @@ use arrow_array::RecordBatch;
 use lakescope_iceberg::convert::to_data_fields;
 use lakescope_iceberg::spec::transform::Transform as IcebergTransform;
 use lakescope_iceberg::write::{
-    append, overwrite, upsert, HadoopCatalog, IcebergTableDefinition, LiveFiles,
+    append, overwrite, update_properties, update_schema, upsert, ColumnPosition, HadoopCatalog,
+    IcebergTableDefinition, LiveFiles, SchemaChange,
 };
 use lakescope_paimon::spec::schema::TableSchema;
-use lakescope_sql::ast::{ColumnKind, CreateTable, Insert, RowLevel, Transform};
+use lakescope_sql::ast::{
+    AlterAction, AlterTable, ColumnKind, CreateTable, Insert, RowLevel, SchemaChange as SqlChange,
+    Transform,
+};
 use lakescope_sql::rewrite::row_level_change;
 use lakescope_sql::show::quote_ident;
 use lakescope_sql::Pos;
@@ -367,6 +371,84 @@ impl Session {
         )))
     }
 
+    /// ALTER TABLE on an Iceberg table: properties (SET / RESET) and the schema (ADD, MODIFY to
+    /// a promoted type, RENAME and DROP columns), each a new metadata version.
+    pub(super) async fn alter_iceberg(
+        &self,
+        a: &AlterTable,
+        target: &Resolved,
+        pos: Pos,
+    ) -> StatementResult<Outcome> {
+        let table = self.iceberg_table(target, a.name.pos).await?;
+        let env = self.env.as_ref();
+        let refuse = |what: &str| {
+            Err(StatementError::new(
+                pos,
+                format!("{what} on Iceberg table {}", target.qualified()),
+            ))
+        };
+        let done = match &a.action {
+            AlterAction::Set(options) => {
+                let set = options
+                    .iter()
+                    .map(|o| (o.key.clone(), o.value.clone()))
+                    .collect();
+                update_properties(&table, &set, &[], env).await
+            }
+            AlterAction::Reset(keys) => {
+                let keys: Vec<String> = keys.iter().map(|(k, _)| k.clone()).collect();
+                update_properties(&table, &Default::default(), &keys, env).await
+            }
+            AlterAction::RenameTo(_) => {
+                return refuse(
+                    "RENAME TO is not supported: a Hadoop catalog cannot rename tables (as Java's HadoopCatalog)",
+                )
+            }
+            AlterAction::Add(change) => {
+                let changes = column_changes(change, true, pos)?;
+                update_schema(&table, &changes, env).await
+            }
+            AlterAction::Modify(change) => {
+                let changes = column_changes(change, false, pos)?;
+                update_schema(&table, &changes, env).await
+            }
+            AlterAction::RenameColumn { from, to } => {
+                let change = SchemaChange::Rename {
+                    from: from.name.clone(),
+                    to: to.name.clone(),
+                };
+                update_schema(&table, &[change], env).await
+            }
+            AlterAction::DropColumns(columns) => {
+                let changes: Vec<SchemaChange> = columns
+                    .iter()
+                    .map(|c| SchemaChange::Drop {
+                        name: c.name.clone(),
+                    })
+                    .collect();
+                update_schema(&table, &changes, env).await
+            }
+            AlterAction::DropWatermark(_) => {
+                return refuse("DROP WATERMARK is meaningless (Iceberg tables store no watermark)")
+            }
+            AlterAction::DropPrimaryKey(_) => {
+                return refuse("DROP PRIMARY KEY (identifier fields) is not supported")
+            }
+            AlterAction::DropPartitions { .. } => {
+                return refuse(
+                    "DROP PARTITION is not supported: use DELETE FROM ... WHERE on the partition columns",
+                )
+            }
+        }
+        .map_err(|e| at(pos, e))?;
+        Ok(Outcome::Done(format!(
+            "[INFO] {}: metadata {} committed (schema {})",
+            target.qualified(),
+            done.metadata_key().rsplit('/').next().unwrap_or_default(),
+            done.metadata().current_schema_id.unwrap_or(0)
+        )))
+    }
+
     /// Runs `sql` over one in-memory input.
     async fn run_on(&self, sql: &str, input: QueryInput, pos: Pos) -> StatementResult<QueryOutput> {
         self.query_engine
@@ -374,6 +456,55 @@ impl Session {
             .await
             .map_err(|e| StatementError::new(pos, e))
     }
+}
+
+/// The column changes of ALTER TABLE ADD (`add`) or MODIFY (type promotions).
+fn column_changes(change: &SqlChange, add: bool, pos: Pos) -> StatementResult<Vec<SchemaChange>> {
+    if change.watermark.is_some() || change.primary_key.is_some() {
+        return Err(StatementError::new(
+            pos,
+            "WATERMARK / PRIMARY KEY cannot be added to or changed on an Iceberg table",
+        ));
+    }
+    change
+        .columns
+        .iter()
+        .map(|c| {
+            let ColumnKind::Physical(data_type) = &c.column.kind else {
+                return Err(StatementError::new(
+                    c.column.name.pos,
+                    format!(
+                        "computed or metadata column '{}': Iceberg tables store physical columns only",
+                        c.column.name.name
+                    ),
+                ));
+            };
+            let name = c.column.name.name.clone();
+            if add {
+                Ok(SchemaChange::Add {
+                    name,
+                    data_type: data_type.clone(),
+                    doc: c.column.comment.clone(),
+                    position: c.position.as_ref().map(|p| match p {
+                        lakescope_sql::ast::ColumnPosition::First => ColumnPosition::First,
+                        lakescope_sql::ast::ColumnPosition::After(a) => {
+                            ColumnPosition::After(a.name.clone())
+                        }
+                    }),
+                })
+            } else if c.position.is_some() {
+                Err(StatementError::new(
+                    c.column.name.pos,
+                    "MODIFY ... FIRST / AFTER (moving a column) is not supported on Iceberg tables",
+                ))
+            } else {
+                Ok(SchemaChange::Update {
+                    name,
+                    data_type: data_type.clone(),
+                })
+            }
+        })
+        .collect()
 }
 
 /// The table's current schema.
