@@ -4,7 +4,10 @@
 //! identically at every snapshot in lakescope, Java Paimon 0.9 and pypaimon 2.1 (where pypaimon
 //! implements the engine's options; otherwise its exact refusal is asserted); a commit of Java's
 //! own writer on top of a lakescope-written table reads the same in lakescope and Java. Also the
-//! writes lakescope refuses (changelog producers, retractions an engine rejects).
+//! writes lakescope refuses (changelog producers, retractions an engine rejects). Compaction
+//! (`CALL sys.compact`, in a SQL session) of deduplicate and aggregation tables and first-row
+//! tables (written as Java's writer does: APPEND, then COMPACT) through several commits and
+//! ALTERs read identically at every snapshot, also after Java commits on top.
 //! The oracles are subprocesses set up by `scripts/oracles.sh` (`MergeEngineJava` is compiled
 //! here); without them the oracle test fails (set `LAKESCOPE_SKIP_ORACLES=1` to skip it).
 
@@ -15,6 +18,9 @@ use arrow_array::{
 use arrow_schema::{Field, Schema};
 use lakescope_engine::canonical::batches_to_lines;
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use lakescope_engine::session::{
+    ColumnsNeeded, Outcome, QueryEngine, QueryInput, QueryOutput, Session, StoreOpener,
+};
 use lakescope_engine::write::Definition;
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::spec::types::MAX_LENGTH;
@@ -917,6 +923,267 @@ async fn refused_merge_engine_writes() {
         snap.delta_record_count,
         Some(1),
         "the -D row was not written"
+    );
+    let _ = std::fs::remove_dir_all(&wh);
+}
+
+/// Opens local warehouses for the SQL session.
+struct LocalOpener;
+
+impl StoreOpener for LocalOpener {
+    fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn lakescope_storage::ObjectStore>> {
+        Ok(Rc::new(LocalStore::from_uri(uri)))
+    }
+}
+
+/// The session's query engine in these tests: they run ALTER TABLE and CALL only, no query.
+struct NoQueries;
+
+#[async_trait::async_trait(?Send)]
+impl QueryEngine for NoQueries {
+    async fn columns_needed(
+        &self,
+        sql: &str,
+        _inputs: &[(String, arrow_schema::SchemaRef)],
+    ) -> Result<Vec<ColumnsNeeded>, String> {
+        Err(format!("this test runs no query: {sql}"))
+    }
+
+    async fn run(&self, sql: &str, _inputs: Vec<QueryInput>) -> Result<QueryOutput, String> {
+        Err(format!("this test runs no query: {sql}"))
+    }
+}
+
+/// Runs one SQL statement (ALTER TABLE, CALL) in the session; returns its message.
+async fn sql(session: &mut Session, statement: &str) -> String {
+    let mut out = None;
+    session
+        .run_script(statement, false, &mut |_, result| {
+            out = Some(match result {
+                Ok(Outcome::Done(m)) => Ok(m.clone()),
+                Ok(_) => Ok(String::new()),
+                Err(e) => Err(e.message.clone()),
+            });
+        })
+        .await;
+    out.unwrap_or_else(|| Err("no statement".into()))
+        .unwrap_or_else(|e| panic!("{statement}: {e}"))
+}
+
+/// `commitKind` of every snapshot of the table, in id order.
+async fn kinds(catalog: &Catalog, table: &TableRef) -> Vec<String> {
+    let t = lakescope_paimon::table::Table::open(catalog.store().clone(), table.path())
+        .await
+        .unwrap();
+    t.snapshots()
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| format!("{:?}", s.commit_kind).to_uppercase())
+        .collect()
+}
+
+#[tokio::test]
+async fn compacted_and_first_row_tables_read_identically_in_java_and_pypaimon() {
+    let Some(o) = oracles() else { return };
+    let wh = temp_warehouse("compaction");
+    let catalog = Catalog::new(Rc::new(LocalStore::new(&wh)));
+    let env = FixedEnv::new(1_790_000_000_000, 13);
+    let mut session = Session::new(
+        Rc::new(LocalOpener),
+        Rc::new(NoQueries),
+        Rc::new(FixedEnv::new(1_790_000_100_000, 14)),
+    );
+    session
+        .open_warehouse("lake", &wh.display().to_string())
+        .await
+        .unwrap();
+
+    // Deduplicate, partitioned: updates and deletes, a compaction of one partition, a key
+    // deleted before the compaction inserted again, a full compaction.
+    let cols = [
+        ("dt", Ty::Str),
+        ("id", Ty::Int),
+        ("v", Ty::Str),
+        ("n", Ty::Big),
+    ];
+    let def = definition(&cols, &["dt", "id"], &["dt"], &[]);
+    let dd = catalog
+        .create_table_with(&env, "m", "dd", &def)
+        .await
+        .unwrap();
+    let first: Vec<String> = (0..6)
+        .flat_map(|i| [format!("+I;x;{i};x{i};{i}"), format!("+I;y;{i};y{i};{i}")])
+        .collect();
+    let first: Vec<&str> = first.iter().map(String::as_str).collect();
+    insert(&catalog, &env, &dd, &cols, &first).await;
+    insert(
+        &catalog,
+        &env,
+        &dd,
+        &cols,
+        &[
+            "+U;x;1;x1-new;10",
+            "-D;x;2;x2;2",
+            "+I;y;7;y7;7",
+            "-D;y;3;y3;3",
+        ],
+    )
+    .await;
+    let m = sql(
+        &mut session,
+        "CALL sys.compact(`table` => 'm.dd', partitions => 'dt=x')",
+    )
+    .await;
+    assert!(m.contains("snapshot 3"), "{m}");
+    insert(&catalog, &env, &dd, &cols, &["+I;x;2;x2-back;20"]).await;
+    let m = sql(&mut session, "CALL sys.compact('m.dd')").await;
+    assert!(m.contains("snapshot 5"), "{m}");
+    let m = sql(&mut session, "CALL sys.compact('m.dd')").await;
+    assert!(m.contains("nothing to compact"), "{m}");
+    assert_eq!(
+        kinds(&catalog, &dd).await,
+        ["APPEND", "APPEND", "COMPACT", "APPEND", "COMPACT"]
+    );
+    let r = check_all(&o, &catalog, &wh, &dd, &[1, 2, 3, 4, 5], Py::Agrees).await;
+    assert_eq!(r[&5].len(), 12);
+    assert_eq!(r[&3], r[&2]);
+    assert_eq!(
+        row_of(&r[&5], r#""dt":"x","id":2,"#),
+        r#"{"dt":"x","id":2,"v":"x2-back","n":20}"#
+    );
+    // Java's writer on top of the compacted table, then lakescope compacts Java's commit.
+    let last = java_write(
+        &o,
+        &wh,
+        &dd,
+        &["+U;x;1;java;100", "-D;y;0;y0;0", "+I;y;3;java;3"],
+    );
+    let m = sql(&mut session, "CALL sys.compact('m.dd')").await;
+    assert!(m.contains(&format!("snapshot {}", last + 1)), "{m}");
+    let ids: Vec<i64> = (6..=last + 1).collect();
+    let r = check_all(&o, &catalog, &wh, &dd, &ids, Py::Skip).await;
+    assert_eq!(r[&last], r[&(last + 1)]);
+    assert_eq!(
+        row_of(&r[&last], r#""dt":"x","id":1,"#),
+        r#"{"dt":"x","id":1,"v":"java","n":100}"#
+    );
+    assert_eq!(r[&last].len(), 12);
+
+    // Aggregation: sums merged by the compaction, later commits added on top.
+    let cols = [("id", Ty::Int), ("s", Ty::Big), ("l", Ty::Str)];
+    let def = definition(
+        &cols,
+        &["id"],
+        &[],
+        &[
+            ("merge-engine", "aggregation"),
+            ("fields.s.aggregate-function", "sum"),
+        ],
+    );
+    let agg = catalog
+        .create_table_with(&env, "m", "agg_c", &def)
+        .await
+        .unwrap();
+    insert(&catalog, &env, &agg, &cols, &["+I;1;10;a", "+I;2;20;b"]).await;
+    insert(&catalog, &env, &agg, &cols, &["+I;1;5;a2", "+I;3;1;c"]).await;
+    sql(&mut session, "CALL sys.compact('m.agg_c')").await;
+    insert(&catalog, &env, &agg, &cols, &["+I;1;1;a3"]).await;
+    let r = check_all(&o, &catalog, &wh, &agg, &[1, 2, 3, 4], Py::Agrees).await;
+    assert_eq!(r[&3], r[&2]);
+    assert_eq!(row_of(&r[&4], r#""id":1,"#), r#"{"id":1,"s":16,"l":"a3"}"#);
+
+    // First-row: Java 0.9's writer commits APPEND then COMPACT for each write.
+    let cols = [
+        ("dt", Ty::Str),
+        ("id", Ty::Int),
+        ("v", Ty::Str),
+        ("n", Ty::Big),
+    ];
+    let def = definition(
+        &cols,
+        &["dt", "id"],
+        &["dt"],
+        &[("merge-engine", "first-row")],
+    );
+    let fr_java = catalog
+        .create_table_with(&env, "m", "fr_java", &def)
+        .await
+        .unwrap();
+    java_write(&o, &wh, &fr_java, &["+I;x;1;a;1", "+I;y;1;b;2"]);
+    java_write(&o, &wh, &fr_java, &["+I;x;1;late;3", "+I;x;2;c;4"]);
+    let java_kinds = kinds(&catalog, &fr_java).await;
+
+    let fr = catalog
+        .create_table_with(&env, "m", "fr", &def)
+        .await
+        .unwrap();
+    // A key twice in one commit: the first row wins.
+    insert(
+        &catalog,
+        &env,
+        &fr,
+        &cols,
+        &["+I;x;1;a;1", "+I;x;2;b;2", "+I;x;1;dup;9", "+I;y;1;c;3"],
+    )
+    .await;
+    insert(&catalog, &env, &fr, &cols, &["+I;x;1;late;5", "+I;x;3;d;4"]).await;
+    assert_eq!(
+        kinds(&catalog, &fr).await,
+        java_kinds,
+        "first-row snapshot kinds"
+    );
+    sql(&mut session, "ALTER TABLE m.fr ADD w BIGINT").await;
+    let cols = [
+        ("dt", Ty::Str),
+        ("id", Ty::Int),
+        ("v", Ty::Str),
+        ("n", Ty::Big),
+        ("w", Ty::Big),
+    ];
+    insert(
+        &catalog,
+        &env,
+        &fr,
+        &cols,
+        &["+I;x;4;e;5;40", "+I;x;2;no;0;0", "+I;y;2;f;6;60"],
+    )
+    .await;
+    sql(&mut session, "ALTER TABLE m.fr RENAME v TO v2").await;
+    let cols = [
+        ("dt", Ty::Str),
+        ("id", Ty::Int),
+        ("v2", Ty::Str),
+        ("n", Ty::Big),
+        ("w", Ty::Big),
+    ];
+    insert(
+        &catalog,
+        &env,
+        &fr,
+        &cols,
+        &["+I;y;2;no;0;0", "+I;y;3;g;7;70"],
+    )
+    .await;
+    let ids: Vec<i64> = (1..=8).collect();
+    let r = check_all(&o, &catalog, &wh, &fr, &ids, Py::Agrees).await;
+    assert_eq!(r[&8].len(), 7);
+    assert_eq!(
+        row_of(&r[&8], r#""dt":"x","id":1,"#),
+        r#"{"dt":"x","id":1,"v2":"a","n":1,"w":null}"#
+    );
+    assert_eq!(
+        row_of(&r[&8], r#""dt":"y","id":2,"#),
+        r#"{"dt":"y","id":2,"v2":"f","n":6,"w":60}"#
+    );
+    // Java's writer on top: existing keys keep their first row.
+    let last = java_write(&o, &wh, &fr, &["+I;x;3;java;0;0", "+I;x;9;java;9;90"]);
+    let ids: Vec<i64> = (9..=last).collect();
+    let r = check_all(&o, &catalog, &wh, &fr, &ids, Py::Skip).await;
+    assert_eq!(r[&last].len(), 8);
+    assert_eq!(
+        row_of(&r[&last], r#""dt":"x","id":3,"#),
+        r#"{"dt":"x","id":3,"v2":"d","n":4,"w":null}"#
     );
     let _ = std::fs::remove_dir_all(&wh);
 }

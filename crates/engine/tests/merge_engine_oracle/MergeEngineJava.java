@@ -7,6 +7,7 @@
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.Decimal;
 import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.table.FileStoreTable;
@@ -29,7 +30,10 @@ public class MergeEngineJava {
         FileStoreTable t = FileStoreTableFactory.create(LocalFileIO.create(), new Path(args[1]));
         RowType type = t.rowType();
         BatchWriteBuilder wb = t.newBatchWriteBuilder();
-        try (BatchTableWrite w = wb.newWrite(); BatchTableCommit c = wb.newCommit()) {
+        // Lookup compactions (first-row tables) spill to a temp directory, as Flink's writer does.
+        try (IOManager io = IOManager.create(System.getProperty("java.io.tmpdir"));
+                BatchTableWrite w = (BatchTableWrite) wb.newWrite().withIOManager(io);
+                BatchTableCommit c = wb.newCommit()) {
             for (int i = 2; i < args.length; i++) {
                 String[] f = args[i].split(";", -1);
                 if (f.length != type.getFieldCount() + 1) {
