@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the cargo-fuzz targets of the Paimon decoders (BinaryRow, manifests, deletion vectors).
+# Runs the cargo-fuzz targets of the Paimon decoders (BinaryRow, manifests, deletion vectors),
+# the SQL parser and the Iceberg manifest / manifest-list decoder.
 #   bash scripts/fuzz.sh            # each target for FUZZ_SECONDS (default 20) — what CI runs
 #   FUZZ_SECONDS=600 bash scripts/fuzz.sh   # longer, by hand
 # Needs the nightly toolchain (present on this machine kind) and cargo-fuzz (installed here if missing).
@@ -17,7 +18,7 @@ if [ "$(cargo fuzz --version 2>/dev/null | cut -d' ' -f2)" != "0.13.2" ]; then
   cargo install cargo-fuzz --version 0.13.2 --locked
 fi
 summary=()
-for target in binary_row manifest deletion_vector sql_parser; do
+for target in binary_row manifest deletion_vector sql_parser iceberg_manifest; do
   # Seed from the committed corpus; libFuzzer writes new inputs into a scratch copy only.
   work="target/fuzz-corpus/$target"
   mkdir -p "$work"
