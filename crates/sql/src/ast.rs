@@ -283,6 +283,10 @@ pub enum AlterAction {
     DropWatermark(Pos),
     /// DROP PRIMARY KEY.
     DropPrimaryKey(Pos),
+    /// ADD PARTITION FIELD term (Spark's syntax for Iceberg partition-spec evolution).
+    AddPartitionField(PartitionField),
+    /// DROP PARTITION FIELD term: a transform term, or a partition field's name.
+    DropPartitionField(PartitionField),
     /// DROP [IF EXISTS] PARTITION (k='v', ...) [, PARTITION (...)].
     DropPartitions {
         /// IF EXISTS.

@@ -381,7 +381,10 @@ fn rename_in_options(options: &mut BTreeMap<String, String>, from: &str, to: &st
 pub fn apply_alter(old: &TableSchema, alter: &AlterTable) -> TableSchema {
     if matches!(
         alter.action,
-        AlterAction::RenameTo(_) | AlterAction::DropPartitions { .. }
+        AlterAction::RenameTo(_)
+            | AlterAction::DropPartitions { .. }
+            | AlterAction::AddPartitionField(_)
+            | AlterAction::DropPartitionField(_)
     ) {
         return old.clone();
     }
@@ -443,7 +446,10 @@ pub fn apply_alter(old: &TableSchema, alter: &AlterTable) -> TableSchema {
             }
         }
         AlterAction::DropPrimaryKey(_) => s.primary_keys.clear(),
-        AlterAction::RenameTo(_) | AlterAction::DropPartitions { .. } => {}
+        AlterAction::RenameTo(_)
+        | AlterAction::DropPartitions { .. }
+        | AlterAction::AddPartitionField(_)
+        | AlterAction::DropPartitionField(_) => {}
     }
     store_columns(&mut s, columns);
     s

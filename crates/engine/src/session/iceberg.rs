@@ -8,8 +8,8 @@ use arrow_array::RecordBatch;
 use lakescope_iceberg::convert::to_data_fields;
 use lakescope_iceberg::spec::transform::Transform as IcebergTransform;
 use lakescope_iceberg::write::{
-    append, overwrite, update_properties, update_schema, upsert, ColumnPosition, HadoopCatalog,
-    IcebergTableDefinition, LiveFiles, SchemaChange,
+    append, overwrite, update_properties, update_schema, update_spec, upsert, ColumnPosition,
+    HadoopCatalog, IcebergTableDefinition, LiveFiles, SchemaChange, SpecChange,
 };
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_sql::ast::{
@@ -371,8 +371,9 @@ impl Session {
         )))
     }
 
-    /// ALTER TABLE on an Iceberg table: properties (SET / RESET) and the schema (ADD, MODIFY to
-    /// a promoted type, RENAME and DROP columns), each a new metadata version.
+    /// ALTER TABLE on an Iceberg table: properties (SET / RESET), the schema (ADD, MODIFY to a
+    /// promoted type, RENAME and DROP columns) and the partition spec (Spark's ADD / DROP
+    /// PARTITION FIELD), each a new metadata version.
     pub(super) async fn alter_iceberg(
         &self,
         a: &AlterTable,
@@ -434,6 +435,27 @@ impl Session {
             AlterAction::DropPrimaryKey(_) => {
                 return refuse("DROP PRIMARY KEY (identifier fields) is not supported")
             }
+            AlterAction::AddPartitionField(f) => {
+                let change = SpecChange::Add {
+                    column: f.column.name.clone(),
+                    transform: transform(f.transform),
+                };
+                update_spec(&table, &[change], env).await
+            }
+            AlterAction::DropPartitionField(f) => {
+                let change = match f.transform {
+                    // A bare name: the partition field's name (an identity field is named
+                    // after its column).
+                    None => SpecChange::Remove {
+                        name: f.column.name.clone(),
+                    },
+                    Some(t) => SpecChange::RemoveTerm {
+                        column: f.column.name.clone(),
+                        transform: transform(Some(t)),
+                    },
+                };
+                update_spec(&table, &[change], env).await
+            }
             AlterAction::DropPartitions { .. } => {
                 return refuse(
                     "DROP PARTITION is not supported: use DELETE FROM ... WHERE on the partition columns",
@@ -442,10 +464,11 @@ impl Session {
         }
         .map_err(|e| at(pos, e))?;
         Ok(Outcome::Done(format!(
-            "[INFO] {}: metadata {} committed (schema {})",
+            "[INFO] {}: metadata {} committed (schema {}, partition spec {})",
             target.qualified(),
             done.metadata_key().rsplit('/').next().unwrap_or_default(),
-            done.metadata().current_schema_id.unwrap_or(0)
+            done.metadata().current_schema_id.unwrap_or(0),
+            done.metadata().default_spec_id.unwrap_or(0)
         )))
     }
 

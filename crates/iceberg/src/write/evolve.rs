@@ -49,6 +49,11 @@ pub enum SpecChange {
     },
     /// Stop partitioning by the field named `name`.
     Remove { name: String },
+    /// Stop partitioning by `transform(column)`, whatever its field is named.
+    RemoveTerm {
+        column: String,
+        transform: Transform,
+    },
 }
 
 fn invalid(table: &str, message: impl std::fmt::Display) -> Error {
@@ -316,6 +321,23 @@ fn evolve_spec(
                     name,
                     transform: text,
                 });
+            }
+            SpecChange::RemoveTerm { column, transform } => {
+                let id = schema
+                    .fields
+                    .iter()
+                    .find(|f| &f.name == column)
+                    .map(|f| f.id)
+                    .ok_or_else(|| invalid(table, format!("column '{column}' does not exist")))?;
+                let text = transform.to_string();
+                let before = fields.len();
+                fields.retain(|f| !(f.source_id == id && f.transform == text));
+                if fields.len() == before {
+                    return Err(invalid(
+                        table,
+                        format!("the spec does not partition by {transform}({column})"),
+                    ));
+                }
             }
             SpecChange::Remove { name } => {
                 let before = fields.len();

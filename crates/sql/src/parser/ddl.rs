@@ -263,20 +263,25 @@ fn transform(ctx: &mut Ctx, name: &Ident) -> Result<PartitionField> {
     })
 }
 
+/// One partition term: `column` or `transform(..., column)`.
+fn partition_term(ctx: &mut Ctx) -> Result<PartitionField> {
+    let id = ctx.c.ident()?;
+    if ctx.c.is(&Token::LParen) {
+        transform(ctx, &id)
+    } else {
+        Ok(PartitionField {
+            pos: id.pos,
+            column: id,
+            transform: None,
+        })
+    }
+}
+
 fn partitioned_by(ctx: &mut Ctx) -> Result<Vec<PartitionField>> {
     ctx.c.expect(&Token::LParen)?;
     let mut out = Vec::new();
     loop {
-        let id = ctx.c.ident()?;
-        if ctx.c.is(&Token::LParen) {
-            out.push(transform(ctx, &id)?);
-        } else {
-            out.push(PartitionField {
-                pos: id.pos,
-                column: id,
-                transform: None,
-            });
-        }
+        out.push(partition_term(ctx)?);
         if ctx.c.eat(&Token::RParen) {
             return Ok(out);
         }
@@ -421,6 +426,28 @@ pub(super) fn create_table(ctx: &mut Ctx) -> Result<Statement> {
     Ok(Statement::CreateTable(Box::new(t)))
 }
 
+/// The rest of ALTER TABLE ... ADD / DROP PARTITION FIELD term (Spark's Iceberg syntax).
+fn partition_field_change(
+    ctx: &mut Ctx,
+    if_exists: bool,
+    name: ObjectName,
+    add: bool,
+) -> Result<Statement> {
+    let term = partition_term(ctx)?;
+    if !ctx.c.at_end() {
+        return ctx.c.err("end of statement");
+    }
+    Ok(Statement::AlterTable(AlterTable {
+        if_exists,
+        name,
+        action: if add {
+            AlterAction::AddPartitionField(term)
+        } else {
+            AlterAction::DropPartitionField(term)
+        },
+    }))
+}
+
 /// ALTER TABLE ...
 pub(super) fn alter_table(ctx: &mut Ctx) -> Result<Statement> {
     ctx.c.expect_kw("ALTER")?;
@@ -457,6 +484,11 @@ pub(super) fn alter_table(ctx: &mut Ctx) -> Result<Statement> {
     } else if c.is_kw("ADD") || c.is_kw("MODIFY") {
         let add = c.is_kw("ADD");
         c.advance();
+        if add && c.is_kw("PARTITION") && c.is_kw_at(1, "FIELD") {
+            c.advance();
+            c.advance();
+            return partition_field_change(ctx, if_exists, name, true);
+        }
         if c.is_kw("PARTITION") || (c.is_kw("IF") && add) {
             return Err(SqlError::unsupported(
                 c.pos(),
@@ -477,6 +509,11 @@ pub(super) fn alter_table(ctx: &mut Ctx) -> Result<Statement> {
             AlterAction::Modify(change)
         }
     } else if c.eat_kw("DROP") {
+        if c.is_kw("PARTITION") && c.is_kw_at(1, "FIELD") {
+            c.advance();
+            c.advance();
+            return partition_field_change(ctx, if_exists, name, false);
+        }
         if c.is(&Token::LParen) {
             AlterAction::DropColumns(c.ident_list()?)
         } else if c.is_kw("WATERMARK") {

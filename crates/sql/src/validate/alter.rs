@@ -41,6 +41,15 @@ pub(super) fn alter_table(a: &AlterTable, ctx: &ValidationContext) -> Result<()>
             check_values(opts)?;
         }
     }
+    if let AlterAction::AddPartitionField(f) | AlterAction::DropPartitionField(f) = &a.action {
+        if paimon {
+            return Err(SqlError::unsupported(
+                f.pos,
+                "ADD / DROP PARTITION FIELD (partition-spec evolution) is for Iceberg tables: the partition keys of a Paimon table cannot change",
+            ));
+        }
+        return Ok(());
+    }
     let Some(s) = ctx.existing else {
         if let AlterAction::Add(ch) | AlterAction::Modify(ch) = &a.action {
             if let Some(pk) = &ch.primary_key {
@@ -230,7 +239,9 @@ pub(super) fn alter_table(a: &AlterTable, ctx: &ValidationContext) -> Result<()>
                 ));
             }
         }
-        AlterAction::DropWatermark(_) => {}
+        AlterAction::DropWatermark(_)
+        | AlterAction::AddPartitionField(_)
+        | AlterAction::DropPartitionField(_) => {}
         AlterAction::DropPrimaryKey(p) => {
             if !s.primary_keys.is_empty() && paimon {
                 return Err(SqlError::unsupported(
