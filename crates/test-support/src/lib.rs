@@ -2,10 +2,12 @@
 //! [`oracles`] finds and runs the interop oracles (Java Paimon 0.9 and pypaimon 2.1, set up by
 //! `scripts/oracles.sh`) and parses what they print; [`tables`] builds small batches and writes
 //! small Paimon tables with a fixed `WriteEnv`; with the `engine` feature, [`engine`] reads
-//! tables through lakescope-engine's catalog as the oracles print them.
+//! tables through lakescope-engine's catalog as the oracles print them; [`faults`] fails the
+//! k-th mutating storage call (crash tests of the commit protocol).
 
 #[cfg(feature = "engine")]
 pub mod engine;
+pub mod faults;
 pub mod oracles;
 pub mod tables;
 

@@ -9,6 +9,7 @@ use super::{at, Outcome, QueryOutput, Session, StatementError, StatementResult};
 use crate::write::{insert_into_table, Overwrite};
 use arrow_array::{ArrayRef, Int8Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema};
+use lakescope_paimon::commit::commits_nothing;
 use lakescope_paimon::read::arrow_schema::to_arrow_schema;
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_paimon::table::Table;
@@ -191,7 +192,8 @@ impl Session {
             .await
     }
 
-    /// Commits shaped rows (nothing to commit for an INSERT INTO without rows, as in Flink).
+    /// Commits shaped rows (nothing to commit for an INSERT INTO or a dynamic partition
+    /// overwrite without rows, as in Flink).
     pub(super) async fn commit_rows(
         &self,
         table: &Table,
@@ -201,7 +203,10 @@ impl Session {
         pos: Pos,
     ) -> StatementResult<Outcome> {
         let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        if rows == 0 && overwrite.is_none() {
+        // As Paimon: no snapshot for an INSERT INTO without rows, nor for a dynamic partition
+        // overwrite without rows (it replaces no partition).
+        let schema = table.current_schema();
+        if rows == 0 && (overwrite.is_none() || commits_nothing(schema, 0, overwrite.as_ref())) {
             return Ok(Outcome::Done(format!(
                 "[INFO] no rows: nothing committed to {}",
                 target.qualified()

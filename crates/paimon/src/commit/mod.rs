@@ -17,6 +17,7 @@ use crate::scan::{plan, PartitionFilter, Split};
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use crate::spec::manifest::{IndexManifestEntry, DELETION_VECTORS_INDEX, HASH_INDEX};
+use crate::spec::schema::TableSchema;
 use crate::spec::snapshot::{CommitKind, Snapshot};
 use crate::table::Table;
 use crate::write::dynamic_bucket::encode_index_manifest;
@@ -122,12 +123,38 @@ impl<'a> Committer<'a> {
     /// files and index entries are deleted in the same snapshot; dynamic-bucket rows must come
     /// from `write_overwrite`, those of an append from `write`). Retries lost races with exponential back-off;
     /// a real conflict (changed bucket count, concurrent schema change) fails without retry.
+    /// A commit that Paimon skips ([`commits_nothing`]) is an error here: use
+    /// [`Committer::commit_or_skip`] when that can happen.
     pub async fn commit(
         &self,
         message: impl Into<CommitMessage>,
         overwrite: Option<Overwrite>,
     ) -> Result<CommitOutcome> {
+        self.commit_or_skip(message, overwrite)
+            .await?
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "{}: a dynamic partition overwrite without rows changes nothing and commits no snapshot (as Paimon's FileStoreCommitImpl)",
+                    self.table.path()
+                ))
+            })
+    }
+
+    /// [`Committer::commit`], or `None` without touching the table when Paimon commits nothing
+    /// ([`commits_nothing`]).
+    pub async fn commit_or_skip(
+        &self,
+        message: impl Into<CommitMessage>,
+        overwrite: Option<Overwrite>,
+    ) -> Result<Option<CommitOutcome>> {
         let message = message.into();
+        if commits_nothing(
+            self.table.current_schema(),
+            message.files.len(),
+            overwrite.as_ref(),
+        ) {
+            return Ok(None);
+        }
         let files = message.files;
         let mismatch = match (&message.index, &overwrite) {
             (Some(i), None) if i.for_overwrite => Some(
@@ -154,22 +181,19 @@ impl<'a> Committer<'a> {
         if files.is_empty()
             || !crate::write::table_write::compacts_after_write(self.table.current_schema())?
         {
-            return Ok(outcome);
+            return Ok(Some(outcome));
         }
-        // Batch readers skip level-0 files of this table: compact the written buckets in a
-        // second snapshot, as Java's writer does before its commit.
-        let buckets: HashSet<(Vec<u8>, i32)> = files
-            .iter()
-            .map(|f| (f.partition_bytes.clone(), f.bucket))
-            .collect();
+        // Batch readers skip level-0 files of this table: compact the buckets holding level-0
+        // files (the written ones, and any a failed earlier compaction left) in a second
+        // snapshot, as Java's writer does before its commit.
         let rewritten = crate::compact::rewrite_buckets(self.table, self.env, |split| {
-            buckets.contains(&(split.partition_bytes.clone(), split.bucket))
+            split.files.iter().any(|f| f.level == 0)
         })
         .await?;
         let compacted =
             crate::compact::commit_rewrite(self.table, self.env, self.options.clone(), &rewritten)
                 .await?;
-        Ok(compacted.unwrap_or(outcome))
+        Ok(Some(compacted.unwrap_or(outcome)))
     }
 
     /// Commits a compaction: a COMPACT snapshot deleting `change.before` and adding
@@ -603,6 +627,20 @@ impl<'a> Committer<'a> {
                 .await;
         }
     }
+}
+
+/// Whether Paimon commits nothing for `new_files` files written with `overwrite`: a dynamic
+/// partition overwrite of a partitioned table without rows replaces no partition, and Java's
+/// `FileStoreCommitImpl.overwrite` skips it (no snapshot). Unpartitioned tables are overwritten
+/// whole, also without rows.
+pub fn commits_nothing(
+    schema: &TableSchema,
+    new_files: usize,
+    overwrite: Option<&Overwrite>,
+) -> bool {
+    new_files == 0
+        && matches!(overwrite, Some(Overwrite::Dynamic))
+        && !schema.partition_keys.is_empty()
 }
 
 /// Fails when a file a compaction rewrote is no longer live in the latest snapshot (another

@@ -59,9 +59,10 @@ pub async fn rewrite(
     .await
 }
 
-/// Commits a [`rewrite`]: `None` when it rewrote nothing. When the commit fails (a
+/// Commits a [`rewrite`]: `None` when it rewrote nothing. When the commit is refused (a
 /// conflicting commit deleted a rewritten file), the new files are removed (best effort) and
-/// the table is left as the other commits made it.
+/// the table is left as the other commits made it; after a storage error they are kept, since
+/// the snapshot may have been created all the same.
 pub(crate) async fn commit_rewrite(
     table: &Table,
     env: &dyn WriteEnv,
@@ -74,10 +75,16 @@ pub(crate) async fn commit_rewrite(
     let committed = Committer::new(table, env, options)
         .commit_compact(change)
         .await;
-    if committed.is_err() {
-        remove_files(table, &change.after).await;
+    match committed {
+        // A storage error may have hidden a snapshot that was created (a lost answer): the new
+        // files may be referenced, so they stay (orphans at worst).
+        Err(e @ Error::Storage(_)) => Err(e),
+        Err(e) => {
+            remove_files(table, &change.after).await;
+            Err(e)
+        }
+        Ok(done) => Ok(Some(done)),
     }
-    committed.map(Some)
 }
 
 /// [`rewrite`] of the buckets of the latest snapshot that `select` picks.
