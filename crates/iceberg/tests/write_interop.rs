@@ -9,6 +9,7 @@
 
 use arrow_array::{Array, ArrayRef, BooleanArray, Int64Array};
 use arrow_select::filter::filter_record_batch;
+use lakescope_iceberg::read::DeleteCache;
 use lakescope_iceberg::spec::transform::Transform;
 use lakescope_iceberg::write::{
     append, overwrite, update_schema, update_spec, upsert, HadoopCatalog, IcebergTableDefinition,
@@ -434,13 +435,14 @@ async fn pyiceberg_and_duckdb_read_what_we_write() {
 
 /// Copy-on-write DELETE of the rows whose first column (BIGINT) is in `ids`.
 async fn delete_ids(t: &Table, ids: &[i64], env: &SystemEnv) -> Table {
+    let mut cache = DeleteCache::default();
     let live = LiveFiles::of(t).await.unwrap();
     let mut removed = Vec::new();
     let mut kept = Vec::new();
     for task in &live.tasks {
         let mut hit = false;
         let mut rows = Vec::new();
-        for b in live.read(task).await.unwrap() {
+        for b in live.read(task, &mut cache).await.unwrap() {
             let id = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
             let keep: BooleanArray = (0..b.num_rows())
                 .map(|i| Some(id.is_null(i) || !ids.contains(&id.value(i))))
@@ -551,6 +553,13 @@ async fn overwrite_delete_and_update_read_identically() {
         .unwrap();
     let k2 = upsert(&k1, &[kinds(&[1], &["a2"])], &env).await.unwrap();
     let k3 = delete_ids(&k2, &[2], &env).await;
+    check(
+        &py,
+        &k3,
+        &root,
+        snap(&k1),
+        &expect(&[r("1", "a"), r("2", "b")]),
+    );
     check(
         &py,
         &k3,

@@ -5,6 +5,7 @@
 
 use arrow_array::{Array, BooleanArray, Int64Array, RecordBatch};
 use arrow_select::filter::filter_record_batch;
+use lakescope_iceberg::read::DeleteCache;
 use lakescope_iceberg::spec::transform::Transform;
 use lakescope_iceberg::write::{append, overwrite, upsert, IcebergTableDefinition, LiveFiles};
 use lakescope_iceberg::{Error, SnapshotSelector, Table};
@@ -39,13 +40,14 @@ fn at(t: &Table) -> SnapshotSelector {
 
 /// Copy-on-write DELETE of the rows whose `id` column (first) is in `ids`.
 async fn delete_ids(t: &Table, ids: &[i64], w: &Warehouse) -> Result<Table, Error> {
+    let mut cache = DeleteCache::default();
     let live = LiveFiles::of(t).await?;
     let mut removed = Vec::new();
     let mut kept = Vec::new();
     for task in &live.tasks {
         let mut hit = false;
         let mut rows = Vec::new();
-        for b in live.read(task).await? {
+        for b in live.read(task, &mut cache).await? {
             let id = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
             let keep: BooleanArray = (0..b.num_rows())
                 .map(|i| Some(id.is_null(i) || !ids.contains(&id.value(i))))
@@ -188,7 +190,7 @@ async fn two_rewrites_of_one_file_conflict() {
     let slow = LiveFiles::of(&t1).await.unwrap();
     let fast = delete_ids(&t1, &[1], &w).await.unwrap();
     let task = &slow.tasks[0];
-    let rows_left = slow.read(task).await.unwrap();
+    let rows_left = slow.read(task, &mut DeleteCache::default()).await.unwrap();
     let err = slow.replace(&[task], &rows_left, &w.env).await.unwrap_err();
     assert!(matches!(err, Error::Conflict { .. }), "{err}");
     assert_eq!(rows(&fast, SnapshotSelector::Current).await, ["2|b"]);

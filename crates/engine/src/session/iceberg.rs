@@ -6,6 +6,7 @@ use super::query::input_name;
 use super::{at, Outcome, QueryInput, QueryOutput, Session, StatementError, StatementResult};
 use arrow_array::RecordBatch;
 use lakescope_iceberg::convert::to_data_fields;
+use lakescope_iceberg::read::DeleteCache;
 use lakescope_iceberg::spec::transform::Transform as IcebergTransform;
 use lakescope_iceberg::write::{
     append, overwrite, update_properties, update_schema, update_spec, upsert, ColumnPosition,
@@ -326,6 +327,7 @@ impl Session {
             input_name(0)
         );
         let live = LiveFiles::of(&table).await.map_err(|e| at(pos, e))?;
+        let mut cache = DeleteCache::default();
         let mut removed = Vec::new();
         let mut batches = Vec::new();
         let mut changed = 0i64;
@@ -333,7 +335,7 @@ impl Session {
             lakescope_iceberg::scan::output_schema(&live.table, current_or(&live.table, pos)?)
                 .map_err(|e| at(pos, e))?;
         for task in &live.tasks {
-            let rows = live.read(task).await.map_err(|e| at(pos, e))?;
+            let rows = live.read(task, &mut cache).await.map_err(|e| at(pos, e))?;
             let input = || QueryInput {
                 name: input_name(0),
                 data: QueryOutput {

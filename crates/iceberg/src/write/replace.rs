@@ -71,8 +71,8 @@ impl LiveFiles {
     }
 
     /// The rows of one file in the current schema (as [`crate::read_table`] gives them),
-    /// its position and equality deletes applied.
-    pub async fn read(&self, task: &FileTask) -> Result<Vec<RecordBatch>> {
+    /// its position and equality deletes applied (delete files decoded once per `cache`).
+    pub async fn read(&self, task: &FileTask, cache: &mut DeleteCache) -> Result<Vec<RecordBatch>> {
         let table = &self.table;
         let schema = table
             .metadata()
@@ -81,8 +81,7 @@ impl LiveFiles {
         let fields = read_fields(table, schema)?;
         let out_schema = output_schema(table, schema)?;
         let all: Vec<usize> = (0..fields.len()).collect();
-        let mut cache = DeleteCache::default();
-        read_task(table, task, &fields, &mut cache)
+        read_task(table, task, &fields, cache)
             .await?
             .iter()
             .map(|b| output_batch(schema, &out_schema, &all, &all, b, &task.data.key))
