@@ -1,5 +1,6 @@
 //! Apache Iceberg tables (format v1/v2): metadata, manifests, scan planning, deletes, time travel,
-//! and writes (create, append, upsert) in the Hadoop catalog layout ([`write`]).
+//! and writes in the Hadoop catalog layout ([`write`]): create, append, upsert, overwrite,
+//! copy-on-write DELETE/UPDATE, schema, partition-spec and property evolution.
 //!
 //! Everything reads through [`lakescope_storage::ObjectStore`]. Absolute URIs in metadata are
 //! re-rooted onto the table's folder ([`location::Relocator`]). Data files are decoded by the

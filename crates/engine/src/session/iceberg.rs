@@ -213,6 +213,13 @@ impl Session {
         };
         let batches = self.shape_rows(&out, &schema, &shape, &target.qualified(), pos)?;
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        if rows == 0 {
+            // As Flink: no rows, no commit (an OVERWRITE without rows replaces nothing).
+            return Ok(Outcome::Done(format!(
+                "[INFO] no rows: nothing committed to {}",
+                target.qualified()
+            )));
+        }
         let written = if i.overwrite {
             overwrite(&table, &batches, self.env.as_ref()).await
         } else {
