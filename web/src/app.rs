@@ -1,6 +1,7 @@
 //! The app shell: header, connection bar, catalog sidebar and the main panel.
 
 use crate::catalog_tree::CatalogTree;
+use crate::connect::{ConnectPanel, Connection};
 use crate::route::{go, go_replace, Route};
 use crate::table_panel::{TablePanel, Welcome};
 use crate::theme;
@@ -52,11 +53,16 @@ pub fn App() -> impl IntoView {
     });
     let uri = RwSignal::new(wanted.get_untracked());
     let state = RwSignal::new(LoadState::Loading(wanted.get_untracked()));
+    // S3 endpoint and credentials (in memory unless the user asks to remember them).
+    let connection = Connection::load();
 
     let open = move |target: String| {
         state.set(LoadState::Loading(target.clone()));
         spawn_local(async move {
-            let outcome = warehouse::open(&target).await;
+            let outcome = warehouse::open(&target, &connection.options()).await;
+            if outcome.is_ok() {
+                connection.remember_if_asked();
+            }
             // A newer Open may have started meanwhile: only the latest request may land.
             if state.with_untracked(|s| s == &LoadState::Loading(target.clone())) {
                 if outcome.is_ok() && route.with_untracked(|r| r.warehouse.is_none()) {
@@ -111,6 +117,7 @@ pub fn App() -> impl IntoView {
         <div class="app" data-testid="app">
             <Header />
             <ConnectionBar uri=uri state=state on_open=on_open />
+            <ConnectPanel uri=uri connection=connection on_open=on_open />
             <main class="workspace">
                 <aside class="sidebar" data-testid="sidebar">
                     <CatalogTree state=state selected=selected />
@@ -196,7 +203,7 @@ fn ConnectionBar(
                 type="text"
                 spellcheck="false"
                 autocomplete="off"
-                placeholder="https://host/path/warehouse/ or demo/warehouse/"
+                placeholder="https://host/warehouse/, s3://bucket/warehouse, opfs://my-lake or demo/warehouse/"
                 bind:value=uri
             />
             <button class="btn primary" type="submit" data-testid="open-button" disabled=loading>
@@ -212,6 +219,19 @@ fn ConnectionBar(
                 }
             >
                 "Demo lake"
+            </button>
+            <button
+                class="btn"
+                type="button"
+                data-testid="opfs-button"
+                title="A warehouse in this browser's private file system (OPFS)"
+                on:click=move |_| {
+                    if !uri.get_untracked().trim().starts_with("opfs://") {
+                        uri.set("opfs://my-lake".to_string());
+                    }
+                }
+            >
+                "In this browser"
             </button>
             <span class="connbar-status" data-testid="connection-status">
                 {move || match state.get() {

@@ -1,8 +1,10 @@
-//! Opening a warehouse from the browser: URI checks, the catalog load, and plain-words errors.
+//! Opening a warehouse from the browser (http(s), s3://, opfs://): the catalog load and plain-words errors.
 
 use lakescope_engine::{Catalog, DatabaseEntry};
 use lakescope_paimon::table::Table;
-use lakescope_storage::{Error, HttpStore, IndexedStore, ObjectStore, INDEX_FILE_NAME};
+use lakescope_storage::browser::{self, scheme, Scheme};
+use lakescope_storage::uri::StoreOptions;
+use lakescope_storage::{Error, OpfsStore, INDEX_FILE_NAME};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -88,7 +90,7 @@ pub const DEMO_WAREHOUSE: &str = "demo/warehouse/";
 pub struct Warehouse {
     /// What the user typed.
     pub uri: String,
-    /// The absolute base URL it resolved to (ends with `/`).
+    /// The absolute base URL, `s3://bucket/prefix/` or `opfs://name/` it resolved to (ends with `/`).
     pub base_url: String,
     /// Databases with their tables.
     pub databases: Vec<DatabaseEntry>,
@@ -101,29 +103,40 @@ impl Warehouse {
     }
 }
 
-/// Lists the databases and tables of the warehouse at `uri` (http(s) URL or page-relative path).
-pub async fn open(uri: &str) -> Result<Warehouse, String> {
+/// Lists the databases and tables of the warehouse at `uri`: an http(s) URL or page-relative
+/// path, `s3://bucket/prefix` (reached as `options` say) or `opfs://name`.
+pub async fn open(uri: &str, options: &StoreOptions) -> Result<Warehouse, String> {
     let uri = uri.trim();
     if uri.is_empty() {
         return Err(format!(
-            "Enter a warehouse URI, e.g. {DEMO_WAREHOUSE} (the bundled demo lake) or https://host/path/warehouse/"
+            "Enter a warehouse URI, e.g. {DEMO_WAREHOUSE} (the bundled demo lake), \
+             https://host/path/warehouse/, s3://bucket/warehouse or opfs://my-lake"
         ));
     }
-    if let Some((scheme, _)) = uri.split_once("://") {
-        if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+    let kind = scheme(uri).map_err(|e| format!("Cannot open {uri}: {e}."))?;
+    if kind == Scheme::Opfs {
+        let opfs = OpfsStore::from_uri(uri).map_err(|e| format!("Cannot open {uri}: {e}."))?;
+        let exists = opfs
+            .exists()
+            .await
+            .map_err(|e| format!("Cannot open {uri}: {e}."))?;
+        if !exists {
             return Err(format!(
-                "Cannot open {uri}: the browser app reads {scheme}:// warehouses only through an http(s) URL for now"
+                "There is no warehouse {uri} in this browser yet: create it empty, or copy the \
+                 demo lake into it (buttons under the warehouse bar)."
             ));
         }
     }
-    let http = HttpStore::new(uri);
-    let base_url = http.base_url().to_string();
-    let store: Rc<dyn ObjectStore> = Rc::new(IndexedStore::new(http));
+    let store = browser::open(uri, options).map_err(|e| format!("Cannot open {uri}: {e}."))?;
+    let mut base_url = store.describe();
+    if !base_url.ends_with('/') {
+        base_url.push('/');
+    }
     let catalog = Catalog::new(store);
     let databases = catalog
         .tree()
         .await
-        .map_err(|e| explain(uri, &base_url, &e))?;
+        .map_err(|e| explain(uri, kind, &base_url, options, &e))?;
     forget_tables();
     CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), catalog)));
     Ok(Warehouse {
@@ -134,7 +147,62 @@ pub async fn open(uri: &str) -> Result<Warehouse, String> {
 }
 
 /// A sentence saying what failed and what to try.
-fn explain(uri: &str, base_url: &str, error: &Error) -> String {
+fn explain(
+    uri: &str,
+    kind: Scheme,
+    base_url: &str,
+    options: &StoreOptions,
+    error: &Error,
+) -> String {
+    match kind {
+        Scheme::S3 => explain_s3(uri, options, error),
+        Scheme::Opfs | Scheme::Memory => format!("Could not list {uri}: {error}."),
+        Scheme::Http => explain_http(uri, base_url, error),
+    }
+}
+
+fn explain_s3(uri: &str, options: &StoreOptions, error: &Error) -> String {
+    let endpoint = options
+        .s3_endpoint
+        .clone()
+        .unwrap_or_else(|| "AWS S3".to_string());
+    let origin = web_sys::window()
+        .and_then(|w| w.location().origin().ok())
+        .unwrap_or_default();
+    match error {
+        Error::PermissionDenied { .. } => {
+            let what = if options.presign_endpoint.is_some() {
+                "the presign endpoint's URLs were refused: check that server's credentials"
+            } else if options.credentials.is_some() {
+                "check the access key ID, the secret key, the session token and the region"
+            } else {
+                "no credentials were given: enter access keys or a presign endpoint, unless the \
+                 bucket is public"
+            };
+            format!(
+                "Access denied to {uri} (HTTP 403): {what}. The bucket's CORS rules must also allow \
+                 this page ({origin}). Details: {error}."
+            )
+        }
+        Error::NotFound { .. } => format!(
+            "The bucket of {uri} does not exist at {endpoint}: check the bucket name, the endpoint \
+             and path-style addressing."
+        ),
+        Error::Io { message, .. }
+            if message.contains("network error") || message.contains("CORS") =>
+        {
+            format!(
+                "Could not reach {endpoint} for {uri}: the server is not running, the bucket does \
+                 not exist (a browser sees a missing bucket as a CORS failure), or the bucket's \
+                 CORS rules do not allow this page's origin ({origin}) with the methods GET, PUT, \
+                 DELETE and HEAD (README: \"S3 from the browser\"). Details: {error}."
+            )
+        }
+        _ => format!("Could not list {uri}: {error}."),
+    }
+}
+
+fn explain_http(uri: &str, base_url: &str, error: &Error) -> String {
     match error {
         // IndexedStore reports a missing index as "cannot list": say it in the user's terms.
         Error::NotFound { .. } | Error::Unsupported { .. } => format!(

@@ -36,6 +36,11 @@ impl<S: ObjectStore> IndexedStore<S> {
         serde_json::to_string(&IndexFile { files }).unwrap_or_default()
     }
 
+    /// Every object the index names (read on first use), sorted by key.
+    pub async fn files(&self) -> Result<Arc<Vec<ObjectMeta>>> {
+        self.index().await
+    }
+
     async fn index(&self) -> Result<Arc<Vec<ObjectMeta>>> {
         if let Some(index) = self.index.lock().unwrap_or_else(|e| e.into_inner()).clone() {
             return Ok(index);

@@ -8,11 +8,12 @@
 //! [`browser::open`] opens any warehouse URI in a window or a worker.
 //! [`s3::S3Store`] and [`transport::HttpReadStore`] work over any [`transport::HttpTransport`]
 //! (natively `ReqwestTransport`, feature `native-http`); [`uri::open`] opens a store from a URI;
-//! [`CachingStore`] and [`LimitedStore`] wrap any store.
+//! [`CachingStore`] and [`LimitedStore`] wrap any store; [`copy_objects`] copies between stores.
 
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub mod browser;
 mod cache;
+mod copy;
 mod error;
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 mod http;
@@ -30,6 +31,7 @@ pub mod transport;
 pub mod uri;
 
 pub use cache::{is_immutable, CacheStats, CachingStore};
+pub use copy::copy_objects;
 pub use error::{Error, Result};
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub use http::HttpStore;

@@ -81,6 +81,16 @@ impl OpfsStore {
         &self.name
     }
 
+    /// Whether the store's folder exists in this browser.
+    pub async fn exists(&self) -> Result<bool> {
+        Ok(self.root(false).await?.is_some())
+    }
+
+    /// Creates the store's (empty) folder if it is missing.
+    pub async fn create(&self) -> Result<()> {
+        self.root(true).await.map(|_| ())
+    }
+
     fn lock_name(&self, what: &str) -> String {
         format!("lakescope-opfs:{}:{what}", self.name)
     }

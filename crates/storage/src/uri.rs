@@ -47,6 +47,23 @@ impl Default for StoreOptions {
     }
 }
 
+impl StoreOptions {
+    /// The options as JSON (with the credentials: for a worker of the same page, or storage the
+    /// user asked for — never for logs).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Options from [`StoreOptions::to_json`]; missing fields take their defaults.
+    pub fn from_json(json: &str) -> Result<Self> {
+        serde_json::from_str(json).map_err(|e| Error::Io {
+            operation: "parse",
+            path: "store options".to_string(),
+            message: e.to_string(),
+        })
+    }
+}
+
 /// `s3://bucket/prefix` → (`bucket`, `prefix`).
 pub fn parse_s3_uri(uri: &str) -> Option<(String, String)> {
     let rest = uri

@@ -23,6 +23,10 @@ pub async fn round_trip_and_ranges() {
         .expect_err("empty")
         .is_not_found());
     assert!(store.list_dir("").await.expect("list new").files.is_empty());
+    assert!(!store.exists().await.expect("exists"), "reads create nothing");
+    store.create().await.expect("create");
+    assert!(store.exists().await.expect("exists after create"));
+    assert_eq!(store.list_dir("").await.expect("empty"), Default::default());
 
     let data = Bytes::from((0..=255u8).cycle().take(100_000).collect::<Vec<u8>>());
     store
