@@ -129,6 +129,10 @@ build_app() {
 layer3() {
   local port
   [ -f dist/index.html ] || { echo "no dist/index.html: the app build failed" >&2; return 1; }
+  # tests/e2e/storage.test.js starts its own moto S3 server (another port than the page, with
+  # bucket CORS rules) and `lakescope presign-server`: make sure both are there.
+  bash scripts/s3-test-server.sh >/dev/null || return
+  cargo build -q -p lakescope-cli || return
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   python3 -m http.server "$port" --bind 127.0.0.1 --directory dist >"$LOGS/http-server.log" 2>&1 &
   SERVER_PID=$!
@@ -147,7 +151,9 @@ PY
   echo "serving dist/ at http://127.0.0.1:$port/ (python3 -m http.server)"
   local rc=0
   (cd tests/e2e && LAKESCOPE_URL="http://127.0.0.1:$port/" \
-    LAKESCOPE_SCREENS="$CARGO_TARGET_DIR/e2e-screens" node --test --test-reporter=spec 2>&1) |
+    LAKESCOPE_SCREENS="$CARGO_TARGET_DIR/e2e-screens" \
+    LAKESCOPE_MOTO_VENV="${LAKESCOPE_MOTO_VENV:-$ROOT/target/venv-moto}" \
+    LAKESCOPE_BIN="$CARGO_TARGET_DIR/debug/lakescope" node --test --test-reporter=spec 2>&1) |
     tee "$LOGS/layer3.log" || rc=$?
   stop_server
   local pass fail
