@@ -5,7 +5,8 @@
 //! the merge-on-read rule itself (see tests/oracle/read_iceberg.py); DuckDB scans them natively.
 //!
 //! The oracles live in the venv that `scripts/iceberg-oracle.sh` sets up (under `$LAKE_TOOLS`,
-//! default `~/.cache/lake-oracles`); without it this test is skipped with a loud message.
+//! default `~/.cache/lake-oracles`); without it these tests fail, unless LAKESCOPE_SKIP_ORACLES=1
+//! (then they are skipped with a loud message).
 
 use arrow_array::{Array, ArrayRef, BooleanArray, Int64Array};
 use arrow_select::filter::filter_record_batch;
@@ -109,15 +110,19 @@ fn check(py: &Path, table: &Table, root: &Path, snapshot: Option<i64>, expected:
     }
 }
 
-/// The oracle venv's python, or a loud skip message.
+/// The oracle venv's python; missing, a panic (or, with LAKESCOPE_SKIP_ORACLES=1, a loud skip).
 fn oracle_or_skip() -> Option<PathBuf> {
     let py = oracle_python();
     if py.is_none() {
-        eprintln!(
-            "\n*** SKIPPED write_interop: no pyiceberg oracle venv. Run scripts/iceberg-oracle.sh \
-             (LAKE_TOOLS={}) ***\n",
-            std::env::var("LAKE_TOOLS").unwrap_or_else(|_| "~/.cache/lake-oracles".into())
-        );
+        let root = std::env::var("LAKE_TOOLS").unwrap_or_else(|_| "~/.cache/lake-oracles".into());
+        // As the other interop tests (lakescope-test-support): a missing oracle fails the test
+        // unless skipping is asked for explicitly.
+        if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() != Ok("1") {
+            panic!(
+                "pyiceberg/DuckDB oracle venv missing under {root}: run `bash scripts/iceberg-oracle.sh` (or set LAKESCOPE_SKIP_ORACLES=1 to skip)"
+            );
+        }
+        eprintln!("\n*** SKIPPED write_interop: no pyiceberg oracle venv under {root} (LAKESCOPE_SKIP_ORACLES=1) ***\n");
     }
     py
 }
