@@ -1,8 +1,10 @@
-//! Fuzzes the Iceberg manifest-list and manifest decoders (Avro, v1/v2): errors, never panics.
+//! Fuzzes the Iceberg manifest-list and manifest decoders (Avro, v1/v2), and the rewrite of a
+//! decoded manifest a copy-on-write commit does: errors, never panics.
 #![no_main]
 
 use lakescope_iceberg::spec::manifest::{read_manifest, read_manifest_list};
 use lakescope_iceberg::spec::{DataContentType, ManifestFile};
+use lakescope_iceberg::write::manifest::rewrite_manifest;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -23,5 +25,8 @@ fuzz_target!(|data: &[u8]| {
         existing_rows_count: None,
         deleted_rows_count: None,
     };
-    let _ = read_manifest("fuzz-m0.avro", data, &listed);
+    if let Ok(entries) = read_manifest("fuzz-m0.avro", data, &listed) {
+        let removed: Vec<bool> = (0..entries.len()).map(|i| i % 2 == 0).collect();
+        let _ = rewrite_manifest("fuzz-r0.avro", data, &entries, &removed, 2);
+    }
 });
