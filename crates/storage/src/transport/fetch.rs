@@ -7,7 +7,6 @@ use crate::retry::Timer;
 use async_trait::async_trait;
 use bytes::Bytes;
 use futures::future::LocalBoxFuture;
-use gloo_net::http::{Method, RequestBuilder};
 use std::time::Duration;
 use wasm_bindgen::prelude::*;
 
@@ -28,25 +27,16 @@ const FORBIDDEN: [&str; 2] = ["host", "content-length"];
 #[async_trait(?Send)]
 impl HttpTransport for FetchTransport {
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
-        let method = Method::from_bytes(request.method.as_bytes())
-            .map_err(|e| TransportError::Connection(format!("bad method: {e}")))?;
-        let mut builder = RequestBuilder::new(&request.url).method(method);
-        for (k, v) in &request.headers {
-            if !FORBIDDEN.contains(&k.as_str()) {
-                builder = builder.header(k, v);
-            }
-        }
-        let built = if request.body.is_empty() && request.method != "PUT" {
-            builder.build()
-        } else {
-            builder.body(js_sys::Uint8Array::from(&request.body[..]))
-        }
-        .map_err(|e| TransportError::Connection(e.to_string()))?;
-        let response = built.send().await.map_err(|e| {
-            TransportError::Connection(format!(
+        let built = web_request(&request)
+            .map_err(|e| TransportError::Connection(format!("bad request: {e:?}")))?;
+        let response = gloo_net::http::Request::from(built)
+            .send()
+            .await
+            .map_err(|e| {
+                TransportError::Connection(format!(
                 "{e} (network error, or the bucket's CORS rules do not allow this page's origin)"
             ))
-        })?;
+            })?;
         let status = response.status();
         let headers = response.headers().entries().collect();
         let body = response
@@ -59,6 +49,24 @@ impl HttpTransport for FetchTransport {
             body: Bytes::from(body),
         })
     }
+}
+
+/// The `fetch` request for `request`, with exactly its URL: a signed URL must reach the server
+/// byte for byte (gloo-net's builder would re-serialise it and append `&` to a query string).
+fn web_request(request: &HttpRequest) -> Result<web_sys::Request, JsValue> {
+    let headers = web_sys::Headers::new()?;
+    for (k, v) in &request.headers {
+        if !FORBIDDEN.contains(&k.as_str()) {
+            headers.set(k, v)?;
+        }
+    }
+    let init = web_sys::RequestInit::new();
+    init.set_method(request.method);
+    init.set_headers(&headers);
+    if !request.body.is_empty() || request.method == "PUT" {
+        init.set_body(&js_sys::Uint8Array::from(&request.body[..]));
+    }
+    web_sys::Request::new_with_str_and_init(&request.url, &init)
 }
 
 /// Sleeps with the global `setTimeout` (in a window or a worker).
