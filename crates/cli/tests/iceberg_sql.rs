@@ -90,6 +90,28 @@ fn update_and_delete_by_primary_key() {
 }
 
 #[test]
+fn update_by_key_needs_the_partition_sources_in_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    // The key does not hold the partition column: UPDATE rewrites the file instead of upserting.
+    let (out, err) = sql(
+        dir.path(),
+        "CREATE TABLE k (id BIGINT, kind STRING, v INT, PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (kind);
+         INSERT INTO k VALUES (1, 'a', 1), (2, 'b', 2);
+         UPDATE k SET v = 10 WHERE id = 2;
+         SELECT * FROM k ORDER BY id;",
+    );
+    assert!(!err.contains("error"), "{err}");
+    assert!(out.contains("1 data file(s) rewritten"), "{out}");
+    assert_eq!(
+        rows(&out),
+        [
+            r#"{"id":1,"kind":"a","v":1}"#,
+            r#"{"id":2,"kind":"b","v":10}"#
+        ]
+    );
+}
+
+#[test]
 fn schema_and_partition_evolution() {
     let dir = tempfile::tempdir().unwrap();
     let (out, err) = sql(

@@ -8,6 +8,7 @@ use arrow_array::RecordBatch;
 use lakescope_iceberg::convert::to_data_fields;
 use lakescope_iceberg::read::DeleteCache;
 use lakescope_iceberg::spec::transform::Transform as IcebergTransform;
+use lakescope_iceberg::write::append::check_upsert;
 use lakescope_iceberg::write::{
     append, overwrite, update_properties, update_schema, update_spec, upsert, ColumnPosition,
     HadoopCatalog, IcebergTableDefinition, LiveFiles, SchemaChange, SpecChange,
@@ -233,11 +234,11 @@ impl Session {
         )))
     }
 
-    /// UPDATE / DELETE on an Iceberg table. On a table with identifier fields UPDATE writes
-    /// the changed rows as an upsert (equality deletes of their keys plus the rows), as Flink's
-    /// upsert writer would; otherwise, and for DELETE, every data file holding a matching row is
-    /// rewritten without it / with it changed (copy-on-write: readable by every Iceberg
-    /// reader, no delete files pile up).
+    /// UPDATE / DELETE on an Iceberg table. On a table with identifier fields (holding every
+    /// partition source) UPDATE writes the changed rows as an upsert (equality deletes of their
+    /// keys plus the rows), as Flink's upsert writer would; otherwise, and for DELETE, every data
+    /// file holding a matching row is rewritten without it / with it changed (copy-on-write:
+    /// readable by every Iceberg reader, no delete files pile up).
     pub(super) async fn row_level_iceberg(
         &self,
         r: &RowLevel,
@@ -273,7 +274,10 @@ impl Session {
             targets: schema.fields.iter().map(|f| f.name.clone()).collect(),
             statics: &[],
         };
-        if !is_delete && !keys.is_empty() {
+        // Rows are upserted by key only where Flink's upsert writer could: identifier fields
+        // holding every partition source column; elsewhere UPDATE rewrites files too.
+        let by_key = current.is_some_and(|s| check_upsert(table.metadata(), s).is_ok());
+        if !is_delete && by_key {
             if let Some((column, _)) = change.assignments.iter().find(|(c, _)| keys.contains(c)) {
                 return Err(StatementError::new(
                     pos,
