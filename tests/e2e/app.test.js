@@ -126,9 +126,10 @@ test("opening a warehouse that is not there says why in plain words", async () =
     // The only console noise allowed is the browser's own note about the 404.
     assert.deepEqual(problems.filter((p) => !/404/.test(p)), []);
 
-    await page.getByTestId("warehouse-uri").fill("s3://bucket/warehouse");
+    // s3:// and opfs:// open (tests/e2e/storage.test.js); other schemes are explained.
+    await page.getByTestId("warehouse-uri").fill("ftp://host/warehouse");
     await page.getByTestId("open-button").click();
-    await page.getByText("reads s3:// warehouses only through an http(s) URL").waitFor({ timeout: 5_000 });
+    await page.getByText("use http(s)://, s3://BUCKET/PREFIX or opfs://NAME").waitFor({ timeout: 5_000 });
 
     await page.getByTestId("demo-button").click();
     await page.getByTestId("catalog-tree").waitFor({ timeout: 15_000 });
