@@ -23,7 +23,10 @@ pub async fn round_trip_and_ranges() {
         .expect_err("empty")
         .is_not_found());
     assert!(store.list_dir("").await.expect("list new").files.is_empty());
-    assert!(!store.exists().await.expect("exists"), "reads create nothing");
+    assert!(
+        !store.exists().await.expect("exists"),
+        "reads create nothing"
+    );
     store.create().await.expect("create");
     assert!(store.exists().await.expect("exists after create"));
     assert_eq!(store.list_dir("").await.expect("empty"), Default::default());
