@@ -46,3 +46,27 @@ async fn worker_opfs_put_if_absent_race_has_one_winner() {
 async fn worker_opfs_delete_removes_emptied_folders() {
     opfs_cases::delete_removes_emptied_folders().await;
 }
+
+#[wasm_bindgen_test]
+async fn worker_opens_warehouses_through_the_browser_opener() {
+    use bytes::Bytes;
+    use lakescope_storage::browser::open;
+    use lakescope_storage::uri::StoreOptions;
+    use lakescope_storage::ObjectStore;
+
+    let options = StoreOptions::default();
+    let opfs = open("opfs://lakescope-worker-opener", &options).expect("opfs");
+    opfs.put("a/b", Bytes::from_static(b"from a worker"))
+        .await
+        .expect("put");
+    assert_eq!(&opfs.get("a/b").await.expect("get")[..], b"from a worker");
+    // A relative URL resolves against the worker script's location (there is no page).
+    let http = open("lakescope-no-such-dir/", &options).expect("relative");
+    assert!(
+        http.describe().starts_with("http://127.0.0.1"),
+        "{}",
+        http.describe()
+    );
+    let missing = http.get("nothing-here").await.expect_err("404");
+    assert!(missing.is_not_found(), "{missing}");
+}
