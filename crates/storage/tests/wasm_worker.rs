@@ -52,7 +52,6 @@ async fn worker_opens_warehouses_through_the_browser_opener() {
     use bytes::Bytes;
     use lakescope_storage::browser::open;
     use lakescope_storage::uri::StoreOptions;
-    use lakescope_storage::ObjectStore;
 
     let options = StoreOptions::default();
     let opfs = open("opfs://lakescope-worker-opener", &options).expect("opfs");
