@@ -1,16 +1,32 @@
 #!/usr/bin/env bash
-# Prints the raw and gzip -9 sizes of the wasm + JS payload of a Trunk dist/ folder.
+# Prints the raw and gzip -9 sizes of the wasm + JS payload of a Trunk dist/ folder: first the
+# explorer's first load (app wasm + JS + CSS), then the SQL engine the SQL tab fetches on first use.
 #   bash scripts/payload-size.sh [dist]
 set -euo pipefail
 dist=${1:-dist}
 shopt -s nullglob
-files=("$dist"/*.wasm "$dist"/*.js)
-((${#files[@]})) || { echo "no .wasm/.js files in $dist (run trunk build --release first)" >&2; exit 1; }
-raw=0 gz=0
-for f in "${files[@]}"; do
-  r=$(stat -c %s "$f")
-  g=$(gzip -9 -c "$f" | wc -c)
-  printf '  %-48s %9d bytes  gzip %8d\n' "$(basename "$f")" "$r" "$g"
-  raw=$((raw + r)) gz=$((gz + g))
+worker=("$dist"/lakescope-sql-worker*)
+first=()
+for f in "$dist"/*.wasm "$dist"/*.js "$dist"/*.css; do
+  case $(basename "$f") in lakescope-sql-worker*) ;; *) first+=("$f") ;; esac
 done
-printf 'wasm+js: %d KiB raw, %d KiB gzip -9\n' $(( (raw + 1023) / 1024 )) $(( (gz + 1023) / 1024 ))
+((${#first[@]})) || { echo "no .wasm/.js files in $dist (run trunk build --release first)" >&2; exit 1; }
+
+# total LABEL FILES...: prints each file and the sum.
+total() {
+  local label=$1 raw=0 gz=0 r g f
+  shift
+  for f in "$@"; do
+    r=$(stat -c %s "$f")
+    g=$(gzip -9 -c "$f" | wc -c)
+    printf '  %-48s %9d bytes  gzip %8d\n' "$(basename "$f")" "$r" "$g"
+    raw=$((raw + r)) gz=$((gz + g))
+  done
+  printf '%s: %d KiB raw, %d KiB gzip -9\n' "$label" $(( (raw + 1023) / 1024 )) $(( (gz + 1023) / 1024 ))
+}
+
+if ((${#worker[@]})); then
+  total "SQL engine (lazy, SQL tab)" "${worker[@]}"
+fi
+# last line: the first-load figure test.sh reports
+total "first load (wasm+js+css)" "${first[@]}"

@@ -3,11 +3,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { BASE, SCREENS, launchBrowser, openPageIn, openTableIn, gridRows, shot } from "./harness.js";
 
-const BASE = process.env.LAKESCOPE_URL ?? "http://127.0.0.1:8080/";
-const SCREENS = process.env.LAKESCOPE_SCREENS ?? fileURLToPath(new URL("../../target/e2e-screens/", import.meta.url));
 const DEMO_TABLES = {
   corpus: ["append_dt", "pk_dedup", "schema_evolution", "tagged"],
   demo: ["events", "xss"],
@@ -19,55 +16,20 @@ const EXPECTED = process.env.LAKESCOPE_EXPECTED ?? "/work/shared/corpus/expected
 const XSS = "<img src=x onerror=alert(1)>";
 
 let browser;
+const openPage = (path) => openPageIn(browser, path);
+const openTable = (table, params) => openTableIn(browser, table, params);
 
 before(async () => {
   mkdirSync(SCREENS, { recursive: true });
   // playwright-core launches with a fresh temporary user-data-dir every time.
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
 });
 
-/** A fresh page that records console errors, page errors and CSP violations. */
-async function openPage(path = "") {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
-  const page = await context.newPage();
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-  page.on("console", (m) => {
-    // The browser logs every 404 without its URL; the responses below say which ones they were.
-    if (m.type() === "error" && !/status of 404/.test(m.text())) problems.push(`console: ${m.text()}`);
-  });
-  page.on("response", (r) => {
-    // Reading a Paimon table probes snapshot-(LATEST+1) to check the LATEST hint, as Java does:
-    // that 404 is expected. Any other missing file is a problem.
-    if (r.status() === 404 && !/\/snapshot\/snapshot-\d+$/.test(r.url())) problems.push(`404: ${r.url()}`);
-  });
-  await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (e) => {
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
-    });
-  });
-  await page.goto(new URL(path, BASE).href);
-  return { page, problems, close: () => context.close() };
-}
 
-const shot = (page, name) => page.screenshot({ path: `${SCREENS}/${name}.png` });
 
 async function visibleTables(page) {
   return page.locator('[data-testid="table-node"]:visible').evaluateAll((els) => els.map((e) => e.dataset.table));
@@ -172,23 +134,8 @@ function expectedRows(table, snapshot) {
 }
 
 /** Opens a table page by URL and waits for the tab body. */
-async function openTable(table, params = "") {
-  const ctx = await openPage(`?warehouse=demo/warehouse/&table=${table}${params}`);
-  await ctx.page.getByTestId("table-panel").waitFor({ timeout: 30_000 });
-  return ctx;
-}
 
 /** Texts of the rendered grid rows (cells joined by |, without the row number). */
-async function gridRows(page, testid = "data-grid") {
-  return page
-    .getByTestId(testid)
-    .locator('[data-testid="grid-row"]')
-    .evaluateAll((rows) =>
-      rows
-        .sort((a, b) => Number(a.dataset.row) - Number(b.dataset.row))
-        .map((r) => [...r.querySelectorAll(".gc")].map((c) => c.textContent).join("|")),
-    );
-}
 
 async function waitRows(page, n) {
   await page.getByTestId("row-total").filter({ hasText: new RegExp(`^${n} rows$`) }).waitFor({ timeout: 30_000 });

@@ -71,7 +71,6 @@ pub fn SqlTab(sel: Selection) -> impl IntoView {
     let script = RwSignal::new(starter_script(&sel));
     let ran_script = RwSignal::new(String::new());
     let state = RwSignal::new(RunState::default());
-    let base_url = StoredValue::new(sel.base_url.clone());
     let run = move || {
         if state.with_untracked(|s| s.running) {
             return;
@@ -86,31 +85,34 @@ pub fn SqlTab(sel: Selection) -> impl IntoView {
             running: true,
             ..RunState::default()
         });
-        let started = sql_worker::run(
-            &base_url.get_value(),
-            sql,
-            MAX_ROWS,
-            move |event| match event {
-                ConsoleEvent::Statement { report, millis, .. } => {
-                    if matches!(report.outcome, ReportOutcome::Done { .. }) {
-                        // A DDL or a write may have changed any table: read metadata afresh.
-                        warehouse::forget_tables();
+        let started = warehouse::connection().and_then(|(base_url, options)| {
+            sql_worker::run(
+                &base_url,
+                &options,
+                sql,
+                MAX_ROWS,
+                move |event| match event {
+                    ConsoleEvent::Statement { report, millis, .. } => {
+                        if matches!(report.outcome, ReportOutcome::Done { .. }) {
+                            // A DDL or a write may have changed any table: read metadata afresh.
+                            warehouse::forget_tables();
+                        }
+                        state.update(|s| {
+                            s.finished.push(Finished {
+                                report: report.clone(),
+                                millis: *millis,
+                            })
+                        });
                     }
-                    state.update(|s| {
-                        s.finished.push(Finished {
-                            report: report.clone(),
-                            millis: *millis,
-                        })
-                    });
-                }
-                ConsoleEvent::Done { .. } => state.update(|s| s.running = false),
-                ConsoleEvent::Failed { message, .. } => state.update(|s| {
-                    s.running = false;
-                    s.failure = Some(message.clone());
-                }),
-                ConsoleEvent::Ready => {}
-            },
-        );
+                    ConsoleEvent::Done { .. } => state.update(|s| s.running = false),
+                    ConsoleEvent::Failed { message, .. } => state.update(|s| {
+                        s.running = false;
+                        s.failure = Some(message.clone());
+                    }),
+                    ConsoleEvent::Ready => {}
+                },
+            )
+        });
         if let Err(message) = started {
             state.set(RunState {
                 failure: Some(message),

@@ -2,6 +2,7 @@
 //! requests queued until it is ready, events routed to the caller, cancel by termination.
 
 use lakescope_engine::session::{ConsoleEvent, ConsoleRequest};
+use lakescope_storage::uri::StoreOptions;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -9,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
-/// The worker's loader script, next to the page (Trunk's `data-loader-shim` output).
+/// The worker's loader script, next to the page (written by `scripts/build-sql-worker.sh`).
 const WORKER_SCRIPT: &str = "lakescope-sql-worker_loader.js";
 
 /// Receives the events of one request.
@@ -23,7 +24,7 @@ struct Running {
     ready: bool,
     /// Requests posted before the worker was ready (JSON).
     queued: Vec<String>,
-    /// The warehouse the worker's session has open.
+    /// The warehouse the worker's session has open: its URI and options (JSON).
     opened: Option<String>,
     listeners: HashMap<u64, Listener>,
     /// Keeps the JS callbacks alive as long as the worker.
@@ -129,14 +130,14 @@ fn start() -> Result<(), String> {
     });
     let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(|event: ErrorEvent| {
         let detail = event.message();
-        fail_all(&format!(
-            "The SQL engine stopped: {} — reload the page to start it again.",
-            if detail.is_empty() {
-                format!("{WORKER_SCRIPT} could not be loaded")
-            } else {
-                detail
-            }
-        ));
+        fail_all(&if detail.is_empty() {
+            format!(
+                "The SQL engine could not be loaded ({WORKER_SCRIPT}): this build of lakescope may \
+                 not include it — `bash scripts/build-sql-worker.sh dist` adds it."
+            )
+        } else {
+            format!("The SQL engine stopped: {detail} — run again to restart it.")
+        });
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
@@ -180,26 +181,28 @@ fn send(request: ConsoleRequest, listener: Listener) -> Result<(), String> {
 /// session has another one); `on_event` sees each statement and then `Done` or `Failed`.
 pub fn run(
     base_url: &str,
+    options: &StoreOptions,
     sql: String,
     max_rows: usize,
     on_event: impl FnMut(&ConsoleEvent) + 'static,
 ) -> Result<(), String> {
     let on_event: SharedListener = Rc::new(RefCell::new(on_event));
     let opened = WORKER.with(|w| w.borrow().as_ref().and_then(|r| r.opened.clone()));
-    if opened.as_deref() != Some(base_url) {
+    let connection = format!("{base_url}\n{}", options.to_json());
+    if opened.as_deref() != Some(connection.as_str()) {
         let open_id = next_id();
-        let uri = base_url.to_string();
         let forward = on_event.clone();
         send(
             ConsoleRequest::Open {
                 id: open_id,
-                uri: uri.clone(),
+                uri: base_url.to_string(),
+                options: Box::new(options.clone()),
             },
             Box::new(move |event| {
                 if matches!(event, ConsoleEvent::Done { .. }) {
                     WORKER.with(|w| {
                         if let Some(running) = w.borrow_mut().as_mut() {
-                            running.opened = Some(uri.clone());
+                            running.opened = Some(connection.clone());
                         }
                     });
                 } else {

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 thread_local! {
-    /// The catalog of the open warehouse (base URL, catalog).
-    static CURRENT: RefCell<Option<(String, Catalog)>> = const { RefCell::new(None) };
+    /// The open warehouse: its base URL, catalog, and how it was reached.
+    static CURRENT: RefCell<Option<(String, Catalog, StoreOptions)>> = const { RefCell::new(None) };
     /// Opened Paimon tables by path (a table caches its manifests).
     static TABLES: RefCell<HashMap<String, Rc<Table>>> = RefCell::new(HashMap::new());
 }
@@ -19,7 +19,18 @@ thread_local! {
 /// The catalog of the open warehouse.
 pub fn catalog() -> Result<Catalog, String> {
     CURRENT
-        .with(|c| c.borrow().as_ref().map(|(_, c)| c.clone()))
+        .with(|c| c.borrow().as_ref().map(|(_, c, _)| c.clone()))
+        .ok_or_else(|| "No warehouse is open.".to_string())
+}
+
+/// The open warehouse's base URL and options, for the SQL worker to open it the same way.
+pub fn connection() -> Result<(String, StoreOptions), String> {
+    CURRENT
+        .with(|c| {
+            c.borrow()
+                .as_ref()
+                .map(|(base_url, _, options)| (base_url.clone(), options.clone()))
+        })
         .ok_or_else(|| "No warehouse is open.".to_string())
 }
 
@@ -138,7 +149,7 @@ pub async fn open(uri: &str, options: &StoreOptions) -> Result<Warehouse, String
         .await
         .map_err(|e| explain(uri, kind, &base_url, options, &e))?;
     forget_tables();
-    CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), catalog)));
+    CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), catalog, options.clone())));
     Ok(Warehouse {
         uri: uri.to_string(),
         base_url,

@@ -7,7 +7,8 @@ use lakescope_engine::session::{
     ConsoleEvent, ConsoleRequest, Session, StatementReport, StoreOpener,
 };
 use lakescope_query::DataFusionEngine;
-use lakescope_storage::{HttpStore, IndexedStore, ObjectStore};
+use lakescope_storage::uri::StoreOptions;
+use lakescope_storage::ObjectStore;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -15,18 +16,18 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 /// The catalog name the open warehouse gets, as `lakescope sql --warehouse` names it.
 const WAREHOUSE_CATALOG: &str = "lakescope";
 
-/// Opens the warehouses a session names (its own and those of CREATE CATALOG).
-struct BrowserOpener;
+/// Opens the warehouses a session names (its own and those of CREATE CATALOG) as the page does.
+struct BrowserOpener(StoreOptions);
 
 impl StoreOpener for BrowserOpener {
     fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn ObjectStore>> {
-        Ok(Rc::new(IndexedStore::new(HttpStore::new(uri))))
+        lakescope_storage::browser::open(uri, &self.0)
     }
 }
 
-fn new_session() -> Session {
+fn new_session(options: StoreOptions) -> Session {
     Session::new(
-        Rc::new(BrowserOpener),
+        Rc::new(BrowserOpener(options)),
         Rc::new(DataFusionEngine),
         Rc::new(WorkerEnv),
     )
@@ -63,7 +64,7 @@ pub fn start() {
     // The handler lives as long as the worker.
     on_message.forget();
     wasm_bindgen_futures::spawn_local(async move {
-        let mut session = new_session();
+        let mut session = new_session(StoreOptions::default());
         post(&ConsoleEvent::Ready);
         while let Some(text) = incoming.next().await {
             match serde_json::from_str::<ConsoleRequest>(&text) {
@@ -79,8 +80,8 @@ pub fn start() {
 
 async fn serve(session: &mut Session, request: ConsoleRequest) {
     match request {
-        ConsoleRequest::Open { id, uri } => {
-            *session = new_session();
+        ConsoleRequest::Open { id, uri, options } => {
+            *session = new_session(*options);
             match session.open_warehouse(WAREHOUSE_CATALOG, &uri).await {
                 Ok(()) => post(&ConsoleEvent::Done { id, failed: 0 }),
                 Err(e) => post(&ConsoleEvent::Failed {

@@ -1,6 +1,7 @@
 //! The SQL console's messages between the page and the worker that runs its session (plain data, JSON).
 
 use super::StatementReport;
+use lakescope_storage::uri::StoreOptions;
 use serde::{Deserialize, Serialize};
 
 /// What the page asks of the worker. Requests run one after another, in order.
@@ -14,6 +15,10 @@ pub enum ConsoleRequest {
         id: u64,
         /// An absolute warehouse URI.
         uri: String,
+        /// How to reach it (S3 endpoint, keys or presign endpoint); also used for the
+        /// warehouses of catalogs the statements create.
+        #[serde(default)]
+        options: Box<StoreOptions>,
     },
     /// Run a script of statements.
     Run {
@@ -77,6 +82,11 @@ mod tests {
                 keep_going: false,
                 max_rows: 100
             }
+        );
+        let open: ConsoleRequest =
+            serde_json::from_str(r#"{"op":"open","id":1,"uri":"opfs://lake"}"#).expect("open");
+        assert!(
+            matches!(open, ConsoleRequest::Open { options, .. } if options.credentials.is_none())
         );
         let done = serde_json::to_string(&ConsoleEvent::Done { id: 3, failed: 1 }).expect("json");
         assert_eq!(done, r#"{"event":"done","id":3,"failed":1}"#);

@@ -1,0 +1,68 @@
+// Shared pieces of the end-to-end tests: the browser, pages that record problems, grid reading.
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const BASE = process.env.LAKESCOPE_URL ?? "http://127.0.0.1:8080/";
+export const SCREENS =
+  process.env.LAKESCOPE_SCREENS ?? fileURLToPath(new URL("../../target/e2e-screens/", import.meta.url));
+
+/** Headless Chromium with the flags this machine needs (fresh temporary profile each time). */
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+export const shot = (page, name) => page.screenshot({ path: `${SCREENS}/${name}.png` });
+
+/** A fresh page that records console errors, page errors and CSP violations. */
+export async function openPageIn(browser, path = "") {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => {
+    // The browser logs every 404 without its URL; the responses below say which ones they were.
+    if (m.type() === "error" && !/status of 404/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+  page.on("response", (r) => {
+    // Reading a Paimon table probes snapshot-(LATEST+1) to check the LATEST hint, as Java does:
+    // that 404 is expected. Any other missing file is a problem.
+    if (r.status() === 404 && !/\/snapshot\/snapshot-\d+$/.test(r.url())) problems.push(`404: ${r.url()}`);
+  });
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  await page.goto(new URL(path, BASE).href);
+  return { page, problems, close: () => context.close() };
+}
+
+export async function openTableIn(browser, table, params = "") {
+  const ctx = await openPageIn(browser, `?warehouse=demo/warehouse/&table=${table}${params}`);
+  await ctx.page.getByTestId("table-panel").waitFor({ timeout: 30_000 });
+  return ctx;
+}
+
+export async function gridRows(page, testid = "data-grid") {
+  return page
+    .getByTestId(testid)
+    .locator('[data-testid="grid-row"]')
+    .evaluateAll((rows) =>
+      rows
+        .sort((a, b) => Number(a.dataset.row) - Number(b.dataset.row))
+        .map((r) => [...r.querySelectorAll(".gc")].map((c) => c.textContent).join("|")),
+    );
+}
