@@ -2,6 +2,7 @@
 
 use crate::ast::{QueryStatement, RowLevel};
 use crate::error::{Pos, Result, SqlError};
+use crate::show::quote_ident;
 use sqlparser::ast as sp;
 
 /// Calls `f` on the name of every table a query reads, in the order of
@@ -90,6 +91,22 @@ pub struct RowLevelChange {
     pub filter: Option<String>,
     /// `SET column = expression` pairs (expression text); empty for DELETE.
     pub assignments: Vec<(String, String)>,
+}
+
+impl RowLevelChange {
+    /// The select list that applies the assignments to `columns` (the others pass through),
+    /// each output named as its column.
+    pub fn updated_columns<'a>(&self, columns: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        columns
+            .into_iter()
+            .map(
+                |name| match self.assignments.iter().find(|(c, _)| c == name) {
+                    Some((_, expr)) => format!("({expr}) AS {}", quote_ident(name)),
+                    None => quote_ident(name),
+                },
+            )
+            .collect()
+    }
 }
 
 /// The change an UPDATE / DELETE statement describes; `pos` is where it starts.
@@ -184,6 +201,10 @@ mod tests {
                 ("item_id".to_string(), "4".to_string()),
                 ("behavior".to_string(), "'pv'".to_string())
             ]
+        );
+        assert_eq!(
+            change.updated_columns(["user_id", "item_id", "behavior"]),
+            vec!["`user_id`", "(4) AS `item_id`", "('pv') AS `behavior`"]
         );
         let Statement::Delete(d) = parse_statement("DELETE FROM t").unwrap() else {
             panic!("not a delete")

@@ -16,7 +16,6 @@ use lakescope_paimon::table::Table;
 use lakescope_paimon::write::ROW_KIND_COLUMN;
 use lakescope_sql::ast::{Insert, InsertSource, OptionEntry, RowLevel};
 use lakescope_sql::rewrite::row_level_change;
-use lakescope_sql::show::quote_ident;
 use lakescope_sql::Pos;
 use std::sync::Arc;
 
@@ -274,16 +273,7 @@ impl Session {
                 ));
             }
         }
-        let select: Vec<String> = schema
-            .fields
-            .iter()
-            .map(
-                |f| match change.assignments.iter().find(|(c, _)| c == &f.name) {
-                    Some((_, expr)) => format!("({expr}) AS {}", quote_ident(&f.name)),
-                    None => quote_ident(&f.name),
-                },
-            )
-            .collect();
+        let select = change.updated_columns(schema.fields.iter().map(|f| f.name.as_str()));
         let sql = format!(
             "SELECT {} FROM \"{}\"{}",
             select.join(", "),

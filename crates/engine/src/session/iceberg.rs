@@ -284,16 +284,7 @@ impl Session {
                     format!("UPDATE of identifier (primary-key) column '{column}' is not supported: delete the row and insert it again"),
                 ));
             }
-            let select: Vec<String> = schema
-                .fields
-                .iter()
-                .map(
-                    |f| match change.assignments.iter().find(|(c, _)| c == &f.name) {
-                        Some((_, expr)) => format!("({expr}) AS {}", quote_ident(&f.name)),
-                        None => quote_ident(&f.name),
-                    },
-                )
-                .collect();
+            let select = change.updated_columns(schema.fields.iter().map(|f| f.name.as_str()));
             let sql = format!(
                 "SELECT {} FROM \"{}\" WHERE {matched}",
                 select.join(", "),

@@ -484,6 +484,23 @@ impl<'a> Committer<'a> {
         }
     }
 
+    /// Writes an index manifest holding `entries` under a fresh name; returns the name.
+    async fn put_index_manifest(&self, entries: &[IndexManifestEntry]) -> Result<String> {
+        let name = format!("index-manifest-{}-0", self.env.uuid());
+        let codec = codec(
+            self.table
+                .options()
+                .get("manifest.compression")
+                .unwrap_or("zstd"),
+        )?;
+        let bytes = encode_index_manifest(&name, entries, codec)?;
+        self.table
+            .store()
+            .put(&self.manifest_key(&name), bytes.into())
+            .await?;
+        Ok(name)
+    }
+
     /// Writes the cumulative index manifest of the new snapshot, as Java's
     /// `IndexManifestFileHandler` combines them: the previous entries, less every entry of an
     /// overwritten partition (DELETE entries in Java's overwrite) and less the HASH entry of
@@ -537,19 +554,7 @@ impl<'a> Committer<'a> {
             return Ok(None);
         }
         all.extend(added.iter().cloned());
-        let name = format!("index-manifest-{}-0", self.env.uuid());
-        let codec = codec(
-            table
-                .options()
-                .get("manifest.compression")
-                .unwrap_or("zstd"),
-        )?;
-        let bytes = encode_index_manifest(&name, &all, codec)?;
-        table
-            .store()
-            .put(&self.manifest_key(&name), bytes.into())
-            .await?;
-        Ok(Some(name))
+        self.put_index_manifest(&all).await.map(Some)
     }
 
     /// The index manifest after a compaction: the deletion-vector entries of the rewritten
@@ -596,19 +601,7 @@ impl<'a> Committer<'a> {
         if removed == 0 {
             return Ok(None);
         }
-        let name = format!("index-manifest-{}-0", self.env.uuid());
-        let codec = codec(
-            table
-                .options()
-                .get("manifest.compression")
-                .unwrap_or("zstd"),
-        )?;
-        let bytes = encode_index_manifest(&name, &kept, codec)?;
-        table
-            .store()
-            .put(&self.manifest_key(&name), bytes.into())
-            .await?;
-        Ok(Some(name))
+        self.put_index_manifest(&kept).await.map(Some)
     }
 
     async fn write_hints(&self, id: i64) {
