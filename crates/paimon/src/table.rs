@@ -3,6 +3,9 @@
 //! Paths are object-store keys relative to the store root (the warehouse), e.g.
 //! `corpus.db/pk_dedup/snapshot/snapshot-3`. Schemas and manifests are immutable once written,
 //! so the handle caches them; snapshot hints (`LATEST`, `EARLIEST`) are re-read every time.
+//! A store that cannot list (a static web host without an index) still opens a table by name:
+//! schemas are found by probing `schema-0`, `schema-1`, … and snapshots from the hints, probing
+//! `snapshot-(N+1)` as Java does; tags can then only be read by name.
 
 use crate::error::{Error, Result};
 use crate::spec::binary_row::Datum;
@@ -113,7 +116,7 @@ impl Table {
     /// Errors with [`Error::NotFound`] when `schema/` holds no schema file.
     pub async fn open(store: Rc<dyn ObjectStore>, path: impl Into<String>) -> Result<Table> {
         let path = path.into().trim_matches('/').to_string();
-        let ids = list_ids(store.as_ref(), &join(&path, "schema"), "schema-").await?;
+        let ids = schema_ids(store.as_ref(), &path).await?;
         let Some(&latest) = ids.last() else {
             return Err(Error::NotFound {
                 what: format!("Paimon table {path}"),
@@ -168,11 +171,7 @@ impl Table {
     }
 
     async fn exists(&self, rel: &str) -> Result<bool> {
-        match self.store.head(&self.key(rel)).await {
-            Ok(_) => Ok(true),
-            Err(e) if e.is_not_found() => Ok(false),
-            Err(e) => Err(e.into()),
-        }
+        exists(self.store.as_ref(), &self.key(rel)).await
     }
 
     // ---- schemas -------------------------------------------------------------------------
@@ -187,9 +186,9 @@ impl Table {
         Ok(s)
     }
 
-    /// All schema versions, ascending by id (lists `schema/`).
+    /// All schema versions, ascending by id (lists `schema/`, or probes where it cannot list).
     pub async fn schemas(&self) -> Result<Vec<Rc<TableSchema>>> {
-        let ids = list_ids(self.store.as_ref(), &self.key("schema"), "schema-").await?;
+        let ids = schema_ids(self.store.as_ref(), &self.path).await?;
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
             out.push(self.schema(id).await?);
@@ -197,9 +196,9 @@ impl Table {
         Ok(out)
     }
 
-    /// The newest schema now (lists `schema/`; may be newer than [`Table::schema`]).
+    /// The newest schema now (lists or probes `schema/`; may be newer than [`Table::schema`]).
     pub async fn latest_schema(&self) -> Result<Rc<TableSchema>> {
-        let ids = list_ids(self.store.as_ref(), &self.key("schema"), "schema-").await?;
+        let ids = schema_ids(self.store.as_ref(), &self.path).await?;
         match ids.last() {
             Some(&id) => self.schema(id).await,
             None => Err(Error::NotFound {
@@ -243,27 +242,62 @@ impl Table {
             .filter(|id| *id > 0))
     }
 
-    /// Ids of all snapshot files, ascending (lists `snapshot/`).
+    /// Ids of all snapshot files, ascending: lists `snapshot/`, or, where the store cannot
+    /// list, every id from the earliest to the latest snapshot (see below).
     pub async fn snapshot_ids(&self) -> Result<Vec<i64>> {
+        if let Some(ids) = self.listed_snapshot_ids().await? {
+            return Ok(ids);
+        }
+        let Some(earliest) = self.earliest_snapshot_id().await? else {
+            return Ok(Vec::new());
+        };
+        let latest = self.latest_snapshot_id().await?.unwrap_or(earliest);
+        Ok((earliest..=latest).collect())
+    }
+
+    /// The listed snapshot ids, or `None` when the store cannot list.
+    async fn listed_snapshot_ids(&self) -> Result<Option<Vec<i64>>> {
         list_ids(self.store.as_ref(), &self.key("snapshot"), "snapshot-").await
+    }
+
+    /// The id a hint file names, if that snapshot exists.
+    async fn existing_hint(&self, name: &str) -> Result<Option<i64>> {
+        match self.read_hint(name).await? {
+            Some(id) if self.exists(&Self::snapshot_rel(id)).await? => Ok(Some(id)),
+            _ => Ok(None),
+        }
+    }
+
+    /// From the existing snapshot `from`, steps by `step` while the next snapshot exists; the
+    /// last existing id.
+    async fn follow(&self, from: i64, step: i64) -> Result<i64> {
+        walk_ids(
+            self.store.as_ref(),
+            &self.key("snapshot"),
+            "snapshot-",
+            from,
+            step,
+        )
+        .await
     }
 
     /// Id of the latest snapshot, or `None` for a table without snapshots.
     ///
     /// The `LATEST` hint is only a hint: when it names an existing snapshot, snapshots after it
     /// are probed (`N+1`, `N+2`, …) until one is missing; when it is missing, unparsable or
-    /// names a missing snapshot, `snapshot/` is listed.
+    /// names a missing snapshot, `snapshot/` is listed, or, where the store cannot list, the
+    /// probing starts from the earliest snapshot.
     pub async fn latest_snapshot_id(&self) -> Result<Option<i64>> {
-        if let Some(hint) = self.read_hint("LATEST").await? {
-            if self.exists(&Self::snapshot_rel(hint)).await? {
-                let mut id = hint;
-                while self.exists(&Self::snapshot_rel(id + 1)).await? {
-                    id += 1;
-                }
-                return Ok(Some(id));
-            }
+        if let Some(hint) = self.existing_hint("LATEST").await? {
+            return Ok(Some(self.follow(hint, 1).await?));
         }
-        Ok(self.snapshot_ids().await?.last().copied())
+        if let Some(ids) = self.listed_snapshot_ids().await? {
+            return Ok(ids.last().copied());
+        }
+        match self.earliest_snapshot_id().await? {
+            Some(earliest) => Ok(Some(self.follow(earliest, 1).await?)),
+            None => Ok(None),
+        }
     }
 
     /// The latest snapshot (see [`Table::latest_snapshot_id`]).
@@ -289,16 +323,43 @@ impl Table {
     /// Id of the earliest existing snapshot, or `None` for a table without snapshots.
     ///
     /// The `EARLIEST` hint (absent in pypaimon tables) is trusted only when snapshot `N` exists
-    /// and `N-1` does not; otherwise `snapshot/` is listed.
+    /// and `N-1` does not; otherwise `snapshot/` is listed. Where the store cannot list,
+    /// snapshots before an existing one (named by `EARLIEST`, else `LATEST`, else snapshot 1) are
+    /// probed (`N-1`, `N-2`, …) until one is missing.
     pub async fn earliest_snapshot_id(&self) -> Result<Option<i64>> {
-        if let Some(hint) = self.read_hint("EARLIEST").await? {
-            if self.exists(&Self::snapshot_rel(hint)).await?
-                && (hint == 1 || !self.exists(&Self::snapshot_rel(hint - 1)).await?)
-            {
+        let hint = self.existing_hint("EARLIEST").await?;
+        if let Some(hint) = hint {
+            if hint == 1 || !self.exists(&Self::snapshot_rel(hint - 1)).await? {
                 return Ok(Some(hint));
             }
         }
-        Ok(self.snapshot_ids().await?.first().copied())
+        if let Some(ids) = self.listed_snapshot_ids().await? {
+            return Ok(ids.first().copied());
+        }
+        let anchor = match hint {
+            Some(id) => Some(id),
+            None => match self.existing_hint("LATEST").await? {
+                Some(id) => Some(id),
+                None => self.exists(&Self::snapshot_rel(1)).await?.then_some(1),
+            },
+        };
+        match anchor {
+            Some(id) => Ok(Some(self.follow(id, -1).await?)),
+            // Hints that lead nowhere: without a listing the snapshots cannot be found.
+            None if self.read_hint("LATEST").await?.is_some()
+                || self.read_hint("EARLIEST").await?.is_some() =>
+            {
+                Err(Error::NotFound {
+                    what: format!("snapshots of {}", self.path),
+                    context: Some(format!(
+                        "{} cannot list, and the hints in {} name no existing snapshot",
+                        self.store.describe(),
+                        self.key("snapshot")
+                    )),
+                })
+            }
+            None => Ok(None),
+        }
     }
 
     /// All existing snapshots, ascending by id (lists `snapshot/`, reads them concurrently).
@@ -334,9 +395,14 @@ impl Table {
 
     // ---- tags ----------------------------------------------------------------------------
 
-    /// All tags, sorted by name (lists `tag/`).
+    /// All tags, sorted by name (lists `tag/`). Empty where the store cannot list: tags are then
+    /// only read by name ([`Table::tag`]).
     pub async fn tags(&self) -> Result<Vec<(String, Tag)>> {
-        let listing = self.store.list_dir(&self.key("tag")).await?;
+        let listing = match self.store.list_dir(&self.key("tag")).await {
+            Ok(listing) => listing,
+            Err(lakescope_storage::Error::Unsupported { .. }) => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
         let mut names: Vec<String> = listing
             .files
             .iter()
@@ -502,11 +568,52 @@ impl Table {
     }
 }
 
-/// Lists `<dir>/` and returns the ids of files named `<prefix><id>`, ascending.
-async fn list_ids(store: &dyn ObjectStore, dir: &str, prefix: &str) -> Result<Vec<i64>> {
+/// Whether the object exists.
+async fn exists(store: &dyn ObjectStore, key: &str) -> Result<bool> {
+    match store.head(key).await {
+        Ok(_) => Ok(true),
+        Err(e) if e.is_not_found() => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Ids of the schema files of the table at `table`, ascending: listed, or, where the store
+/// cannot list, probed from `schema-0` up to the first missing one.
+async fn schema_ids(store: &dyn ObjectStore, table: &str) -> Result<Vec<i64>> {
+    let dir = join(table, "schema");
+    if let Some(ids) = list_ids(store, &dir, "schema-").await? {
+        return Ok(ids);
+    }
+    if !exists(store, &join(&dir, "schema-0")).await? {
+        return Ok(Vec::new());
+    }
+    let last = walk_ids(store, &dir, "schema-", 0, 1).await?;
+    Ok((0..=last).collect())
+}
+
+/// From the existing `<dir>/<prefix><from>`, steps the id by `step` (never below 1) while the
+/// next file exists; the last existing id.
+async fn walk_ids(
+    store: &dyn ObjectStore,
+    dir: &str,
+    prefix: &str,
+    from: i64,
+    step: i64,
+) -> Result<i64> {
+    let mut id = from;
+    while id + step > 0 && exists(store, &join(dir, &format!("{prefix}{}", id + step))).await? {
+        id += step;
+    }
+    Ok(id)
+}
+
+/// Lists `<dir>/` and returns the ids of files named `<prefix><id>`, ascending; `None` when the
+/// store cannot list (callers then probe).
+async fn list_ids(store: &dyn ObjectStore, dir: &str, prefix: &str) -> Result<Option<Vec<i64>>> {
     let listing = match store.list_dir(dir).await {
         Ok(l) => l,
-        Err(e) if e.is_not_found() => return Ok(Vec::new()),
+        Err(e) if e.is_not_found() => return Ok(Some(Vec::new())),
+        Err(lakescope_storage::Error::Unsupported { .. }) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
     let mut ids: Vec<i64> = listing
@@ -517,7 +624,7 @@ async fn list_ids(store: &dyn ObjectStore, dir: &str, prefix: &str) -> Result<Ve
         .collect();
     ids.sort_unstable();
     ids.dedup();
-    Ok(ids)
+    Ok(Some(ids))
 }
 
 async fn load_schema(store: &dyn ObjectStore, table: &str, id: i64) -> Result<TableSchema> {
@@ -647,6 +754,127 @@ mod tests {
             Table::open(store, "db.db/none").await,
             Err(Error::NotFound { .. })
         ));
+    }
+
+    /// A store that cannot list, as a static web host without an index.
+    struct Unlisted(MemoryStore);
+
+    #[async_trait::async_trait(?Send)]
+    impl ObjectStore for Unlisted {
+        fn describe(&self) -> String {
+            "unlisted://".into()
+        }
+        async fn get(&self, path: &str) -> lakescope_storage::Result<Bytes> {
+            self.0.get(path).await
+        }
+        async fn get_range(
+            &self,
+            path: &str,
+            range: std::ops::Range<u64>,
+        ) -> lakescope_storage::Result<Bytes> {
+            self.0.get_range(path, range).await
+        }
+        async fn head(
+            &self,
+            path: &str,
+        ) -> lakescope_storage::Result<lakescope_storage::ObjectMeta> {
+            self.0.head(path).await
+        }
+        async fn list_dir(
+            &self,
+            _prefix: &str,
+        ) -> lakescope_storage::Result<lakescope_storage::Listing> {
+            Err(lakescope_storage::Error::Unsupported {
+                store: self.describe(),
+                operation: "listing".into(),
+            })
+        }
+        async fn put(&self, path: &str, data: Bytes) -> lakescope_storage::Result<()> {
+            self.0.put(path, data).await
+        }
+        async fn put_if_absent(
+            &self,
+            path: &str,
+            data: Bytes,
+        ) -> lakescope_storage::Result<lakescope_storage::PutOutcome> {
+            self.0.put_if_absent(path, data).await
+        }
+        async fn delete(&self, path: &str) -> lakescope_storage::Result<()> {
+            self.0.delete(path).await
+        }
+    }
+
+    async fn unlisted_table(files: &[(&str, String)]) -> Result<Table> {
+        let store = MemoryStore::new();
+        for (k, v) in files {
+            store
+                .put(&format!("db.db/t/{k}"), Bytes::from(v.clone()))
+                .await
+                .unwrap();
+        }
+        Table::open(Rc::new(Unlisted(store)), "db.db/t").await
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn without_listing_probes_from_the_hints() {
+        let schema1 = SCHEMA.replace(r#""id": 0, "fields""#, r#""id": 1, "fields""#);
+        let mut files: Vec<(&str, String)> = vec![
+            ("schema/schema-0", SCHEMA.into()),
+            ("schema/schema-1", schema1),
+            ("tag/tag-v1", snapshot_json(4, 400)),
+        ];
+        for (name, id) in [
+            ("snapshot/snapshot-3", 3),
+            ("snapshot/snapshot-4", 4),
+            ("snapshot/snapshot-5", 5),
+        ] {
+            files.push((name, snapshot_json(id, 100 * id)));
+        }
+        // A stale LATEST and no EARLIEST (as pypaimon writes): probed both ways from 4.
+        files.push(("snapshot/LATEST", "4".into()));
+        let t = unlisted_table(&files).await.unwrap();
+        assert_eq!(t.current_schema().id, 1);
+        let schema_ids: Vec<i64> = t.schemas().await.unwrap().iter().map(|s| s.id).collect();
+        assert_eq!(schema_ids, vec![0, 1]);
+        assert_eq!(t.latest_snapshot_id().await.unwrap(), Some(5));
+        assert_eq!(t.earliest_snapshot_id().await.unwrap(), Some(3));
+        assert_eq!(t.snapshot_ids().await.unwrap(), vec![3, 4, 5]);
+        assert_eq!(
+            t.snapshot_at_or_before_timestamp(450)
+                .await
+                .unwrap()
+                .unwrap()
+                .id,
+            4
+        );
+        // Tags need a listing, but one is read by name.
+        assert!(t.tags().await.unwrap().is_empty());
+        assert_eq!(t.tag("v1").await.unwrap().snapshot.id, 4);
+
+        // No hints at all: found from snapshot 1 onwards.
+        let no_hints: Vec<(&str, String)> = vec![
+            ("schema/schema-0", SCHEMA.into()),
+            ("snapshot/snapshot-1", snapshot_json(1, 100)),
+            ("snapshot/snapshot-2", snapshot_json(2, 200)),
+        ];
+        let t = unlisted_table(&no_hints).await.unwrap();
+        assert_eq!(t.snapshot_ids().await.unwrap(), vec![1, 2]);
+        // Only a schema: a table without snapshots.
+        let t = unlisted_table(&no_hints[..1]).await.unwrap();
+        assert_eq!(t.latest_snapshot().await.unwrap(), None);
+        // Hints that name no existing snapshot cannot be resolved without a listing.
+        let mut lost = no_hints[..1].to_vec();
+        lost.push(("snapshot/LATEST", "99".into()));
+        let t = unlisted_table(&lost).await.unwrap();
+        let err = t.latest_snapshot_id().await.unwrap_err().to_string();
+        assert!(
+            err.contains("cannot list") && err.contains("db.db/t/snapshot"),
+            "{err}"
+        );
+        // A missing table names its path.
+        let err = unlisted_table(&[]).await.unwrap_err();
+        assert!(matches!(err, Error::NotFound { .. }), "{err}");
+        assert!(err.to_string().contains("db.db/t/schema"), "{err}");
     }
 
     #[tokio::test(flavor = "current_thread")]
