@@ -3,8 +3,12 @@
 
 use lakescope_engine::canonical::batches_to_lines;
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use lakescope_engine::session::{
+    ColumnsNeeded, Outcome, QueryEngine, QueryInput, QueryOutput, Session, StoreOpener,
+};
 use lakescope_engine::{Catalog, TableRef};
-use lakescope_storage::{IndexedStore, LocalStore, INDEX_FILE_NAME};
+use lakescope_paimon::write::FixedEnv;
+use lakescope_storage::{IndexedStore, LocalStore, ObjectStore, INDEX_FILE_NAME};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -101,4 +105,77 @@ async fn a_missing_table_is_not_found_by_path() {
         .await
         .unwrap_err();
     assert!(err.contains("tag 'nope' not found"), "{err}");
+}
+
+/// Opens warehouses as local folders, listing or (through an index-backed store without an
+/// index) not.
+struct Opener {
+    listing: bool,
+}
+
+impl StoreOpener for Opener {
+    fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn ObjectStore>> {
+        let local = LocalStore::from_uri(uri);
+        Ok(if self.listing {
+            Rc::new(local)
+        } else {
+            Rc::new(IndexedStore::new(local))
+        })
+    }
+}
+
+/// DESCRIBE needs no query engine.
+struct NoQueries;
+
+#[async_trait::async_trait(?Send)]
+impl QueryEngine for NoQueries {
+    async fn columns_needed(
+        &self,
+        sql: &str,
+        _inputs: &[(String, arrow_schema::SchemaRef)],
+    ) -> Result<Vec<ColumnsNeeded>, String> {
+        Err(format!("this test runs no query: {sql}"))
+    }
+
+    async fn run(&self, sql: &str, _inputs: Vec<QueryInput>) -> Result<QueryOutput, String> {
+        Err(format!("this test runs no query: {sql}"))
+    }
+}
+
+/// The rows of one SQL statement in a session over the corpus warehouse.
+async fn sql_rows(listing: bool, statement: &str) -> Result<Vec<String>, String> {
+    let mut session = Session::new(
+        Rc::new(Opener { listing }),
+        Rc::new(NoQueries),
+        Rc::new(FixedEnv::new(1_790_000_000_000, 1)),
+    );
+    session
+        .open_warehouse("lake", &warehouse().display().to_string())
+        .await
+        .map_err(|e| e.message.clone())?;
+    let mut out = Err("no statement".to_string());
+    session
+        .run_script(statement, false, &mut |_, result| {
+            out = match result {
+                Ok(Outcome::Rows(rows)) => {
+                    batches_to_lines(&rows.batches).map_err(|e| e.to_string())
+                }
+                Ok(Outcome::Done(m)) => Err(format!("no rows: {m}")),
+                Err(e) => Err(e.message.clone()),
+            };
+        })
+        .await;
+    out
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn sql_finds_tables_by_name_without_listing() {
+    let statement = "DESCRIBE corpus.schema_evolution";
+    let want = sql_rows(true, statement).await.unwrap();
+    assert!(!want.is_empty());
+    assert_eq!(sql_rows(false, statement).await.unwrap(), want);
+    let err = sql_rows(false, "DESCRIBE corpus.no_such_table")
+        .await
+        .unwrap_err();
+    assert!(err.contains("no_such_table"), "{err}");
 }

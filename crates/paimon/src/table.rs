@@ -137,6 +137,12 @@ impl Table {
         })
     }
 
+    /// Whether a Paimon table is at `path`: it has a schema file (`schema/` listed, or probed
+    /// where the store cannot list).
+    pub async fn exists_at(store: &dyn ObjectStore, path: &str) -> Result<bool> {
+        Ok(!schema_ids(store, path.trim_matches('/')).await?.is_empty())
+    }
+
     /// The store the table reads through.
     pub fn store(&self) -> &Rc<dyn ObjectStore> {
         &self.store
@@ -833,6 +839,12 @@ mod tests {
         // A stale LATEST and no EARLIEST (as pypaimon writes): probed both ways from 4.
         files.push(("snapshot/LATEST", "4".into()));
         let t = unlisted_table(&files).await.unwrap();
+        assert!(Table::exists_at(t.store().as_ref(), "db.db/t")
+            .await
+            .unwrap());
+        assert!(!Table::exists_at(t.store().as_ref(), "db.db/u")
+            .await
+            .unwrap());
         assert_eq!(t.current_schema().id, 1);
         let schema_ids: Vec<i64> = t.schemas().await.unwrap().iter().map(|s| s.id).collect();
         assert_eq!(schema_ids, vec![0, 1]);

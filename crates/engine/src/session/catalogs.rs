@@ -418,15 +418,13 @@ impl Session {
                                     path: key,
                                 })
                         }
-                        _ => {
-                            let schema_dir = store.list_dir(&format!("{key}/schema")).await;
-                            schema_dir.ok().filter(|l| !l.files.is_empty()).map(|_| {
-                                Location::Paimon {
-                                    store: store.clone(),
-                                    path: key,
-                                }
-                            })
-                        }
+                        _ => lakescope_paimon::table::Table::exists_at(store.as_ref(), &key)
+                            .await
+                            .unwrap_or(false)
+                            .then(|| Location::Paimon {
+                                store: store.clone(),
+                                path: key,
+                            }),
                     }
                 }
             },

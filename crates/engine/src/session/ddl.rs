@@ -108,10 +108,8 @@ impl Session {
                     .opener
                     .open(&path.value)
                     .map_err(|e| at(path.value_pos, e))?;
-                let exists = store
-                    .list_dir("schema")
+                let exists = lakescope_paimon::table::Table::exists_at(store.as_ref(), "")
                     .await
-                    .map(|l| !l.files.is_empty())
                     .unwrap_or(false);
                 if !exists {
                     let mut schema = self.plain_schema(t, TableFormat::Paimon).await?;
