@@ -10,8 +10,13 @@
 //! writers that each created the same snapshot, this test says so explicitly (a store fault,
 //! not a commit-protocol fault) instead of reporting a lost commit.
 //!
+//! After the race, every object of the table is copied from the bucket to a local folder
+//! (through `S3Store`'s listing and get) and Java Paimon 0.9 reads that copy: it must see
+//! exactly the acknowledged rows, as lakescope does.
+//!
 //! moto comes from `bash scripts/s3-test-server.sh` (target/venv-moto); without it this test
-//! fails, unless LAKESCOPE_SKIP_S3=1 (developers only).
+//! fails, unless LAKESCOPE_SKIP_S3=1 (developers only). The Java oracle comes from
+//! `bash scripts/oracles.sh` (see lakescope-test-support's `oracles`).
 #![cfg(not(target_arch = "wasm32"))]
 
 use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch};
@@ -30,10 +35,12 @@ use lakescope_storage::retry::{RetryPolicy, SeededJitter, Sender, Timer, TokioTi
 use lakescope_storage::s3::{S3Auth, S3Config, S3Credentials, S3Store};
 use lakescope_storage::transport::{HttpRequest, HttpTransport, ReqwestTransport};
 use lakescope_storage::{Listing, ObjectMeta, ObjectStore, PutOutcome};
+use lakescope_test_support::oracles::{oracles, read_java};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::ops::Range;
+use std::path::Path;
 use std::pin::{pin, Pin};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -348,6 +355,47 @@ async fn dying_writer(
     written
 }
 
+/// Copies every object under `prefix` in `store` to `local` (same relative layout); returns
+/// how many objects were copied.
+async fn download(store: &dyn ObjectStore, prefix: &str, local: &Path) -> usize {
+    let mut pending = vec![prefix.to_string()];
+    let mut copied = 0;
+    while let Some(dir) = pending.pop() {
+        let listing = store
+            .list_dir(&dir)
+            .await
+            .unwrap_or_else(|e| panic!("listing {dir}: {e}"));
+        for f in &listing.files {
+            let rel = f
+                .path
+                .strip_prefix(prefix)
+                .unwrap_or_else(|| panic!("{} is not under {prefix}", f.path))
+                .trim_start_matches('/');
+            let bytes = store
+                .get(&f.path)
+                .await
+                .unwrap_or_else(|e| panic!("get {}: {e}", f.path));
+            assert_eq!(bytes.len() as u64, f.size, "{}: listed size", f.path);
+            let target = local.join(rel);
+            std::fs::create_dir_all(target.parent().expect("a parent folder")).unwrap();
+            std::fs::write(&target, &bytes).unwrap();
+            copied += 1;
+        }
+        for d in &listing.dirs {
+            pending.push(format!("{}/{d}", dir.trim_end_matches('/')));
+        }
+    }
+    copied
+}
+
+/// Rows as the Java oracle's canonical JSON lines, normalized and sorted as it parses them.
+fn canonical(rows: &[(i32, i32, i32)]) -> Vec<String> {
+    lakescope_test_support::oracles::normalize(
+        rows.iter()
+            .map(|(w, c, r)| serde_json::json!({ "w": w, "c": c, "r": r }).to_string()),
+    )
+}
+
 fn rows(batches: &[RecordBatch]) -> Vec<(i32, i32, i32)> {
     let mut out = Vec::new();
     for b in batches {
@@ -552,12 +600,56 @@ fn concurrent_s3_commits_lose_nothing_and_dead_writers_leave_only_orphans() {
         }
         assert!(got.iter().all(|(w, _, _)| *w < WRITERS));
 
+        // Java Paimon 0.9 reads a local copy of the bucket's table (orphans included) and sees
+        // what lakescope sees: at the first, a middle and the last snapshot.
+        let t_java = Instant::now();
+        let java = match oracles() {
+            Some(o) => {
+                let local = lakescope_test_support::temp_dir("lakescope-s3-concurrent", "events");
+                let copied = download(table.store().as_ref(), TABLE, &local).await;
+                let ids = [1, total / 2, total];
+                let java = read_java(&o, &local, &ids);
+                for id in ids {
+                    let s = table.snapshot(id).await.unwrap();
+                    let ours = rows(
+                        &read_snapshot(&table, Some(&s), &ReadRequest::default())
+                            .await
+                            .unwrap()
+                            .batches,
+                    );
+                    assert_eq!(ours.len() as i64, id * ROWS_PER_COMMIT as i64, "snapshot {id}");
+                    let theirs = java
+                        .get(&id)
+                        .unwrap_or_else(|| panic!("snapshot {id}: no Java output"));
+                    assert_eq!(
+                        theirs.as_ref(),
+                        Ok(&canonical(&ours)),
+                        "snapshot {id}: Java Paimon 0.9 disagrees with lakescope"
+                    );
+                }
+                assert_eq!(
+                    java[&total].as_ref().map(Vec::len),
+                    Ok(expected.len()),
+                    "Java's row count of the final table"
+                );
+                assert_eq!(java[&total], Ok(canonical(&expected)), "Java's final rows");
+                std::fs::remove_dir_all(&local).unwrap();
+                format!(
+                    "Java Paimon 0.9 read {} rows of snapshot {total} from {copied} copied objects \
+                     in {:.1} s",
+                    expected.len(),
+                    t_java.elapsed().as_secs_f64()
+                )
+            }
+            None => "Java read skipped (LAKESCOPE_SKIP_ORACLES=1)".to_string(),
+        };
+
         let retries: u32 = acked.iter().map(|a| a.retries).sum();
         let max_retries = acked.iter().map(|a| a.retries).max().unwrap_or(0);
         eprintln!(
             "s3_concurrent_commits: {total} commits by {WRITERS} writers in {race_secs:.1} s \
              ({retries} lost races, at most {max_retries} for one commit); LATEST hint {hint}; \
-             verified in {:.1} s; total {:.1} s",
+             verified in {:.1} s; {java}; total {:.1} s",
             t_verify.elapsed().as_secs_f64(),
             t0.elapsed().as_secs_f64()
         );
