@@ -58,14 +58,27 @@ mod moto {
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .expect("a free port");
-        // A watchdog shell ends moto when this test process is gone.
-        let script = r#"trap 'kill $m 2>/dev/null' EXIT; "$0" -H 127.0.0.1 -p "$1" >/dev/null 2>&1 & m=$!; while kill -0 "$2" 2>/dev/null && kill -0 $m 2>/dev/null; do sleep 0.5; done"#;
+        // moto's `If-None-Match: *` check and write are not atomic across its request threads
+        // (two racing creates can both get 200), whereas S3's are: the race test below needs
+        // moto to serve one request at a time — its own `main` with werkzeug's `run_simple`
+        // forced to `threaded=False`. A watchdog shell ends moto when this process is gone.
+        let python = bin.with_file_name("python3");
+        assert!(
+            python.is_file(),
+            "{} has no python3 beside it (expected the venv of scripts/s3-test-server.sh)",
+            bin.display()
+        );
+        let serial_moto = "import sys, moto.server as s; run = s.run_simple; \
+            s.run_simple = lambda *a, **k: run(*a, **dict(k, threaded=False)); \
+            sys.argv = ['moto_server', '-H', '127.0.0.1', '-p', sys.argv[1]]; s.main()";
+        let script = r#"trap 'kill $m 2>/dev/null' EXIT; "$0" -c "$3" "$1" >/dev/null 2>&1 & m=$!; while kill -0 "$2" 2>/dev/null && kill -0 $m 2>/dev/null; do sleep 0.5; done"#;
         let mut watchdog = Command::new("bash")
             .arg("-c")
             .arg(script)
-            .arg(&bin)
+            .arg(&python)
             .arg(port.to_string())
             .arg(std::process::id().to_string())
+            .arg(serial_moto)
             .stdin(Stdio::null())
             .spawn()
             .expect("start moto_server");
