@@ -8,6 +8,8 @@
 
 pub mod convert;
 pub mod error;
+pub mod inspect;
+pub mod inventory;
 pub mod location;
 pub mod plan;
 pub mod read;

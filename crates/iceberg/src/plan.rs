@@ -34,7 +34,7 @@ pub struct ScanPlan {
     pub tasks: Vec<FileTask>,
 }
 
-async fn manifests_of(table: &Table, snapshot: &Snapshot) -> Result<Vec<ManifestFile>> {
+pub(crate) async fn manifests_of(table: &Table, snapshot: &Snapshot) -> Result<Vec<ManifestFile>> {
     let meta_key = table.metadata_key().to_string();
     if let Some(list) = &snapshot.manifest_list {
         let key = table.resolve(list, &meta_key)?;
