@@ -7,6 +7,7 @@
 //! shared readers of `lakescope-paimon` and matched to the read schema by field id.
 
 pub mod convert;
+pub mod diff;
 pub mod error;
 pub mod inspect;
 pub mod inventory;
