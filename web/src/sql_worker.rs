@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{ErrorEvent, MessageEvent, Worker};
+use web_sys::{ErrorEvent, Event, MessageEvent, Worker};
 
 /// The worker's loader script, next to the page (written by `scripts/build-sql-worker.sh`).
 const WORKER_SCRIPT: &str = "lakescope-sql-worker_loader.js";
@@ -29,7 +29,7 @@ struct Running {
     listeners: HashMap<u64, Listener>,
     /// Keeps the JS callbacks alive as long as the worker.
     _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(ErrorEvent)>,
+    _on_error: Closure<dyn FnMut(Event)>,
 }
 
 thread_local! {
@@ -128,8 +128,13 @@ fn start() -> Result<(), String> {
             )),
         }
     });
-    let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(|event: ErrorEvent| {
-        let detail = event.message();
+    // A script that cannot be fetched fires a plain `Event` (no message); a script that throws
+    // fires an `ErrorEvent`.
+    let on_error = Closure::<dyn FnMut(Event)>::new(|event: Event| {
+        let detail = event
+            .dyn_ref::<ErrorEvent>()
+            .map(ErrorEvent::message)
+            .unwrap_or_default();
         fail_all(&if detail.is_empty() {
             format!(
                 "The SQL engine could not be loaded ({WORKER_SCRIPT}): this build of lakescope may \
