@@ -233,20 +233,43 @@ fn ConnectionBar(
             >
                 "In this browser"
             </button>
-            <span class="connbar-status" data-testid="connection-status">
+            // The URL gives way (ellipsis, full text on hover) so the counts stay readable.
+            <span
+                class="connbar-status"
+                data-testid="connection-status"
+                title=move || status_text(&state.get())
+            >
                 {move || match state.get() {
-                    LoadState::Loading(u) => format!("Opening {u}…"),
                     LoadState::Loaded(w) => {
-                        format!(
-                            "{} · {} databases · {} tables",
-                            w.base_url,
-                            w.databases.len(),
-                            w.table_count(),
-                        )
+                        view! {
+                            <span class="connbar-url">{w.base_url.clone()}</span>
+                            <span class="connbar-counts">
+                                {format!(
+                                    " · {} databases · {} tables",
+                                    w.databases.len(),
+                                    w.table_count(),
+                                )}
+                            </span>
+                        }
+                            .into_any()
                     }
-                    LoadState::Failed(_) => "Not connected".to_string(),
+                    other => view! { <span class="connbar-url">{status_text(&other)}</span> }.into_any(),
                 }}
             </span>
         </form>
+    }
+}
+
+/// The connection status as one line of text.
+fn status_text(state: &LoadState) -> String {
+    match state {
+        LoadState::Loading(u) => format!("Opening {u}…"),
+        LoadState::Loaded(w) => format!(
+            "{} · {} databases · {} tables",
+            w.base_url,
+            w.databases.len(),
+            w.table_count(),
+        ),
+        LoadState::Failed(_) => "Not connected".to_string(),
     }
 }

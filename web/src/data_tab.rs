@@ -84,7 +84,9 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
         let q = query.get();
         let my_gen = generation.with_value(|g| g + 1);
         generation.set_value(my_gen);
-        let current = move || generation.with_value(|g| *g == my_gen);
+        // A load is current while no newer one started and the tab is still shown (the user may
+        // leave the tab before it finishes: its values are then disposed).
+        let current = move || generation.try_with_value(|g| *g == my_gen) == Some(true);
         status.set(Status::Loading {
             rows: 0,
             split: 0,
