@@ -18,7 +18,8 @@ const SECRET: &str = "lakescope-cli-secret";
 
 mod common;
 
-use common::{free_port, repo_root, start_moto, wait_for_port, Server};
+use common::{free_port, repo_root, wait_for_port, Server};
+use lakescope_test_support::moto::Moto;
 
 fn warehouse() -> PathBuf {
     repo_root().join("../shared/corpus/paimon/warehouse")
@@ -95,11 +96,10 @@ fn lakescope(args: &[&str]) -> String {
 
 #[test]
 fn scan_over_s3_and_http_matches_the_local_folder() {
-    if std::env::var("LAKESCOPE_SKIP_S3").as_deref() == Ok("1") {
-        eprintln!("LAKESCOPE_SKIP_S3=1: S3 CLI test skipped");
+    let Some(moto) = Moto::start() else {
         return;
-    }
-    let (_moto, endpoint) = start_moto();
+    };
+    let endpoint = moto.endpoint().to_string();
     upload(&endpoint);
     let local = warehouse().to_string_lossy().into_owned();
     // A static web host (python3 -m http.server ignores Range and answers 200: still works),

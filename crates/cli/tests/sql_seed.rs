@@ -8,8 +8,9 @@
 
 mod common;
 
-use common::{repo_root, start_moto};
+use common::repo_root;
 use lakescope_storage::s3::S3Credentials;
+use lakescope_test_support::moto::Moto;
 use std::collections::BTreeSet;
 use std::process::{Command, Output};
 
@@ -81,13 +82,12 @@ fn contents(warehouse: &str, endpoint: &str) -> Vec<(String, String)> {
 
 #[test]
 fn seed_script_over_s3_matches_the_local_run() {
-    if std::env::var("LAKESCOPE_SKIP_S3").as_deref() == Ok("1") {
-        eprintln!("LAKESCOPE_SKIP_S3=1: S3 SQL test skipped");
-        return;
-    }
     let script = std::fs::read_to_string(repo_root().join("../shared/seeds/seed-statements.sql"))
         .expect("seed script");
-    let (_moto, endpoint) = start_moto();
+    let Some(moto) = Moto::start() else {
+        return;
+    };
+    let endpoint = moto.endpoint().to_string();
     let creds = S3Credentials {
         access_key_id: KEY_ID.into(),
         secret_access_key: SECRET.into(),

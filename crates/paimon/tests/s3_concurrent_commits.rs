@@ -5,10 +5,10 @@
 //! The commit protocol relies on one store primitive: `put_if_absent` of `snapshot-N`, which
 //! `S3Store` sends as `PUT` with `If-None-Match: *` (412 → lost the race). moto honours that
 //! header: its `put_object` looks the key up and answers 412 if it exists. The look-up and the
-//! insert are not under one lock in moto (its werkzeug server is threaded), so moto's atomicity
-//! rests on Python's GIL scheduling, not on a guarantee as on AWS S3. Should moto ever tell two
-//! writers that each created the same snapshot, this test says so explicitly (a store fault,
-//! not a commit-protocol fault) instead of reporting a lost commit.
+//! insert are not under one lock in moto, so the test's moto serves one request at a time
+//! (lakescope-test-support's `moto`), which makes the create atomic as on AWS S3. Should a store
+//! ever tell two writers that each created the same snapshot, this test says so explicitly (a
+//! store fault, not a commit-protocol fault) instead of reporting a lost commit.
 //!
 //! After the race, every object of the table is copied from the bucket to a local folder
 //! (through `S3Store`'s listing and get) and Java Paimon 0.9 reads that copy: it must see
@@ -35,6 +35,7 @@ use lakescope_storage::retry::{RetryPolicy, SeededJitter, Sender, Timer, TokioTi
 use lakescope_storage::s3::{S3Auth, S3Config, S3Credentials, S3Store};
 use lakescope_storage::transport::{HttpRequest, HttpTransport, ReqwestTransport};
 use lakescope_storage::{Listing, ObjectMeta, ObjectStore, PutOutcome};
+use lakescope_test_support::moto::Moto;
 use lakescope_test_support::oracles::{oracles, read_java};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
@@ -51,79 +52,6 @@ const COMMITS: i32 = 25;
 const ROWS_PER_COMMIT: i32 = 2;
 const BUCKET: &str = "concurrent";
 const TABLE: &str = "db.db/events";
-
-mod moto {
-    //! Starts moto for this test binary; a watchdog shell ends it when the test process is gone.
-    use std::path::PathBuf;
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
-
-    fn find_moto() -> Option<PathBuf> {
-        if let Ok(p) = std::env::var("LAKESCOPE_MOTO_SERVER") {
-            return Some(PathBuf::from(p));
-        }
-        let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-        let mut candidates = vec![root.join("target/venv-moto/bin/moto_server")];
-        if let Ok(v) = std::env::var("LAKESCOPE_MOTO_VENV") {
-            candidates.insert(0, PathBuf::from(v).join("bin/moto_server"));
-        }
-        candidates.into_iter().find(|p| p.is_file())
-    }
-
-    /// The endpoint of a fresh moto server, or `None` when LAKESCOPE_SKIP_S3=1.
-    pub fn start() -> Option<String> {
-        if std::env::var("LAKESCOPE_SKIP_S3").as_deref() == Ok("1") {
-            eprintln!("LAKESCOPE_SKIP_S3=1: S3 test skipped");
-            return None;
-        }
-        let Some(bin) = find_moto() else {
-            panic!(
-                "moto_server not found: run `bash scripts/s3-test-server.sh` to install it into \
-                 target/venv-moto (or set LAKESCOPE_SKIP_S3=1 to skip the S3 tests)"
-            );
-        };
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
-        // moto's `If-None-Match: *` check and write are not atomic across its request threads
-        // (seen: two racing writers both answered 200 for snapshot-1), whereas S3's are. This
-        // test is about our commit protocol, so moto serves one request at a time: its own
-        // `main`, with werkzeug's `run_simple` forced to `threaded=False`.
-        let python = bin.with_file_name("python3");
-        assert!(
-            python.is_file(),
-            "{} has no python3 beside it (expected the venv of scripts/s3-test-server.sh)",
-            bin.display()
-        );
-        let serial_moto = "import sys, moto.server as s; run = s.run_simple; \
-            s.run_simple = lambda *a, **k: run(*a, **dict(k, threaded=False)); \
-            sys.argv = ['moto_server', '-H', '127.0.0.1', '-p', sys.argv[1]]; s.main()";
-        let script = r#"trap 'kill $m 2>/dev/null' EXIT; "$0" -c "$3" "$1" >/dev/null 2>&1 & m=$!; while kill -0 "$2" 2>/dev/null && kill -0 $m 2>/dev/null; do sleep 0.5; done"#;
-        let mut watchdog = Command::new("bash")
-            .arg("-c")
-            .arg(script)
-            .arg(&python)
-            .arg(port.to_string())
-            .arg(std::process::id().to_string())
-            .arg(serial_moto)
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("start moto_server");
-        std::thread::spawn(move || watchdog.wait());
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Some(format!("http://127.0.0.1:{port}"));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        panic!(
-            "moto_server on port {port} did not come up within 30 s ({})",
-            bin.display()
-        );
-    }
-}
 
 fn creds() -> S3Credentials {
     S3Credentials {
@@ -432,9 +360,10 @@ fn rows(batches: &[RecordBatch]) -> Vec<(i32, i32, i32)> {
 
 #[test]
 fn concurrent_s3_commits_lose_nothing_and_dead_writers_leave_only_orphans() {
-    let Some(endpoint) = moto::start() else {
+    let Some(moto) = Moto::start() else {
         return;
     };
+    let endpoint = moto.endpoint().to_string();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

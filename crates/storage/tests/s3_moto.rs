@@ -7,95 +7,21 @@
 
 #[cfg(feature = "native-http")]
 mod moto {
-    //! Starts one moto server per test binary; it exits when the test process does.
-    use std::path::PathBuf;
-    use std::process::{Command, Stdio};
+    //! One moto server per test binary (and a second for the test that switches on moto's
+    //! signature checks); they end with the test process.
+    use lakescope_test_support::moto::Moto;
     use std::sync::OnceLock;
-    use std::time::{Duration, Instant};
-
-    pub fn repo_root() -> PathBuf {
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-    }
-
-    fn find_moto() -> Option<PathBuf> {
-        if let Ok(p) = std::env::var("LAKESCOPE_MOTO_SERVER") {
-            return Some(PathBuf::from(p));
-        }
-        let mut candidates = vec![repo_root().join("target/venv-moto/bin/moto_server")];
-        if let Ok(v) = std::env::var("LAKESCOPE_MOTO_VENV") {
-            candidates.insert(0, PathBuf::from(v).join("bin/moto_server"));
-        }
-        candidates.into_iter().find(|p| p.is_file())
-    }
 
     /// The endpoint of the shared moto server, or `None` when LAKESCOPE_SKIP_S3=1.
     pub fn endpoint() -> Option<&'static str> {
-        if std::env::var("LAKESCOPE_SKIP_S3").as_deref() == Ok("1") {
-            eprintln!("LAKESCOPE_SKIP_S3=1: S3 test skipped");
-            return None;
-        }
-        static ENDPOINT: OnceLock<String> = OnceLock::new();
-        Some(ENDPOINT.get_or_init(start))
+        static MOTO: OnceLock<Option<Moto>> = OnceLock::new();
+        MOTO.get_or_init(Moto::start).as_ref().map(Moto::endpoint)
     }
 
     /// A second server, for the test that switches on moto's signature checks.
     pub fn strict_endpoint() -> Option<&'static str> {
-        if std::env::var("LAKESCOPE_SKIP_S3").as_deref() == Ok("1") {
-            return None;
-        }
-        static ENDPOINT: OnceLock<String> = OnceLock::new();
-        Some(ENDPOINT.get_or_init(start))
-    }
-
-    pub fn start() -> String {
-        let Some(bin) = find_moto() else {
-            panic!(
-                "moto_server not found: run `bash scripts/s3-test-server.sh` to install it into \
-                 target/venv-moto (or set LAKESCOPE_SKIP_S3=1 to skip the S3 tests)"
-            );
-        };
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
-        // moto's `If-None-Match: *` check and write are not atomic across its request threads
-        // (two racing creates can both get 200), whereas S3's are: the race test below needs
-        // moto to serve one request at a time — its own `main` with werkzeug's `run_simple`
-        // forced to `threaded=False`. A watchdog shell ends moto when this process is gone.
-        let python = bin.with_file_name("python3");
-        assert!(
-            python.is_file(),
-            "{} has no python3 beside it (expected the venv of scripts/s3-test-server.sh)",
-            bin.display()
-        );
-        let serial_moto = "import sys, moto.server as s; run = s.run_simple; \
-            s.run_simple = lambda *a, **k: run(*a, **dict(k, threaded=False)); \
-            sys.argv = ['moto_server', '-H', '127.0.0.1', '-p', sys.argv[1]]; s.main()";
-        let script = r#"trap 'kill $m 2>/dev/null' EXIT; "$0" -c "$3" "$1" >/dev/null 2>&1 & m=$!; while kill -0 "$2" 2>/dev/null && kill -0 $m 2>/dev/null; do sleep 0.5; done"#;
-        let mut watchdog = Command::new("bash")
-            .arg("-c")
-            .arg(script)
-            .arg(&python)
-            .arg(port.to_string())
-            .arg(std::process::id().to_string())
-            .arg(serial_moto)
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("start moto_server");
-        // Reap the watchdog when it exits (with this process, or if moto dies).
-        std::thread::spawn(move || watchdog.wait());
-        let endpoint = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return endpoint;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        panic!(
-            "moto_server at {endpoint} did not come up within 30 s ({})",
-            bin.display()
-        );
+        static MOTO: OnceLock<Option<Moto>> = OnceLock::new();
+        MOTO.get_or_init(Moto::start).as_ref().map(Moto::endpoint)
     }
 }
 
