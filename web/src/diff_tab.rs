@@ -1,5 +1,5 @@
 //! Diff: rows inserted, deleted and changed between two snapshots or tags, with changed cells
-//! highlighted and counts per partition.
+//! highlighted and counts per partition, for Paimon and (through [`iceberg_diff`]) Iceberg tables.
 
 use crate::app::Selection;
 use crate::grid::{CellClass, Grid};
@@ -13,14 +13,50 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
 
+#[path = "iceberg_diff.rs"]
+mod iceberg_diff;
+
+/// The picker choices: snapshots `(id, commit time ms)` in commit order, tags `(name, id)`.
+type Versions = (Vec<(i64, i64)>, Vec<(String, i64)>);
+
+/// A computed diff, whichever the table format.
 #[derive(Clone)]
 struct DiffView {
     frame: Arc<Frame>,
     partitions: Vec<PartitionCounts>,
     from: Option<i64>,
     to: Option<i64>,
-    buckets_read: usize,
-    files_read: usize,
+    /// What had to be read (buckets / files), for the summary line.
+    read: String,
+    /// Partition values one per line (self-describing `name=value` texts).
+    stack_partitions: bool,
+}
+
+async fn paimon_versions(path: &str) -> Result<Versions, String> {
+    let (snaps, tags) = snapshots_and_tags(path).await?;
+    Ok((snaps.iter().map(|s| (s.id, s.time_millis)).collect(), tags))
+}
+
+async fn paimon_diff(p: &str, from: &str, to: &str) -> Result<DiffView, String> {
+    let t = warehouse::table(p).await?;
+    let a = resolve(p, from).await?;
+    let b = resolve(p, to)
+        .await?
+        .ok_or("Pick the snapshot to compare to.")?;
+    let d = diff_snapshots(&t, a.as_ref(), &b)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(DiffView {
+        frame: Arc::new(Frame::new(d.schema.clone(), d.batches.clone())),
+        partitions: d.partitions.clone(),
+        from: d.from,
+        to: d.to,
+        read: format!(
+            "read {} bucket(s), {} file(s)",
+            d.buckets_read, d.files_read
+        ),
+        stack_partitions: false,
+    })
 }
 
 /// `"3"` → snapshot 3, `"tag:name"` → the tag's snapshot, `""` → none (empty table).
@@ -41,19 +77,25 @@ async fn resolve(path: &str, spec: &str) -> Result<Option<Snapshot>, String> {
 #[component]
 pub fn DiffTab(sel: Selection) -> impl IntoView {
     let route = use_route();
-    let versions = RwSignal::new_local(Load::<(Vec<Snapshot>, Vec<(String, i64)>)>::Loading(
-        "Reading snapshots…".into(),
-    ));
+    let versions = RwSignal::new_local(Load::<Versions>::Loading("Reading snapshots…".into()));
     let result = RwSignal::new_local(None::<Load<DiffView>>);
     let path = StoredValue::new(sel.table.path.clone());
     let generation = StoredValue::new(0u64);
+    // Which format: decided once, before anything is read.
+    let iceberg = RwSignal::new(None::<bool>);
 
     spawn_local(async move {
         let p = path.get_value();
-        match snapshots_and_tags(&p).await {
+        let is_iceberg = crate::table_panel::is_iceberg(&sel).await;
+        let loaded = if is_iceberg {
+            iceberg_diff::versions(&p).await
+        } else {
+            paimon_versions(&p).await
+        };
+        match loaded {
             Ok(v) => {
                 // Default range: the last two snapshots.
-                let ids: Vec<i64> = v.0.iter().map(|s| s.id).collect();
+                let ids: Vec<i64> = v.0.iter().map(|s| s.0).collect();
                 if route.with_untracked(|r| r.to.is_empty()) && !ids.is_empty() {
                     let to = ids[ids.len() - 1].to_string();
                     let from = if ids.len() > 1 {
@@ -70,11 +112,15 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
             }
             Err(m) => versions.set(Load::Failed(m)),
         }
+        iceberg.set(Some(is_iceberg));
     });
 
     let range = Memo::new(move |_| route.with(|r| (r.from.clone(), r.to.clone())));
     Effect::new(move |_| {
         let (from, to) = range.get();
+        let Some(is_iceberg) = iceberg.get() else {
+            return;
+        };
         if to.is_empty() {
             return;
         }
@@ -87,25 +133,11 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
         ))));
         let p = path.get_value();
         spawn_local(async move {
-            let out = async {
-                let t = warehouse::table(&p).await?;
-                let a = resolve(&p, &from).await?;
-                let b = resolve(&p, &to)
-                    .await?
-                    .ok_or("Pick the snapshot to compare to.")?;
-                let d = diff_snapshots(&t, a.as_ref(), &b)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                Ok::<_, String>(DiffView {
-                    frame: Arc::new(Frame::new(d.schema.clone(), d.batches.clone())),
-                    partitions: d.partitions.clone(),
-                    from: d.from,
-                    to: d.to,
-                    buckets_read: d.buckets_read,
-                    files_read: d.files_read,
-                })
-            }
-            .await;
+            let out = if is_iceberg {
+                iceberg_diff::diff(&p, &from, &to).await
+            } else {
+                paimon_diff(&p, &from, &to).await
+            };
             if generation.try_with_value(|g| *g == my).unwrap_or(false) {
                 result.set(Some(match out {
                     Ok(v) => Load::Ready(v),
@@ -138,9 +170,9 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
                 let v = format!("tag:{n}");
                 opts.push(view! { <option value=v.clone() selected=cur == v>{format!("tag {n} (snapshot {id})")}</option> }.into_any());
             }
-            for s in snaps.iter().rev() {
-                let v = s.id.to_string();
-                opts.push(view! { <option value=v.clone() selected=cur == v>{format!("snapshot {} · {}", s.id, time(s.time_millis))}</option> }.into_any());
+            for (id, millis) in snaps.iter().rev() {
+                let v = id.to_string();
+                opts.push(view! { <option value=v.clone() selected=cur == v>{format!("snapshot {id} · {}", time(*millis))}</option> }.into_any());
             }
             view! {
                 <select class="select" data-testid=format!("diff-{which}")
@@ -162,7 +194,13 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
                 {picker("from")}
                 <span class="tb-label">"to"</span>
                 {picker("to")}
-                <span class="muted">"Rows are matched by primary key (append tables: by file)."</span>
+                <span class="muted">
+                    {move || if iceberg.get() == Some(true) {
+                        "Rows are matched by identifier fields (tables without: as whole rows)."
+                    } else {
+                        "Rows are matched by primary key (append tables: by file)."
+                    }}
+                </span>
             </div>
             {move || match versions.get() {
                 Load::Failed(m) => Some(view! { <ErrorPanel title="Cannot read snapshots" message=m /> }.into_any()),
@@ -219,13 +257,22 @@ fn diff_view(d: DiffView) -> impl IntoView {
         .iter()
         .map(|p| {
             let name = if p.partition.is_empty() {
-                "(unpartitioned)".to_string()
+                "(unpartitioned)".into_any()
+            } else if d.stack_partitions {
+                p.partition
+                    .iter()
+                    .map(
+                        |v| view! { <div data-testid="diff-partition-value">{v.to_string()}</div> },
+                    )
+                    .collect_view()
+                    .into_any()
             } else {
                 p.partition
                     .iter()
                     .map(|v| v.to_string())
                     .collect::<Vec<_>>()
                     .join(" / ")
+                    .into_any()
             };
             view! {
                 <tr data-testid="diff-partition">
@@ -244,11 +291,10 @@ fn diff_view(d: DiffView) -> impl IntoView {
             <span class="pill upd">{format!("~{upd} changed")}</span>
             <span class="muted">
                 {format!(
-                    "snapshot {} → {} · read {} bucket(s), {} file(s)",
+                    "snapshot {} → {} · {}",
                     d.from.map_or("∅".to_string(), |s| s.to_string()),
                     d.to.map_or("∅".to_string(), |s| s.to_string()),
-                    d.buckets_read,
-                    d.files_read
+                    d.read
                 )}
             </span>
         </div>
