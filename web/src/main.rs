@@ -15,6 +15,14 @@ mod files_tab;
 #[cfg(target_arch = "wasm32")]
 mod grid;
 #[cfg(target_arch = "wasm32")]
+mod iceberg_files;
+#[cfg(target_arch = "wasm32")]
+mod iceberg_overview;
+#[cfg(target_arch = "wasm32")]
+mod iceberg_schema;
+#[cfg(target_arch = "wasm32")]
+mod iceberg_snapshots;
+#[cfg(target_arch = "wasm32")]
 mod route;
 #[cfg(target_arch = "wasm32")]
 mod snapshots_tab;

@@ -69,7 +69,23 @@ pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
             view! { <p class="note">"This table has no snapshots yet."</p> }.into_any()
         }
         Load::Ready((snaps, tags)) => {
-            let chart = timeline(&snaps, &tags, travel);
+            let bars: Vec<Bar> = snaps
+                .iter()
+                .map(|s| Bar {
+                    id: s.id,
+                    time_millis: s.time_millis,
+                    delta: s.delta_record_count.unwrap_or(0),
+                    class: kind_class(s.commit_kind),
+                    kind: kind_name(s.commit_kind).to_string(),
+                    marks: tags
+                        .iter()
+                        .filter(|(_, t)| *t == s.id)
+                        .map(|(n, _)| n.clone())
+                        .collect(),
+                    label: format!("#{}", s.id),
+                })
+                .collect();
+            let chart = timeline(&bars, travel);
             let rows = snaps
                 .iter()
                 .rev()
@@ -123,28 +139,40 @@ pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
     }
 }
 
+/// One bar of the timeline: a commit with its net change of records.
+pub struct Bar {
+    pub id: i64,
+    pub time_millis: i64,
+    /// Records added (positive) or removed (negative).
+    pub delta: i64,
+    /// Colour class (`k-append`, ...).
+    pub class: &'static str,
+    /// Commit kind or operation, for the tooltip.
+    pub kind: String,
+    /// Tags / refs on this snapshot.
+    pub marks: Vec<String>,
+    /// The axis label under the bar.
+    pub label: String,
+}
+
 /// The timeline chart: one bar per snapshot in commit order (x labels are commit times);
-/// bars above the axis are records added, below records removed (negative deltaRecordCount).
-fn timeline(
-    snaps: &[Snapshot],
-    tags: &[(String, i64)],
-    travel: impl Fn(i64) + Copy + 'static,
-) -> impl IntoView {
-    let n = snaps.len();
+/// bars above the axis are records added, below records removed.
+pub fn timeline(bars: &[Bar], travel: impl Fn(i64) + Copy + 'static) -> impl IntoView {
+    let n = bars.len().max(1);
     let w = 900.0f64;
     let h = 190.0f64;
     let (left, right, top, bottom) = (44.0, 10.0, 22.0, 34.0);
     let plot_w = w - left - right;
-    let max_up = snaps
+    let max_up = bars
         .iter()
-        .filter_map(|s| s.delta_record_count)
+        .map(|b| b.delta)
         .filter(|v| *v > 0)
         .max()
         .unwrap_or(1)
         .max(1) as f64;
-    let max_down = snaps
+    let max_down = bars
         .iter()
-        .filter_map(|s| s.delta_record_count)
+        .map(|b| b.delta)
         .filter(|v| *v < 0)
         .map(|v| -v)
         .max()
@@ -155,40 +183,39 @@ fn timeline(
     let step = plot_w / n as f64;
     let bw = (step * 0.6).clamp(2.0, 36.0);
     let label_every = (n / 10).max(1);
-    let bars = snaps
+    let rendered = bars
         .iter()
         .enumerate()
-        .map(|(i, s)| {
-            let id = s.id;
-            let d = s.delta_record_count.unwrap_or(0) as f64;
+        .map(|(i, b)| {
+            let id = b.id;
+            let d = b.delta as f64;
             let x = left + step * (i as f64 + 0.5);
             let hh = (d.abs() / total * plot_h).max(1.5);
             let y = if d >= 0.0 { zero - hh } else { zero };
-            let tagged: Vec<String> = tags.iter().filter(|(_, t)| *t == id).map(|(n, _)| n.clone()).collect();
             let title = format!(
                 "snapshot {id} · {} · {} · delta {:+} rows{}",
-                kind_name(s.commit_kind),
-                time(s.time_millis),
-                d as i64,
-                if tagged.is_empty() { String::new() } else { format!(" · tags {}", tagged.join(", ")) }
+                b.kind,
+                time(b.time_millis),
+                b.delta,
+                if b.marks.is_empty() { String::new() } else { format!(" · {}", b.marks.join(", ")) }
             );
             let label = (i % label_every == 0).then(|| {
                 view! {
-                    <text class="axis-label" x=x y=h - bottom + 14.0 text-anchor="middle">{format!("#{id}")}</text>
-                    <text class="axis-label faint" x=x y=h - bottom + 26.0 text-anchor="middle">{time_short(s.time_millis)}</text>
+                    <text class="axis-label" x=x y=h - bottom + 14.0 text-anchor="middle">{b.label.clone()}</text>
+                    <text class="axis-label faint" x=x y=h - bottom + 26.0 text-anchor="middle">{time_short(b.time_millis)}</text>
                 }
             });
-            let tag_mark = (!tagged.is_empty()).then(|| {
+            let tag_mark = (!b.marks.is_empty()).then(|| {
                 view! {
                     <line class="tag-line" x1=x x2=x y1=top - 8.0 y2=h - bottom />
-                    <text class="tag-label" x=x + 3.0 y=top - 10.0>{tagged.join(", ")}</text>
+                    <text class="tag-label" x=x + 3.0 y=top - 10.0>{b.marks.join(", ")}</text>
                 }
             });
             view! {
                 <g class="bar-g" data-testid="timeline-bar" data-snapshot=id on:click=move |_| travel(id)>
                     {tag_mark}
                     <rect class="hit" x=x - step / 2.0 y=top width=step height=plot_h />
-                    <rect class=format!("bar {}", kind_class(s.commit_kind)) x=x - bw / 2.0 y=y width=bw height=hh rx="1.5" />
+                    <rect class=format!("bar {}", b.class) x=x - bw / 2.0 y=y width=bw height=hh rx="1.5" />
                     <title>{title}</title>
                     {label}
                 </g>
@@ -203,7 +230,7 @@ fn timeline(
             {(max_down > 0.0).then(|| view! {
                 <text class="axis-label" x=left - 6.0 y=h - bottom text-anchor="end">{format!("-{}", max_down as i64)}</text>
             })}
-            {bars}
+            {rendered}
         </svg>
     }
 }

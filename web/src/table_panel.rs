@@ -1,4 +1,5 @@
-//! The table page: header, tabs (each addressable by URL), and the Overview and Schema tabs.
+//! The table page: header, tabs (each addressable by URL), and the Overview and Schema tabs of
+//! Paimon tables (Iceberg tables get the `iceberg_*` variants).
 
 use crate::app::{LoadState, Selection};
 use crate::route::{go, use_route, Tab};
@@ -57,6 +58,10 @@ pub fn TablePanel(selection: Selection) -> impl IntoView {
     let location = format!("{}{}/", selection.base_url, selection.table.path);
     let sel = StoredValue::new(selection.clone());
     let tab = Memo::new(move |_| route.with(|r| r.tab));
+    // Overview, Schema, Snapshots and Files have an Iceberg variant: decide once per table.
+    let iceberg = RwSignal::new(None::<bool>);
+    let detect = selection.clone();
+    spawn_local(async move { iceberg.set(Some(is_iceberg(&detect).await)) });
     view! {
         <article class="panel" data-testid="table-panel">
             <header class="panel-head">
@@ -88,14 +93,24 @@ pub fn TablePanel(selection: Selection) -> impl IntoView {
             <div class="tab-body" data-testid=move || format!("tab-body-{}", tab.get().id())>
                 {move || {
                     let s = sel.get_value();
-                    match tab.get() {
-                        Tab::Overview => view! { <Overview sel=s /> }.into_any(),
-                        Tab::Schema => view! { <SchemaTab sel=s /> }.into_any(),
-                        Tab::Snapshots => view! { <crate::snapshots_tab::SnapshotsTab sel=s /> }.into_any(),
-                        Tab::Data => view! { <crate::data_tab::DataTab sel=s /> }.into_any(),
-                        Tab::Diff => view! { <crate::diff_tab::DiffTab sel=s /> }.into_any(),
-                        Tab::Files => view! { <crate::files_tab::FilesTab sel=s /> }.into_any(),
-                        Tab::Sql => view! { <crate::sql_tab::SqlTab sel=s /> }.into_any(),
+                    let t = tab.get();
+                    let per_format = matches!(t, Tab::Overview | Tab::Schema | Tab::Snapshots | Tab::Files);
+                    // Only the per-format tabs track the detection: re-creating another tab
+                    // (e.g. Data, mid-load) when it completes would dispose it under its tasks.
+                    let format = if per_format { iceberg.get() } else { None };
+                    match (t, format) {
+                        (_, None) if per_format => view! { <Busy text="Reading the table layout…" /> }.into_any(),
+                        (Tab::Overview, Some(true)) => view! { <crate::iceberg_overview::IcebergOverview sel=s /> }.into_any(),
+                        (Tab::Schema, Some(true)) => view! { <crate::iceberg_schema::IcebergSchemaTab sel=s /> }.into_any(),
+                        (Tab::Snapshots, Some(true)) => view! { <crate::iceberg_snapshots::IcebergSnapshotsTab sel=s /> }.into_any(),
+                        (Tab::Files, Some(true)) => view! { <crate::iceberg_files::IcebergFilesTab sel=s /> }.into_any(),
+                        (Tab::Overview, _) => view! { <Overview sel=s /> }.into_any(),
+                        (Tab::Schema, _) => view! { <SchemaTab sel=s /> }.into_any(),
+                        (Tab::Snapshots, _) => view! { <crate::snapshots_tab::SnapshotsTab sel=s /> }.into_any(),
+                        (Tab::Data, _) => view! { <crate::data_tab::DataTab sel=s /> }.into_any(),
+                        (Tab::Diff, _) => view! { <crate::diff_tab::DiffTab sel=s /> }.into_any(),
+                        (Tab::Files, _) => view! { <crate::files_tab::FilesTab sel=s /> }.into_any(),
+                        (Tab::Sql, _) => view! { <crate::sql_tab::SqlTab sel=s /> }.into_any(),
                     }
                 }}
             </div>
@@ -157,57 +172,48 @@ fn Overview(sel: Selection) -> impl IntoView {
     let data = RwSignal::new_local(Load::<OverviewData>::Loading("Reading metadata…".into()));
     let files = RwSignal::new_local(Load::<(usize, i64, i64)>::Loading("Listing files…".into()));
     let rows = RwSignal::new_local(Load::<usize>::Loading("Counting rows…".into()));
-    let iceberg = RwSignal::new(false);
     let s2 = sel.clone();
     spawn_local(async move {
         let sel = s2;
-        if is_iceberg(&sel).await {
-            iceberg.set(true);
-            data.set(Load::Failed(String::new()));
-            files.set(Load::Failed(
-                "File statistics are shown for Paimon tables only.".into(),
-            ));
-        } else {
-            let loaded = async {
-                let t = warehouse::table(&sel.table.path).await?;
-                let e = |e: lakescope_paimon::Error| e.to_string();
-                let schemas = t.schemas().await.map_err(e)?.len();
-                let snaps = t.snapshots().await.map_err(e)?;
-                let tags = t
-                    .tags()
-                    .await
-                    .map_err(e)?
-                    .into_iter()
-                    .map(|(n, _)| n)
-                    .collect();
-                Ok::<_, String>(OverviewData {
-                    schema: (**t.current_schema()).clone(),
-                    schemas,
-                    latest: snaps.last().cloned(),
-                    snapshots: snaps.len(),
-                    tags,
-                })
-            };
-            data.set(match loaded.await {
-                Ok(d) => Load::Ready(d),
-                Err(m) => Load::Failed(m),
-            });
-            files.set(
-                match scan_frame(&sel, Some("files"), TimeTravel::Latest).await {
-                    Ok(f) => {
-                        let (rc, sz) = (f.col("record_count"), f.col("file_size_in_bytes"));
-                        let mut records = 0;
-                        let mut size = 0;
-                        for r in 0..f.len() {
-                            records += rc.and_then(|c| f.int(r, c)).unwrap_or(0);
-                            size += sz.and_then(|c| f.int(r, c)).unwrap_or(0);
-                        }
-                        Load::Ready((f.len(), size, records))
+        let loaded = async {
+            let t = warehouse::table(&sel.table.path).await?;
+            let e = |e: lakescope_paimon::Error| e.to_string();
+            let schemas = t.schemas().await.map_err(e)?.len();
+            let snaps = t.snapshots().await.map_err(e)?;
+            let tags = t
+                .tags()
+                .await
+                .map_err(e)?
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect();
+            Ok::<_, String>(OverviewData {
+                schema: (**t.current_schema()).clone(),
+                schemas,
+                latest: snaps.last().cloned(),
+                snapshots: snaps.len(),
+                tags,
+            })
+        };
+        data.set(match loaded.await {
+            Ok(d) => Load::Ready(d),
+            Err(m) => Load::Failed(m),
+        });
+        files.set(
+            match scan_frame(&sel, Some("files"), TimeTravel::Latest).await {
+                Ok(f) => {
+                    let (rc, sz) = (f.col("record_count"), f.col("file_size_in_bytes"));
+                    let mut records = 0;
+                    let mut size = 0;
+                    for r in 0..f.len() {
+                        records += rc.and_then(|c| f.int(r, c)).unwrap_or(0);
+                        size += sz.and_then(|c| f.int(r, c)).unwrap_or(0);
                     }
-                    Err(m) => Load::Failed(m),
-                },
-            );
-        }
+                    Load::Ready((f.len(), size, records))
+                }
+                Err(m) => Load::Failed(m),
+            },
+        );
         // Logical rows: a full scan of one column (merged, deletes applied).
         let counted = async {
             let catalog = warehouse::catalog()?;
@@ -242,16 +248,6 @@ fn Overview(sel: Selection) -> impl IntoView {
         <div class="overview" data-testid="overview">
             {move || match data.get() {
                 Load::Loading(t) => view! { <Busy text=t /> }.into_any(),
-                Load::Failed(_) if iceberg.get() => view! {
-                    <dl class="facts">
-                        <dt>"Format"</dt>
-                        <dd><span class="badge kind-iceberg">"Apache Iceberg"</span></dd>
-                        <dt>"Rows"</dt>
-                        <dd>{rows_view}</dd>
-                    </dl>
-                    <p class="note">"Schema history, snapshots, diff and file views are available for Paimon tables."</p>
-                }
-                    .into_any(),
                 Load::Failed(m) => view! { <ErrorPanel title="Cannot read this table" message=m /> }.into_any(),
                 Load::Ready(d) => {
                     let s = &d.schema;
