@@ -1,5 +1,6 @@
 //! A Flink SQL session: catalogs, the current catalog and database, session options, and running statements.
 
+mod as_of;
 mod catalogs;
 mod console;
 mod convert;

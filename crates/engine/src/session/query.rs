@@ -1,9 +1,10 @@
 //! SELECT: resolve the tables a query reads, scan only the columns it needs at the version its hints name, and run it.
 
+use super::as_of;
 use super::catalogs::{Location, Resolved};
 use super::convert::time_travel;
 use super::{at, ColumnsNeeded, QueryInput, QueryOutput, Session, StatementError, StatementResult};
-use crate::scan::{ScanRequest, ScanResult};
+use crate::scan::{ScanRequest, ScanResult, TimeTravel};
 use crate::{Catalog, TableRef};
 use lakescope_paimon::spec::types::DataField;
 use lakescope_paimon::table::Table;
@@ -89,16 +90,25 @@ impl Session {
                 names.push(None);
                 continue;
             }
-            if let Some(as_of) = &t.as_of {
-                return Err(StatementError::new(
-                    t.name.pos,
-                    format!("FOR SYSTEM_TIME AS OF {as_of} is not supported yet: use the hint /*+ OPTIONS('scan.timestamp-millis' = '...') */"),
-                ));
-            }
             let resolved = self.resolve(&t.name).await?;
             resolved.existing(t.name.pos)?;
+            let at = match &t.as_of {
+                None => time_travel(&t.hints)?,
+                Some(as_of) => {
+                    if time_travel(&t.hints)? != TimeTravel::Latest {
+                        return Err(StatementError::new(
+                            t.name.pos,
+                            format!("{} is read both FOR SYSTEM_TIME AS OF {as_of} and at the version its OPTIONS hint selects: keep one of the two", t.name),
+                        ));
+                    }
+                    let zone = self.options.get(as_of::TIME_ZONE_OPTION);
+                    let millis = as_of::as_of_millis(as_of, zone.map(String::as_str))
+                        .map_err(|e| StatementError::new(t.name.pos, e))?;
+                    TimeTravel::TimestampMillis(millis)
+                }
+            };
             let request = ScanRequest {
-                at: time_travel(&t.hints)?,
+                at,
                 ..ScanRequest::default()
             };
             names.push(Some(input_name(i)));
