@@ -6,7 +6,10 @@
 //! yields exactly the same rows on both sides, so it is skipped on both sides. Every other data
 //! file — new in B, gone from B, or live in both with a different delete-file set — is read on
 //! the side(s) where it is live, deletes applied as a batch read does. Memory is bounded by the
-//! rows of those differing files; untouched files cost no data read at all.
+//! rows of those differing files; untouched files cost no data read at all. "Applicable" is the
+//! planner's rule: a position delete file without `referenced_data_file` applies to every data
+//! file of an older or equal sequence number, so a commit of such deletes makes all older data
+//! files differ (correct, but read more than strictly needed).
 //!
 //! # How rows are matched
 //! * **Identifier fields** (the schema's primary key): rows are matched by key. A key only in B
@@ -160,7 +163,6 @@ async fn diff_inner(table: &Table, from: Option<&Snapshot>, to: &Snapshot) -> Re
             Change::UpdateBefore => {}
         }
     };
-    let mut changed_columns = Vec::new();
     for &(side, row, change) in &matched {
         let part = if side == 0 {
             a.row_parts[row]
@@ -168,18 +170,13 @@ async fn diff_inner(table: &Table, from: Option<&Snapshot>, to: &Snapshot) -> Re
             b.row_parts[row]
         };
         count(part, change);
-        if change == Change::UpdateBefore {
-            // The pair's after row is the next pick.
-            changed_columns.push((row, 0));
-        } else if change == Change::UpdateAfter {
-            if let Some(last) = changed_columns.last_mut() {
-                last.1 = row;
-            }
-        }
     }
-    let changed_columns = changed_columns
-        .into_iter()
-        .map(|(ar, br)| differing_columns(&a_rows, ar, &b_rows, br))
+    // Each update_before (A's row) is immediately followed by its update_after (B's row).
+    let changed_columns = matched
+        .iter()
+        .zip(matched.iter().skip(1))
+        .filter(|(before, _)| before.2 == Change::UpdateBefore)
+        .map(|(before, after)| differing_columns(&a_rows, before.1, &b_rows, after.1))
         .collect();
     let schema = diff_schema(&values);
     let batches = if matched.is_empty() {
