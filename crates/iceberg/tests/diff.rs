@@ -1,6 +1,7 @@
 //! Snapshot diffs of Iceberg tables: every consecutive pair of snapshots of every corpus table
 //! against the difference of pyiceberg's expected rows (A's rows projected onto B's schema by
-//! field id), and upserts / deletes on a table with identifier fields written by lakescope.
+//! field id), and upserts (equality deletes), copy-on-write deletes and a merge-on-read
+//! position delete on tables with identifier fields written by lakescope.
 
 use arrow_array::RecordBatch;
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
@@ -8,7 +9,7 @@ use lakescope_engine::canonical::row_to_json_line;
 use lakescope_iceberg::diff::{diff_snapshots, SnapshotDiff, CHANGE_COLUMN};
 use lakescope_iceberg::spec::transform::Transform;
 use lakescope_iceberg::write::{append, upsert, IcebergTableDefinition, LiveFiles};
-use lakescope_iceberg::{read::DeleteCache, Table};
+use lakescope_iceberg::{read::DeleteCache, SnapshotSelector, Table};
 use lakescope_storage::LocalStore;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -407,5 +408,181 @@ async fn partitioned_upsert_counts_per_partition() {
             ("name=b".to_string(), 1, 0, 0)
         ]
     );
+    assert_eq!(d.changed_columns, [vec!["qty".to_string()]]);
+}
+
+/// Commits a merge-on-read position delete of rows `positions` of the table's first data file,
+/// as Flink or Spark would (lakescope's writer deletes copy-on-write): a Parquet delete file, a
+/// DELETES manifest, a manifest list keeping the current manifests, and the next metadata file.
+async fn commit_position_delete(w: &Warehouse, t: &Table, positions: &[i64]) -> Table {
+    use arrow_array::{ArrayRef, Int64Array, StringArray};
+    use arrow_schema::{DataType, Field, Schema as ArrowSchema};
+    use lakescope_iceberg::plan::plan;
+    use lakescope_iceberg::spec::manifest::read_manifest_list;
+    use lakescope_iceberg::spec::{DataContentType, ManifestFile, Snapshot, SnapshotRef};
+    use lakescope_iceberg::write::catalog::{latest_metadata, write_metadata};
+    use lakescope_iceberg::write::manifest::{
+        encode_manifest, encode_manifest_list, ListContext, ManifestContext, NewFile,
+    };
+    use lakescope_iceberg::write::partition::spec_fields;
+    use lakescope_storage::ObjectStore;
+    use parquet::arrow::{ArrowWriter, PARQUET_FIELD_ID_META_KEY};
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    let store = w.store.as_ref();
+    let m = t.metadata();
+    let current = m.current_snapshot().unwrap().clone();
+    let target = plan(t, &current).await.unwrap().tasks[0].data.clone();
+    let id_meta =
+        |id: i32| HashMap::from([(PARQUET_FIELD_ID_META_KEY.to_string(), id.to_string())]);
+    let schema = Arc::new(ArrowSchema::new(vec![
+        Field::new("file_path", DataType::Utf8, false).with_metadata(id_meta(2_147_483_546)),
+        Field::new("pos", DataType::Int64, false).with_metadata(id_meta(2_147_483_545)),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec![
+            target.file.file_path.as_str();
+            positions.len()
+        ])),
+        Arc::new(Int64Array::from(positions.to_vec())),
+    ];
+    let mut bytes = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut bytes, schema.clone(), None).unwrap();
+    writer
+        .write(&RecordBatch::try_new(schema, columns).unwrap())
+        .unwrap();
+    writer.close().unwrap();
+    let name = "pos-del-diff-test.parquet";
+    let size = bytes.len() as i64;
+    store
+        .put(&format!("{}/data/{name}", t.key()), bytes.into())
+        .await
+        .unwrap();
+
+    let snapshot_id = current.snapshot_id + 1;
+    let sequence_number = m.last_sequence_number + 1;
+    let schema = m.current_schema().unwrap();
+    let spec = m.spec(m.default_spec_id.unwrap_or(0)).unwrap();
+    let fields = spec_fields(t.key(), schema, spec).unwrap();
+    let ctx = ManifestContext {
+        schema,
+        spec,
+        fields: &fields,
+        snapshot_id,
+    };
+    let delete = NewFile {
+        content: DataContentType::PositionDeletes,
+        path: format!("{}/data/{name}", m.location),
+        partition: Vec::new(),
+        record_count: positions.len() as i64,
+        file_size_in_bytes: size,
+        equality_ids: Vec::new(),
+        stats: Default::default(),
+    };
+    let manifest_name = format!("metadata/pos-del-{snapshot_id}-m0.avro");
+    let manifest = encode_manifest(&manifest_name, &ctx, true, &[delete]).unwrap();
+    let manifest_length = manifest.len() as i64;
+    store
+        .put(&format!("{}/{manifest_name}", t.key()), manifest.into())
+        .await
+        .unwrap();
+    let list_key = t
+        .resolve(current.manifest_list.as_ref().unwrap(), t.metadata_key())
+        .unwrap();
+    let mut manifests =
+        read_manifest_list(&list_key, &store.get(&list_key).await.unwrap()).unwrap();
+    manifests.push(ManifestFile {
+        manifest_path: format!("{}/{manifest_name}", m.location),
+        manifest_length,
+        partition_spec_id: spec.spec_id,
+        content: DataContentType::PositionDeletes,
+        sequence_number,
+        min_sequence_number: sequence_number,
+        added_snapshot_id: snapshot_id,
+        added_files_count: Some(1),
+        existing_files_count: Some(0),
+        deleted_files_count: Some(0),
+        added_rows_count: Some(positions.len() as i64),
+        existing_rows_count: Some(0),
+        deleted_rows_count: Some(0),
+    });
+    let list_name = format!("metadata/snap-{snapshot_id}-diff-test.avro");
+    let list = encode_manifest_list(
+        &list_name,
+        &ListContext {
+            snapshot_id,
+            parent_snapshot_id: Some(current.snapshot_id),
+            sequence_number,
+        },
+        &manifests,
+    )
+    .unwrap();
+    store
+        .put(&format!("{}/{list_name}", t.key()), list.into())
+        .await
+        .unwrap();
+    let mut next = m.clone();
+    next.snapshots.push(Snapshot {
+        snapshot_id,
+        parent_snapshot_id: Some(current.snapshot_id),
+        sequence_number,
+        timestamp_ms: current.timestamp_ms + 1,
+        manifest_list: Some(format!("{}/{list_name}", m.location)),
+        manifests: None,
+        summary: BTreeMap::from([("operation".to_string(), "delete".to_string())]),
+        schema_id: current.schema_id,
+    });
+    next.current_snapshot_id = Some(snapshot_id);
+    next.last_sequence_number = sequence_number;
+    next.refs.insert(
+        "main".into(),
+        SnapshotRef {
+            snapshot_id,
+            ref_type: "branch".into(),
+            max_ref_age_ms: None,
+            max_snapshot_age_ms: None,
+            min_snapshots_to_keep: None,
+        },
+    );
+    let (version, _) = latest_metadata(store, t.key()).await.unwrap().unwrap();
+    write_metadata(store, t.key(), version + 1, &next)
+        .await
+        .unwrap();
+    Table::open(w.store.clone(), t.key()).await.unwrap()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn position_deletes_by_identifier_fields() {
+    let w = Warehouse::new();
+    let t = w.create("db", "pos", people_def()).await;
+    let t1 = append(
+        &t,
+        &[people(&[1, 2, 3], &["a", "b", "c"], &[10, 20, 30])],
+        &w.env,
+    )
+    .await
+    .unwrap();
+    // Merge-on-read delete of the row at position 1 (id 2), then key 2 written again.
+    let t2 = commit_position_delete(&w, &t1, &[1]).await;
+    let t3 = append(&t2, &[people(&[2], &["b"], &[99])], &w.env)
+        .await
+        .unwrap();
+    assert_eq!(
+        rows(&t2, SnapshotSelector::Current).await,
+        ["1|a|10", "3|c|30"]
+    );
+    let snap = |t: &Table| t.metadata().current_snapshot().unwrap().clone();
+    let (s1, s2, s3) = (snap(&t1), snap(&t2), snap(&t3));
+
+    let d = diff_snapshots(&t3, Some(&s1), &s2).await.unwrap();
+    assert_eq!(lines(&d), ["delete|2|b|20"]);
+    // The first file's deletes did not change from s2 to s3: only the new file is read.
+    let d = diff_snapshots(&t3, Some(&s2), &s3).await.unwrap();
+    assert_eq!(lines(&d), ["insert|2|b|99"]);
+    assert_eq!((d.files_read, d.files_skipped), (1, 1));
+    // Across both: the key is still there with another qty.
+    let d = diff_snapshots(&t3, Some(&s1), &s3).await.unwrap();
+    assert_eq!(lines(&d), ["update_before|2|b|20", "update_after|2|b|99"]);
     assert_eq!(d.changed_columns, [vec!["qty".to_string()]]);
 }
