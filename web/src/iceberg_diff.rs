@@ -63,7 +63,7 @@ pub async fn diff(path: &str, from: &str, to: &str) -> Result<DiffView, String> 
         from: d.from,
         to: d.to,
         read: format!(
-            "read {} data file(s), skipped {} unchanged",
+            "{} data file reads over both snapshots, {} unchanged file(s) skipped",
             d.files_read, d.files_skipped
         ),
         stack_partitions: true,
