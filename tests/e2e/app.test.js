@@ -3,7 +3,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
-import { BASE, SCREENS, launchBrowser, openPageIn, openTableIn, gridRows, shot } from "./harness.js";
+import { BASE, SCREENS, SHARED, launchBrowser, openPageIn, openTableIn, gridRows, shot } from "./harness.js";
 
 const DEMO_TABLES = {
   corpus: ["append_dt", "pk_dedup", "schema_evolution", "tagged"],
@@ -13,7 +13,7 @@ const DEMO_TABLES = {
   shop: ["access_log", "customers", "item_sales", "orders", "user_behavior"],
 };
 // Expected rows of the corpus tables (the reference implementations' reads).
-const EXPECTED = process.env.LAKESCOPE_EXPECTED ?? "/work/shared/corpus/expected/paimon";
+const EXPECTED = process.env.LAKESCOPE_EXPECTED ?? `${SHARED}corpus/expected/paimon`;
 const XSS = "<img src=x onerror=alert(1)>";
 
 let browser;

@@ -5,6 +5,8 @@ import { chromium } from "playwright-core";
 export const BASE = process.env.LAKESCOPE_URL ?? "http://127.0.0.1:8080/";
 export const SCREENS =
   process.env.LAKESCOPE_SCREENS ?? fileURLToPath(new URL("../../target/e2e-screens/", import.meta.url));
+/** `../shared` beside the repository (the corpus and its expected rows). */
+export const SHARED = process.env.LAKESCOPE_SHARED ?? fileURLToPath(new URL("../../../shared/", import.meta.url));
 
 /** Headless Chromium with the flags this machine needs (fresh temporary profile each time). */
 export function launchBrowser() {

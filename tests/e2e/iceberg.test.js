@@ -4,10 +4,10 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, readdirSync } from "node:fs";
-import { SCREENS, launchBrowser, openTableIn, gridRows, shot } from "./harness.js";
+import { SCREENS, SHARED, launchBrowser, openTableIn, gridRows, shot } from "./harness.js";
 
 // The reference readers' rows (pyiceberg, checked against DuckDB) and the demo copies' metadata.
-const EXPECTED = process.env.LAKESCOPE_EXPECTED_ICEBERG ?? "/work/shared/corpus/expected/iceberg";
+const EXPECTED = process.env.LAKESCOPE_EXPECTED_ICEBERG ?? `${SHARED}corpus/expected/iceberg`;
 const LAKE = new URL("../../public/demo/warehouse/iceberg/", import.meta.url);
 
 let browser;
@@ -99,6 +99,15 @@ async function checkTable(table, timeTravelIndex, extra) {
     const want = expectedLines(table, past);
     assert.deepEqual(await dataLines(page, want.length), want);
     await shot(page, `iceberg-${table}-data-past`);
+    // The Version picker lists every snapshot with the shown one selected; Columns has the fields
+    const picker = page.getByTestId("version-select");
+    await picker.locator(`option[value="s:${past}"]`).waitFor({ state: "attached", timeout: 20_000 });
+    const options = await picker.locator("option").evaluateAll((o) => o.map((x) => x.value));
+    for (const s of meta.snapshots) {
+      assert.ok(options.includes(`s:${s["snapshot-id"]}`), `snapshot ${s["snapshot-id"]} in ${options}`);
+    }
+    assert.equal(await picker.inputValue(), `s:${past}`);
+    assert.equal(await page.getByTestId("columns-menu").locator("input[data-col]").count(), schema.fields.length);
 
     // Files
     await page.getByTestId("tab-files").click();

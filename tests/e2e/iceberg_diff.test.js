@@ -5,9 +5,9 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { SCREENS, launchBrowser, openTableIn, gridRows, shot } from "./harness.js";
+import { SCREENS, SHARED, launchBrowser, openTableIn, gridRows, shot } from "./harness.js";
 
-const EXPECTED = process.env.LAKESCOPE_EXPECTED_ICEBERG ?? "/work/shared/corpus/expected/iceberg";
+const EXPECTED = process.env.LAKESCOPE_EXPECTED_ICEBERG ?? `${SHARED}corpus/expected/iceberg`;
 const DEMO = fileURLToPath(new URL("../../public/demo/warehouse/", import.meta.url));
 
 /** The demo namespace holding an Iceberg copy of `table` (`<ns>/<table>/metadata/`), if any. */

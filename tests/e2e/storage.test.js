@@ -13,6 +13,7 @@ import { createServer } from "node:net";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { SHARED } from "./harness.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BASE = process.env.LAKESCOPE_URL ?? "http://127.0.0.1:8080/";
@@ -22,8 +23,8 @@ const MOTO = process.env.LAKESCOPE_MOTO_SERVER ?? `${process.env.LAKESCOPE_MOTO_
 const PYTHON = `${dirname(MOTO)}/python`; // moto's venv has boto3 for the fixture
 const LAKESCOPE = process.env.LAKESCOPE_BIN ?? `${ROOT}target/debug/lakescope`;
 const DEMO = `${ROOT}public/demo/warehouse`;
-const CORPUS = process.env.LAKESCOPE_CORPUS ?? "/work/shared/corpus/paimon/warehouse";
-const EXPECTED = process.env.LAKESCOPE_EXPECTED ?? "/work/shared/corpus/expected/paimon";
+const CORPUS = process.env.LAKESCOPE_CORPUS ?? `${SHARED}corpus/paimon/warehouse`;
+const EXPECTED = process.env.LAKESCOPE_EXPECTED ?? `${SHARED}corpus/expected/paimon`;
 // A corpus table that is not in the demo lake, uploaded on its own.
 const CORPUS_TABLE = "corpus.pk_dynamic_bucket";
 // Tables whose rows are compared between the S3 / OPFS copy and the bundled demo lake.

@@ -4,13 +4,12 @@
 use crate::app::Selection;
 use crate::grid::Grid;
 use crate::route::{go, use_route, At};
-use crate::snapshots_tab::snapshots_and_tags;
 use crate::table_panel::{is_iceberg, table_ref};
 use crate::util::{download, parse_time, time, Frame};
+use crate::versions::Versions;
 use crate::warehouse;
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_paimon::predicate::parse::parse as parse_filter;
-use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -52,22 +51,17 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     let status = RwSignal::new(Status::Idle);
     let generation = StoredValue::new(0u64);
     let all_columns = RwSignal::new(Vec::<String>::new());
-    let versions = RwSignal::new_local((Vec::<Snapshot>::new(), Vec::<(String, i64)>::new()));
+    let versions = RwSignal::new_local(Versions::default());
     let sel = StoredValue::new(sel);
 
     spawn_local(async move {
-        let path = sel.with_value(|s| s.table.path.clone());
-        if let Ok(v) = snapshots_and_tags(&path).await {
+        let s = sel.get_value();
+        let (iceberg, loaded) = crate::versions::versions(&s).await;
+        if let Ok(v) = loaded {
             versions.set(v);
         }
-        if let Ok(t) = warehouse::table(&path).await {
-            all_columns.set(
-                t.current_schema()
-                    .fields
-                    .iter()
-                    .map(|f| f.name.clone())
-                    .collect(),
-            );
+        if let Ok(columns) = crate::versions::current_columns(&s, iceberg).await {
+            all_columns.set(columns);
         }
     });
 
@@ -160,7 +154,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
         } else if let Some(t) = v.strip_prefix("t:") {
             At::Tag(t.to_string())
         } else if v == "ts" {
-            At::Timestamp(versions.with_untracked(|(s, _)| s.last().map_or(0, |s| s.time_millis)))
+            At::Timestamp(versions.with_untracked(|(s, _)| s.last().map_or(0, |s| s.1)))
         } else {
             At::Latest
         };
@@ -253,9 +247,9 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                             let v = format!("t:{n}");
                             view! { <option value=v.clone() selected=cur == v>{format!("tag {n} (snapshot {id})")}</option> }.into_any()
                         }).collect();
-                        opts.extend(snaps.iter().rev().map(|s| {
-                            let v = format!("s:{}", s.id);
-                            view! { <option value=v.clone() selected=cur == v>{format!("snapshot {} · {}", s.id, time(s.time_millis))}</option> }.into_any()
+                        opts.extend(snaps.iter().rev().map(|&(id, millis)| {
+                            let v = format!("s:{id}");
+                            view! { <option value=v.clone() selected=cur == v>{format!("snapshot {id} · {}", time(millis))}</option> }.into_any()
                         }));
                         opts.push(view! { <option value="ts" selected=cur == "ts">"at a time…"</option> }.into_any());
                         opts.collect_view()

@@ -4,8 +4,8 @@
 use crate::app::Selection;
 use crate::grid::{CellClass, Grid};
 use crate::route::{go, use_route};
-use crate::snapshots_tab::snapshots_and_tags;
 use crate::util::{time, Busy, ErrorPanel, Frame, Load};
+use crate::versions::{versions as versions_of, Versions};
 use crate::warehouse;
 use lakescope_paimon::diff::{diff_snapshots, PartitionCounts};
 use lakescope_paimon::spec::snapshot::Snapshot;
@@ -15,9 +15,6 @@ use std::sync::Arc;
 
 #[path = "iceberg_diff.rs"]
 mod iceberg_diff;
-
-/// The picker choices: snapshots `(id, commit time ms)` in commit order, tags `(name, id)`.
-type Versions = (Vec<(i64, i64)>, Vec<(String, i64)>);
 
 /// A computed diff, whichever the table format.
 #[derive(Clone)]
@@ -30,11 +27,6 @@ struct DiffView {
     read: String,
     /// Partition values one per line (self-describing `name=value` texts).
     stack_partitions: bool,
-}
-
-async fn paimon_versions(path: &str) -> Result<Versions, String> {
-    let (snaps, tags) = snapshots_and_tags(path).await?;
-    Ok((snaps.iter().map(|s| (s.id, s.time_millis)).collect(), tags))
 }
 
 async fn paimon_diff(p: &str, from: &str, to: &str) -> Result<DiffView, String> {
@@ -85,13 +77,7 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
     let iceberg = RwSignal::new(None::<bool>);
 
     spawn_local(async move {
-        let p = path.get_value();
-        let is_iceberg = crate::table_panel::is_iceberg(&sel).await;
-        let loaded = if is_iceberg {
-            iceberg_diff::versions(&p).await
-        } else {
-            paimon_versions(&p).await
-        };
+        let (is_iceberg, loaded) = versions_of(&sel).await;
         match loaded {
             Ok(v) => {
                 // Default range: the last two snapshots.

@@ -1,40 +1,12 @@
-//! The Diff tab's Iceberg side: snapshot and tag choices from the table metadata, and the diff.
+//! The Diff tab's Iceberg side: picker values resolved in the table metadata, and the diff.
 
-use super::{DiffView, Versions};
+use super::DiffView;
 use crate::util::Frame;
-use crate::warehouse;
+use crate::versions::open_iceberg;
 use lakescope_iceberg::diff::diff_snapshots;
 use lakescope_iceberg::spec::Snapshot;
 use lakescope_iceberg::{SnapshotSelector, Table};
 use std::sync::Arc;
-
-async fn open(path: &str) -> Result<Table, String> {
-    let store = warehouse::catalog()?.store().clone();
-    Table::open(store, path)
-        .await
-        .map_err(|e| format!("Cannot open Iceberg table {path}: {e}"))
-}
-
-/// The table's snapshots in commit order (id, time) and its tags (name, snapshot id).
-pub async fn versions(path: &str) -> Result<Versions, String> {
-    let t = open(path).await?;
-    let m = t.metadata();
-    let mut snaps: Vec<&Snapshot> = m.snapshots.iter().collect();
-    snaps.sort_by_key(|s| (s.sequence_number, s.timestamp_ms));
-    let tags = m
-        .refs
-        .iter()
-        .filter(|(_, r)| r.ref_type == "tag")
-        .map(|(n, r)| (n.clone(), r.snapshot_id))
-        .collect();
-    Ok((
-        snaps
-            .into_iter()
-            .map(|s| (s.snapshot_id, s.timestamp_ms))
-            .collect(),
-        tags,
-    ))
-}
 
 /// `"<id>"` → that snapshot, `"tag:name"` → the tag's, `""`/`"0"` → none (empty table).
 fn resolve<'a>(t: &'a Table, spec: &str) -> Result<Option<&'a Snapshot>, String> {
@@ -53,7 +25,7 @@ fn resolve<'a>(t: &'a Table, spec: &str) -> Result<Option<&'a Snapshot>, String>
 
 /// The diff of `from` → `to` (picker values) of the Iceberg table at `path`.
 pub async fn diff(path: &str, from: &str, to: &str) -> Result<DiffView, String> {
-    let t = open(path).await?;
+    let t = open_iceberg(path).await?;
     let a = resolve(&t, from)?;
     let b = resolve(&t, to)?.ok_or("Pick the snapshot to compare to.")?;
     let d = diff_snapshots(&t, a, b).await.map_err(|e| e.to_string())?;

@@ -37,6 +37,8 @@ mod theme;
 #[cfg(target_arch = "wasm32")]
 mod util;
 #[cfg(target_arch = "wasm32")]
+mod versions;
+#[cfg(target_arch = "wasm32")]
 mod warehouse;
 
 #[cfg(target_arch = "wasm32")]
