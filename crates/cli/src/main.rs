@@ -388,7 +388,11 @@ async fn diff_and_print(
     format: Format,
 ) -> Result<(), String> {
     let table_ref = parse_table(table)?;
-    let paimon = open_catalog(warehouse)?
+    let catalog = open_catalog(warehouse)?;
+    if let Some(key) = lakescope_engine::iceberg_scan::locate(&catalog, &table_ref).await {
+        return iceberg_diff_and_print(&catalog, &key, from, to, format).await;
+    }
+    let paimon = catalog
         .open_table(&table_ref)
         .await
         .map_err(|e| e.to_string())?;
@@ -399,10 +403,68 @@ async fn diff_and_print(
     let diff = lakescope_paimon::diff::diff_snapshots(&paimon, a.as_ref(), &b)
         .await
         .map_err(|e| e.to_string())?;
+    print_diff(&diff.schema, &diff.batches, &diff.partitions, format)?;
+    eprintln!(
+        "{} changed rows; read {} files in {} (partition, bucket)s",
+        diff.num_rows(),
+        diff.files_read,
+        diff.buckets_read
+    );
+    Ok(())
+}
+
+/// `lakescope diff` of the Iceberg table at `key`.
+async fn iceberg_diff_and_print(
+    catalog: &Catalog,
+    key: &str,
+    from: &str,
+    to: &str,
+    format: Format,
+) -> Result<(), String> {
+    let table = lakescope_iceberg::Table::open(catalog.store().clone(), key)
+        .await
+        .map_err(|e| e.to_string())?;
+    let a = iceberg_version(&table, from)?;
+    let b = iceberg_version(&table, to)?.ok_or_else(|| format!("--to {to}: not a snapshot"))?;
+    let diff = lakescope_iceberg::diff::diff_snapshots(&table, a, b)
+        .await
+        .map_err(|e| e.to_string())?;
+    print_diff(&diff.schema, &diff.batches, &diff.partitions, format)?;
+    eprintln!(
+        "{} changed rows; read {} data files, skipped {} unchanged",
+        diff.num_rows(),
+        diff.files_read,
+        diff.files_skipped
+    );
+    Ok(())
+}
+
+/// An Iceberg snapshot named by id or by branch/tag name (`0`: the empty table).
+fn iceberg_version<'a>(
+    table: &'a lakescope_iceberg::Table,
+    text: &str,
+) -> Result<Option<&'a lakescope_iceberg::spec::Snapshot>, String> {
+    if text == "0" {
+        return Ok(None);
+    }
+    let selector = match text.parse::<i64>() {
+        Ok(id) => lakescope_iceberg::SnapshotSelector::Id(id),
+        Err(_) => lakescope_iceberg::SnapshotSelector::Ref(text.to_string()),
+    };
+    table.snapshot(&selector).map_err(|e| e.to_string())
+}
+
+/// Writes the changed rows to stdout and the per-partition counts to stderr.
+fn print_diff(
+    schema: &arrow_schema::SchemaRef,
+    batches: &[arrow_array::RecordBatch],
+    partitions: &[lakescope_paimon::diff::PartitionCounts],
+    format: Format,
+) -> Result<(), String> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    output::write(&mut out, &diff.schema, &diff.batches, format).map_err(|e| e.to_string())?;
-    for p in &diff.partitions {
+    output::write(&mut out, schema, batches, format).map_err(|e| e.to_string())?;
+    for p in partitions {
         let values: Vec<String> = p.partition.iter().map(|v| v.to_string()).collect();
         eprintln!(
             "partition [{}]: {} inserted, {} deleted, {} updated",
@@ -412,11 +474,5 @@ async fn diff_and_print(
             p.updated
         );
     }
-    eprintln!(
-        "{} changed rows; read {} files in {} (partition, bucket)s",
-        diff.num_rows(),
-        diff.files_read,
-        diff.buckets_read
-    );
     Ok(())
 }
