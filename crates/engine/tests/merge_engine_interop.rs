@@ -792,18 +792,6 @@ async fn refused_merge_engine_writes() {
     let cols = [("id", Ty::Int), ("v", Ty::Big)];
     let cases: &[RefusedCase] = &[
         (
-            "pu_input",
-            &[
-                ("merge-engine", "partial-update"),
-                ("changelog-producer", "input"),
-            ],
-            &[
-                "changelog-producer=input",
-                "changelog files",
-                "streaming consumer",
-            ],
-        ),
-        (
             "agg_lookup",
             &[
                 ("merge-engine", "aggregation"),

@@ -96,6 +96,7 @@ pub struct CompactChange {
 enum Change<'c> {
     Write {
         files: &'c [NewFile],
+        changelog: &'c [NewFile],
         index: Option<&'c IndexChange>,
         overwrite: Option<&'c Overwrite>,
     },
@@ -119,7 +120,8 @@ impl<'a> Committer<'a> {
         }
     }
 
-    /// Commits `files`: APPEND, or OVERWRITE of the partitions `overwrite` selects (their live
+    /// Commits `files` (and the message's changelog files, listed in the snapshot's changelog
+    /// manifest list): APPEND, or OVERWRITE of the partitions `overwrite` selects (their live
     /// files and index entries are deleted in the same snapshot; dynamic-bucket rows must come
     /// from `write_overwrite`, those of an append from `write`). Retries lost races with exponential back-off;
     /// a real conflict (changed bucket count, concurrent schema change) fails without retry.
@@ -172,8 +174,16 @@ impl<'a> Committer<'a> {
             )));
         }
         let index = message.index.filter(|i| !i.added.is_empty());
+        // Java's FileStoreCommitImpl commits no changelog with an overwrite (it logs the
+        // ignored files); `write_overwrite` writes none.
+        let changelog = if overwrite.is_some() {
+            &[][..]
+        } else {
+            message.changelog.as_slice()
+        };
         let change = Change::Write {
             files: &files,
+            changelog,
             index: index.as_ref(),
             overwrite: overwrite.as_ref(),
         };
@@ -259,13 +269,15 @@ impl<'a> Committer<'a> {
     }
 
     async fn attempt(&self, change: &Change<'_>) -> Result<Attempt> {
-        let (files, index, overwrite, compact) = match change {
+        let (files, changelog, index, overwrite, compact) = match change {
             Change::Write {
                 files,
+                changelog,
                 index,
                 overwrite,
-            } => (*files, *index, *overwrite, None),
-            Change::Compact(c) => (c.after.as_slice(), None, None, Some(*c)),
+            } => (*files, *changelog, *index, *overwrite, None),
+            // As Java's compaction without a lookup/full-compaction producer: no changelog.
+            Change::Compact(c) => (c.after.as_slice(), &[][..], None, None, Some(*c)),
         };
         let table = self.table;
         let latest = self.latest().await?;
@@ -381,6 +393,45 @@ impl<'a> Committer<'a> {
         let base_bytes = encode_manifest_list(&base_name, &base_metas, mcodec()?)?;
         let delta_bytes = encode_manifest_list(&delta_name, &delta_metas, mcodec()?)?;
         let (base_size, delta_size) = (base_bytes.len() as i64, delta_bytes.len() as i64);
+        let mut changelog_list = None;
+        if !changelog.is_empty() {
+            // As Java's tryCommitOnce: the changelog files as ADD entries of their own
+            // manifest, named by a list referenced as `changelogManifestList`.
+            let entries: Vec<ManifestEntry> = changelog
+                .iter()
+                .map(|f| ManifestEntry {
+                    kind: FileKind::Add,
+                    partition: f.partition_bytes.clone(),
+                    bucket: f.bucket,
+                    total_buckets: Some(f.total_buckets),
+                    file: f.file.clone(),
+                })
+                .collect();
+            let name = format!("manifest-{uuid}-1");
+            let bytes = encode_manifest(&name, &entries, mcodec()?)?;
+            let meta = stats::manifest_meta(
+                table.current_schema(),
+                &name,
+                bytes.len() as i64,
+                &entries,
+                schema_id,
+            )?;
+            table
+                .store()
+                .put(&self.manifest_key(&name), bytes.into())
+                .await?;
+            written.push(name);
+            let list_name = format!("manifest-list-{list_uuid}-2");
+            let list_bytes = encode_manifest_list(&list_name, &[meta], mcodec()?)?;
+            let list_size = list_bytes.len() as i64;
+            table
+                .store()
+                .put(&self.manifest_key(&list_name), list_bytes.into())
+                .await?;
+            written.push(list_name.clone());
+            changelog_list = Some((list_name, list_size));
+        }
+        let changelog_records: i64 = changelog.iter().map(|f| f.file.row_count).sum();
         table
             .store()
             .put(&self.manifest_key(&base_name), base_bytes.into())
@@ -444,8 +495,8 @@ impl<'a> Committer<'a> {
             base_manifest_list_size: Some(base_size),
             delta_manifest_list: delta_name,
             delta_manifest_list_size: Some(delta_size),
-            changelog_manifest_list: None,
-            changelog_manifest_list_size: None,
+            changelog_manifest_list: changelog_list.as_ref().map(|(n, _)| n.clone()),
+            changelog_manifest_list_size: changelog_list.as_ref().map(|(_, s)| *s),
             index_manifest,
             commit_user: self.options.commit_user.clone(),
             commit_identifier: BATCH_COMMIT_IDENTIFIER,
@@ -460,7 +511,7 @@ impl<'a> Committer<'a> {
             log_offsets: None,
             total_record_count: Some(previous_total + added - deleted),
             delta_record_count: Some(added - deleted),
-            changelog_record_count: Some(0),
+            changelog_record_count: Some(changelog_records),
             watermark: None,
             statistics: None,
             properties: None,

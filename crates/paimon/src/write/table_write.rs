@@ -79,11 +79,8 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
         }
         match options.changelog_producer()? {
             ChangelogProducer::None => {}
-            ChangelogProducer::Input => {
-                return refuse(
-                    "writing changelog-producer=input tables: Java writes the input rows again as changelog files listed in the snapshot's changelog manifest list, which lakescope's commit does not write yet; a streaming consumer would miss these changes".into(),
-                );
-            }
+            // The input rows are written again as changelog files (see `write_inner`).
+            ChangelogProducer::Input => {}
             p @ (ChangelogProducer::Lookup | ChangelogProducer::FullCompaction) => {
                 return refuse(format!(
                     "writing changelog-producer={} tables: their changelog files are produced by compaction, which lakescope's compaction does not write yet; a streaming consumer would miss the changes of lakescope's commits",
@@ -263,12 +260,31 @@ pub struct CommitMessage {
     pub files: Vec<NewFile>,
     /// New HASH index files (dynamic-bucket tables).
     pub index: Option<IndexChange>,
+    /// New changelog files (`changelog-producer` = `input`): the written rows again, every row
+    /// kind kept, listed in the snapshot's changelog manifest list.
+    pub changelog: Vec<NewFile>,
 }
 
 impl From<Vec<NewFile>> for CommitMessage {
     fn from(files: Vec<NewFile>) -> Self {
-        Self { files, index: None }
+        Self {
+            files,
+            ..Self::default()
+        }
     }
+}
+
+/// The files of one write: data files and changelog files.
+struct Written {
+    files: Vec<NewFile>,
+    changelog: Vec<NewFile>,
+}
+
+/// Whether writes of `schema` also write their input rows as changelog files
+/// (`changelog-producer` = `input` on a primary-key table).
+fn writes_input_changelog(schema: &TableSchema) -> Result<bool> {
+    Ok(!schema.primary_keys.is_empty()
+        && schema.core_options().changelog_producer()? == ChangelogProducer::Input)
 }
 
 /// Writes the rows of `batches` as new level-0 files of `table` (its current schema), for any
@@ -285,7 +301,8 @@ pub async fn write(
 
 /// [`write`] for an INSERT OVERWRITE commit: dynamic buckets are assigned against an empty
 /// index, since every partition receiving rows is replaced (Java's overwrite writer ignores
-/// the previous files and index too). The message must be committed with an overwrite.
+/// the previous files and index too). The message must be committed with an overwrite. No
+/// changelog files are written: Java's commit drops the changelog of an overwrite.
 pub async fn write_overwrite(
     table: &Table,
     env: &dyn WriteEnv,
@@ -311,22 +328,35 @@ async fn write_message(
             let latest = table.latest_snapshot().await?;
             DynamicBucketAssigner::load(table, latest.as_ref()).await?
         };
-        let files = write_inner(table, env, batches, first_sequence, Some(&mut assigner)).await?;
+        let written = write_inner(
+            table,
+            env,
+            batches,
+            first_sequence,
+            Some(&mut assigner),
+            !overwrite,
+        )
+        .await?;
         let index = assigner.finish(table, env).await?;
         return Ok(CommitMessage {
-            files,
+            files: written.files,
             index: Some(index),
+            changelog: written.changelog,
         });
     }
-    Ok(write_inner(table, env, batches, first_sequence, None)
-        .await?
-        .into())
+    let written = write_inner(table, env, batches, first_sequence, None, !overwrite).await?;
+    Ok(CommitMessage {
+        files: written.files,
+        index: None,
+        changelog: written.changelog,
+    })
 }
 
 /// Writes the rows of `batches` as new level-0 files of `table` (its current schema) and
 /// returns them; nothing is committed. Primary-key files get sequence numbers from
 /// `first_sequence` on, in input order; a key repeated within the batches keeps its last row.
-/// Dynamic-bucket tables need [`write`] (their index changes too).
+/// Dynamic-bucket tables and `changelog-producer` = `input` tables need [`write`] (their index
+/// or changelog changes too).
 pub async fn write_files(
     table: &Table,
     env: &dyn WriteEnv,
@@ -340,7 +370,17 @@ pub async fn write_files(
             table.path()
         )));
     }
-    write_inner(table, env, batches, first_sequence, None).await
+    if writes_input_changelog(schema)? {
+        return Err(Error::Invalid(format!(
+            "{}: changelog-producer=input tables are written with write::write (their changelog files are committed too)",
+            table.path()
+        )));
+    }
+    Ok(
+        write_inner(table, env, batches, first_sequence, None, false)
+            .await?
+            .files,
+    )
 }
 
 async fn write_inner(
@@ -349,9 +389,13 @@ async fn write_inner(
     batches: &[RecordBatch],
     first_sequence: i64,
     mut dynamic: Option<&mut DynamicBucketAssigner>,
-) -> Result<Vec<NewFile>> {
+    with_changelog: bool,
+) -> Result<Written> {
     let schema = table.current_schema().clone();
     check_writable(table, &schema)?;
+    // As Java's MergeTreeWriter: every input row (after `ignore-delete` dropped retractions),
+    // sorted by key then sequence number, goes to changelog files as well.
+    let input_changelog = with_changelog && writes_input_changelog(&schema)?;
     let (mut columns, mut kinds) = project(&schema, batches)?;
     let is_pk = !schema.primary_keys.is_empty();
     if !is_pk && kinds.iter().any(|k| *k != RowKind::Insert) {
@@ -386,7 +430,10 @@ async fn write_inner(
     let keep_last = merge.engine == MergeConfigEngine::Deduplicate;
     let rows = kinds.len();
     if rows == 0 {
-        return Ok(Vec::new());
+        return Ok(Written {
+            files: Vec::new(),
+            changelog: Vec::new(),
+        });
     }
     let partition_idx = indexes(&schema, &schema.partition_keys)?;
     let partition_types: Vec<DataType> = schema.partition_types();
@@ -432,6 +479,7 @@ async fn write_inner(
     let rows_per_file = layout.rows_per_file(&columns, rows)?;
     // One job per file: rows in file order, with the min/max key.
     let mut jobs = Vec::new();
+    let mut changelog_jobs = Vec::new();
     for ((part_bytes, bucket), (part, rows_of)) in groups {
         if !is_pk {
             for chunk in rows_of.chunks(rows_per_file) {
@@ -458,6 +506,22 @@ async fn write_inner(
             .collect::<Result<_>>()?;
         let mut order: Vec<usize> = (0..rows_of.len()).collect();
         order.sort_by(|a, b| cmp_keys(&keys[*a], &keys[*b]));
+        if input_changelog {
+            // Stable sort: equal keys stay in input (sequence) order.
+            for chunk in order.chunks(rows_per_file) {
+                let (Some(first), Some(last)) = (chunk.first(), chunk.last()) else {
+                    continue;
+                };
+                changelog_jobs.push((
+                    part.clone(),
+                    part_bytes.clone(),
+                    bucket,
+                    chunk.iter().map(|i| rows_of[*i]).collect::<Vec<_>>(),
+                    serialize(&keys[*first], &key_types)?,
+                    serialize(&keys[*last], &key_types)?,
+                ));
+            }
+        }
         // Stable sort: among equal keys the last one is the latest input row. Sorted runs
         // hold each key once: `runs[n]` gets the n-th row of every key (or only the last).
         let mut runs: Vec<Vec<usize>> = vec![Vec::new()];
@@ -493,8 +557,15 @@ async fn write_inner(
             ));
         }
     }
-    let mut out = Vec::with_capacity(jobs.len());
-    for (n, (part, part_bytes, bucket, rows_of, min_key, max_key)) in jobs.into_iter().enumerate() {
+    let data_jobs = jobs.len();
+    let mut files = Vec::with_capacity(data_jobs);
+    let mut changelog = Vec::with_capacity(changelog_jobs.len());
+    for (n, (is_changelog, (part, part_bytes, bucket, rows_of, min_key, max_key))) in jobs
+        .into_iter()
+        .map(|j| (false, j))
+        .chain(changelog_jobs.into_iter().map(|j| (true, j)))
+        .enumerate()
+    {
         let take_idx = UInt32Array::from(rows_of.iter().map(|r| *r as u32).collect::<Vec<_>>());
         let values: Vec<ArrayRef> = columns
             .iter()
@@ -517,9 +588,15 @@ async fn write_inner(
             min_key,
             max_key,
         };
-        out.push(write_file(table, &layout, &writer_uuid, n, file).await?);
+        // Data and changelog files share the writer's name counter, as in Java.
+        if is_changelog {
+            let prefix = layout.options.changelog_file_prefix();
+            changelog.push(store_file(table, &layout, &prefix, &writer_uuid, n, file).await?);
+        } else {
+            files.push(write_file(table, &layout, &writer_uuid, n, file).await?);
+        }
     }
-    Ok(out)
+    Ok(Written { files, changelog })
 }
 
 /// How the data files of one write or compaction are encoded and named.
@@ -597,10 +674,25 @@ pub(crate) struct FileRows {
     pub max_key: Vec<u8>,
 }
 
-/// Encodes and stores one data file (named `<prefix><writer_uuid>-<n>.<ext>`) and returns it.
+/// Encodes and stores one data file (named `<data-file.prefix><writer_uuid>-<n>.<ext>`) and
+/// returns it.
 pub(crate) async fn write_file(
     table: &Table,
     layout: &FileLayout,
+    writer_uuid: &str,
+    n: usize,
+    rows: FileRows,
+) -> Result<NewFile> {
+    let prefix = layout.options.data_file_prefix();
+    store_file(table, layout, &prefix, writer_uuid, n, rows).await
+}
+
+/// Encodes and stores one file of the data file layout (a data or changelog file) named
+/// `<prefix><writer_uuid>-<n>.<ext>` in its bucket folder, and returns it.
+async fn store_file(
+    table: &Table,
+    layout: &FileLayout,
+    prefix: &str,
     writer_uuid: &str,
     n: usize,
     rows: FileRows,
@@ -610,7 +702,7 @@ pub(crate) async fn write_file(
     let is_pk = !layout.key_idx.is_empty();
     let file_name = format!(
         "{}{}-{}.{}",
-        options.data_file_prefix(),
+        prefix,
         writer_uuid,
         n,
         layout.encoding.extension()
