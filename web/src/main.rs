@@ -33,6 +33,8 @@ mod sql_worker;
 #[cfg(target_arch = "wasm32")]
 mod table_panel;
 #[cfg(target_arch = "wasm32")]
+mod tag_actions;
+#[cfg(target_arch = "wasm32")]
 mod theme;
 #[cfg(target_arch = "wasm32")]
 mod util;

@@ -1,8 +1,10 @@
 //! Snapshots: an SVG timeline (records added/deleted per commit, commit kind coloured, tags
-//! marked) and the snapshot table; clicking a snapshot time-travels the Data tab.
+//! marked), tag and rollback actions, and the snapshot table; clicking a snapshot time-travels
+//! the Data tab.
 
 use crate::app::Selection;
 use crate::route::{go, use_route, At, Tab};
+use crate::tag_actions::{Outcome, TagActions};
 use crate::util::{time, time_short, Busy, ErrorPanel, Load};
 use crate::warehouse;
 use lakescope_paimon::spec::snapshot::{CommitKind, Snapshot};
@@ -47,13 +49,21 @@ pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
     let data = RwSignal::new_local(Load::<(Vec<Snapshot>, Vec<(String, i64)>)>::Loading(
         "Reading snapshots…".into(),
     ));
-    let path = sel.table.path.clone();
-    spawn_local(async move {
-        data.set(match snapshots_and_tags(&path).await {
-            Ok(d) => Load::Ready(d),
-            Err(m) => Load::Failed(m),
+    let path = StoredValue::new(sel.table.path.clone());
+    // Bumped after a tag or rollback commit: the tab reads the table again.
+    let reload = RwSignal::new(0u32);
+    let outcome = RwSignal::new(Outcome::Idle);
+    Effect::new(move |_| {
+        reload.track();
+        let path = path.get_value();
+        spawn_local(async move {
+            let _ = data.try_set(match snapshots_and_tags(&path).await {
+                Ok(d) => Load::Ready(d),
+                Err(m) => Load::Failed(m),
+            });
         });
     });
+    let on_done = move || reload.update(|n| *n += 1);
     let travel = move |id: i64| {
         go(route, |r| {
             r.tab = Tab::Data;
@@ -86,6 +96,10 @@ pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
                 })
                 .collect();
             let chart = timeline(&bars, travel);
+            let versions: Vec<(i64, i64)> = snaps.iter().map(|s| (s.id, s.time_millis)).collect();
+            let actions = view! {
+                <TagActions path=path.get_value() snapshots=versions tags=tags.clone() outcome on_done />
+            };
             let rows = snaps
                 .iter()
                 .rev()
@@ -121,6 +135,7 @@ pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
                         <span class="tag">"tag"</span>
                     </div>
                 </section>
+                {actions}
                 <section class="card wide">
                     <table class="tbl" data-testid="snapshots-table">
                         <thead>

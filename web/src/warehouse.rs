@@ -34,6 +34,16 @@ pub fn connection() -> Result<(String, StoreOptions), String> {
         .ok_or_else(|| "No warehouse is open.".to_string())
 }
 
+/// Whether the open warehouse takes writes: `opfs://` and `s3://` (a static web host is
+/// read-only; an S3 bucket without write access fails the write with the store's error).
+pub fn is_writable() -> bool {
+    connection().is_ok_and(|(url, _)| {
+        ["opfs://", "s3://", "s3a://"]
+            .iter()
+            .any(|s| url.starts_with(s))
+    })
+}
+
 /// Opens (or returns the cached handle of) the Paimon table at `path` (`db.db/t`).
 pub async fn table(path: &str) -> Result<Rc<Table>, String> {
     if let Some(t) = TABLES.with(|t| t.borrow().get(path).cloned()) {

@@ -1,5 +1,7 @@
 //! The engine façade: what the web app and the CLI both call, so every feature is testable natively.
 
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
+pub mod browser_env;
 pub mod canonical;
 pub mod catalog;
 pub mod error;

@@ -75,3 +75,25 @@ pub fn open(uri: &str, options: &StoreOptions) -> Result<Rc<dyn ObjectStore>> {
         }
     }
 }
+
+/// Milliseconds since the Unix epoch (`Date.now()`), in a window or a worker.
+pub fn now_millis() -> i64 {
+    js_sys::Date::now() as i64
+}
+
+/// Fills `bytes` from the global `crypto.getRandomValues` (window or worker), or from
+/// `Math.random` where there is no crypto object.
+pub fn random_bytes(bytes: &mut [u8]) {
+    use wasm_bindgen::JsCast;
+    let filled = js_sys::Reflect::get(&js_sys::global(), &"crypto".into())
+        .ok()
+        .and_then(|c| c.dyn_into::<web_sys::Crypto>().ok())
+        .and_then(|crypto| crypto.get_random_values_with_u8_array(bytes).ok())
+        .is_some();
+    if !filled {
+        for chunk in bytes.chunks_mut(4) {
+            let bits = (js_sys::Math::random() * f64::from(u32::MAX)) as u32;
+            chunk.copy_from_slice(&bits.to_le_bytes()[..chunk.len()]);
+        }
+    }
+}

@@ -1,8 +1,6 @@
 //! The SQL console's Web Worker: runs Flink SQL statements in a lakescope session with DataFusion.
 
 #[cfg(target_arch = "wasm32")]
-mod env;
-#[cfg(target_arch = "wasm32")]
 mod worker;
 
 fn main() {

@@ -1,8 +1,8 @@
 //! The worker's message loop: requests from the page in, console events out, one request at a time.
 
-use crate::env::WorkerEnv;
 use futures::channel::mpsc;
 use futures::StreamExt;
+use lakescope_engine::browser_env::BrowserEnv;
 use lakescope_engine::session::{
     ConsoleEvent, ConsoleRequest, Session, StatementReport, StoreOpener,
 };
@@ -29,7 +29,7 @@ fn new_session(options: StoreOptions) -> Session {
     Session::new(
         Rc::new(BrowserOpener(options)),
         Rc::new(DataFusionEngine),
-        Rc::new(WorkerEnv),
+        Rc::new(BrowserEnv),
     )
 }
 
