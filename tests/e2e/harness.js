@@ -68,3 +68,11 @@ export async function gridRows(page, testid = "data-grid") {
         .map((r) => [...r.querySelectorAll(".gc")].map((c) => c.textContent).join("|")),
     );
 }
+
+/** On a page of the app: copies the demo lake into the browser's OPFS as opfs://my-lake. */
+export async function copyDemoToOpfs(page) {
+  await page.getByTestId("catalog-tree").waitFor({ timeout: 60_000 });
+  await page.getByTestId("opfs-button").click();
+  await page.getByTestId("opfs-copy-demo").click();
+  await page.getByTestId("opfs-status").filter({ hasText: /^Copied \d+ objects/ }).waitFor({ timeout: 120_000 });
+}

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BASE, SCREENS, launchBrowser, openTableIn, gridRows, shot } from "./harness.js";
+import { BASE, SCREENS, copyDemoToOpfs, launchBrowser, openTableIn, gridRows, shot } from "./harness.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = process.env.LAKESCOPE_CLI ?? `${ROOT}target/debug/lakescope`;
@@ -141,10 +141,7 @@ test("DDL in the SQL tab on a writable warehouse (an OPFS copy of the demo lake)
   const page = await context.newPage();
   try {
     await page.goto(new URL("./", BASE).href);
-    await page.getByTestId("catalog-tree").waitFor({ timeout: 60_000 });
-    await page.getByTestId("opfs-button").click();
-    await page.getByTestId("opfs-copy-demo").click();
-    await page.getByTestId("opfs-status").filter({ hasText: /^Copied \d+ objects/ }).waitFor({ timeout: 120_000 });
+    await copyDemoToOpfs(page);
     assert.match(await page.getByTestId("connection-status").textContent(), /^opfs:\/\/my-lake\//);
 
     await page.goto(new URL("?warehouse=opfs://my-lake&table=shop.customers&tab=schema", BASE).href);

@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
-import { SCREENS, launchBrowser, openPageIn, openTableIn, gridRows, shot } from "./harness.js";
+import { SCREENS, copyDemoToOpfs, launchBrowser, openPageIn, openTableIn, gridRows, shot } from "./harness.js";
 
 const TABLE = "corpus.pk_dedup";
 
@@ -50,10 +50,7 @@ test("tags and rollback are disabled on the read-only demo lake, with a note say
 test("on an OPFS copy: create a tag at an older snapshot, read through it, delete it, roll back", async () => {
   const { page, problems, close } = await openPageIn(browser);
   try {
-    await page.getByTestId("catalog-tree").waitFor({ timeout: 60_000 });
-    await page.getByTestId("opfs-button").click();
-    await page.getByTestId("opfs-copy-demo").click();
-    await page.getByTestId("opfs-status").filter({ hasText: /^Copied \d+ objects/ }).waitFor({ timeout: 120_000 });
+    await copyDemoToOpfs(page);
 
     await page.goto(new URL(`?warehouse=opfs://my-lake&table=${TABLE}&tab=snapshots`, page.url()).href);
     const ids = await snapshotIds(page);

@@ -1,7 +1,8 @@
 //! Files: partitions × buckets × levels from `$files`, a chart of file sizes and levels per
-//! bucket (small files and skew at a glance), and the manifests.
+//! bucket (small files and skew at a glance), the manifests, and a Compact action.
 
 use crate::app::Selection;
+use crate::compact_action::{CompactAction, CompactState};
 use crate::grid::Grid;
 use crate::table_panel::scan_frame;
 use crate::util::{bytes, Busy, ErrorPanel, Frame, Load};
@@ -47,82 +48,99 @@ pub fn FilesTab(sel: Selection) -> impl IntoView {
     let data = RwSignal::new_local(Load::<FilesData>::Loading(
         "Reading manifests ($files)…".into(),
     ));
-    spawn_local(async move {
-        let out = async {
-            let t = warehouse::table(&sel.table.path).await?;
-            let schema = t.current_schema();
-            let keys = schema.partition_keys.clone();
-            // `{v1, v2}` (the row cast to string) → `k1=v1/k2=v2`
-            let part_name = |text: String| -> String {
-                let inner = text.trim_start_matches('{').trim_end_matches('}');
-                if keys.is_empty() || inner.is_empty() {
-                    return text;
-                }
-                let vals: Vec<&str> = inner.split(", ").collect();
-                if vals.len() != keys.len() {
-                    return text;
-                }
-                keys.iter()
-                    .zip(vals)
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join("/")
-            };
-            let target = schema
-                .options
-                .get("target-file-size")
-                .and_then(|s| parse_size(s))
-                .unwrap_or(if schema.primary_keys.is_empty() {
-                    256 << 20
-                } else {
-                    128 << 20
-                });
-            let f = scan_frame(&sel, Some("files"), TimeTravel::Latest).await?;
-            let col = |n: &str| f.col(n).ok_or(format!("$files has no column {n}"));
-            let (cp, cb, cl, cs, cr, cf) = (
-                col("partition")?,
-                col("bucket")?,
-                col("level")?,
-                col("file_size_in_bytes")?,
-                col("record_count")?,
-                col("file_path")?,
-            );
-            let mut buckets: BTreeMap<(String, i64), Vec<FileInfo>> = BTreeMap::new();
-            for r in 0..f.len() {
-                let part = part_name(f.cell(r, cp).unwrap_or_default());
-                buckets
-                    .entry((part, f.int(r, cb).unwrap_or(0)))
-                    .or_default()
-                    .push(FileInfo {
-                        level: f.int(r, cl).unwrap_or(0),
-                        size: f.int(r, cs).unwrap_or(0),
-                        records: f.int(r, cr).unwrap_or(0),
-                        path: f.cell(r, cf).unwrap_or_default(),
-                    });
-            }
-            for files in buckets.values_mut() {
-                files.sort_by(|a, b| b.level.cmp(&a.level).then(b.size.cmp(&a.size)));
-            }
-            let manifests = scan_frame(&sel, Some("manifests"), TimeTravel::Latest).await?;
-            Ok::<_, String>(FilesData {
-                buckets,
-                small_threshold: target / 10,
-                manifests: Arc::new(manifests),
-            })
-        }
-        .await;
-        data.set(match out {
-            Ok(d) => Load::Ready(d),
-            Err(m) => Load::Failed(m),
-        });
+    let table_name = format!("{}.{}", sel.database, sel.table.name);
+    let sel = StoredValue::new(sel);
+    // Bumped after a compaction commit: the tab reads the table again.
+    let reload = RwSignal::new(0u32);
+    let compact_state = RwSignal::new(CompactState::Idle);
+    Effect::new(move |_| {
+        reload.track();
+        let sel = sel.get_value();
+        spawn_local(load(sel, data));
     });
-    move || match data.get() {
+    let on_done = move || reload.update(|n| *n += 1);
+    let body = move || match data.get() {
         Load::Loading(t) => view! { <Busy text=t /> }.into_any(),
         Load::Failed(m) => {
             view! { <ErrorPanel title="Cannot list the files" message=m /> }.into_any()
         }
         Load::Ready(d) => files_view(d).into_any(),
+    };
+    view! {
+        <CompactAction table=table_name state=compact_state on_done />
+        {body}
     }
+}
+
+/// Reads the files and manifests of the selected table into `data`.
+async fn load(sel: Selection, data: RwSignal<Load<FilesData>, LocalStorage>) {
+    let out = async {
+        let t = warehouse::table(&sel.table.path).await?;
+        let schema = t.current_schema();
+        let keys = schema.partition_keys.clone();
+        // `{v1, v2}` (the row cast to string) → `k1=v1/k2=v2`
+        let part_name = |text: String| -> String {
+            let inner = text.trim_start_matches('{').trim_end_matches('}');
+            if keys.is_empty() || inner.is_empty() {
+                return text;
+            }
+            let vals: Vec<&str> = inner.split(", ").collect();
+            if vals.len() != keys.len() {
+                return text;
+            }
+            keys.iter()
+                .zip(vals)
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        let target = schema
+            .options
+            .get("target-file-size")
+            .and_then(|s| parse_size(s))
+            .unwrap_or(if schema.primary_keys.is_empty() {
+                256 << 20
+            } else {
+                128 << 20
+            });
+        let f = scan_frame(&sel, Some("files"), TimeTravel::Latest).await?;
+        let col = |n: &str| f.col(n).ok_or(format!("$files has no column {n}"));
+        let (cp, cb, cl, cs, cr, cf) = (
+            col("partition")?,
+            col("bucket")?,
+            col("level")?,
+            col("file_size_in_bytes")?,
+            col("record_count")?,
+            col("file_path")?,
+        );
+        let mut buckets: BTreeMap<(String, i64), Vec<FileInfo>> = BTreeMap::new();
+        for r in 0..f.len() {
+            let part = part_name(f.cell(r, cp).unwrap_or_default());
+            buckets
+                .entry((part, f.int(r, cb).unwrap_or(0)))
+                .or_default()
+                .push(FileInfo {
+                    level: f.int(r, cl).unwrap_or(0),
+                    size: f.int(r, cs).unwrap_or(0),
+                    records: f.int(r, cr).unwrap_or(0),
+                    path: f.cell(r, cf).unwrap_or_default(),
+                });
+        }
+        for files in buckets.values_mut() {
+            files.sort_by(|a, b| b.level.cmp(&a.level).then(b.size.cmp(&a.size)));
+        }
+        let manifests = scan_frame(&sel, Some("manifests"), TimeTravel::Latest).await?;
+        Ok::<_, String>(FilesData {
+            buckets,
+            small_threshold: target / 10,
+            manifests: Arc::new(manifests),
+        })
+    }
+    .await;
+    let _ = data.try_set(match out {
+        Ok(d) => Load::Ready(d),
+        Err(m) => Load::Failed(m),
+    });
 }
 
 fn files_view(d: FilesData) -> impl IntoView {

@@ -5,6 +5,8 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 mod catalog_tree;
 #[cfg(target_arch = "wasm32")]
+mod compact_action;
+#[cfg(target_arch = "wasm32")]
 mod connect;
 #[cfg(target_arch = "wasm32")]
 mod data_tab;
