@@ -5,12 +5,12 @@
 //! pair, a compaction, an insert after it) on a fixed-bucket partitioned table and a
 //! dynamic-bucket table are checked: Java Paimon 0.9 and pypaimon 2.1 read every snapshot as
 //! lakescope does; Java's streaming read (what a Flink streaming source consumes: the changelog
-//! files of each APPEND snapshot) and lakescope's own `incremental-between` changelog read give
-//! exactly the input records with their row kinds; the same commits made by Java's own writer
-//! on a twin table give the same snapshot counts, the same files per bucket and the same
-//! streamed changelog. The oracles are subprocesses set up by `scripts/oracles.sh`; without
-//! them the test fails (set `LAKESCOPE_SKIP_ORACLES=1` to skip it).
-
+//! files of each APPEND snapshot), pypaimon's streaming read and lakescope's own
+//! `incremental-between` changelog read give exactly the input records with their row kinds;
+//! the same commits made by Java's own writer on a twin table give the same snapshot counts,
+//! the same files per bucket and the same streamed changelog. The oracles are subprocesses set
+//! up by `scripts/oracles.sh`; without them the test fails (set `LAKESCOPE_SKIP_ORACLES=1` to
+//! skip it).
 use arrow_array::{ArrayRef, Int32Array, Int8Array, RecordBatch, StringArray};
 use lakescope_engine::scan::TimeTravel;
 use lakescope_engine::write::Definition;
@@ -62,6 +62,15 @@ fn java_stream(o: &Oracles, table_dir: &Path) -> Sections {
         .arg(table_dir)
         .arg("1");
     sections(&run(&mut cmd, "Java Paimon 0.9 streaming read"))
+}
+
+/// pypaimon 2.1's streaming read from snapshot 1, with row kinds.
+fn pypaimon_stream(o: &Oracles, warehouse: &Path, table: &str) -> Sections {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/changelog_input_oracle/pypaimon_stream.py");
+    let mut cmd = Command::new(&o.python);
+    cmd.arg(script).arg(warehouse).arg(table);
+    sections(&run(&mut cmd, "pypaimon 2.1 streaming read"))
 }
 
 /// One commit of Java 0.9's own writer ("kind;id;v;dt" rows).
@@ -311,6 +320,11 @@ async fn input_changelog_reads_the_same_in_java_pypaimon_and_lakescope() {
             .map(|(id, rows)| (*id, Ok(rows.clone())))
             .collect();
         assert_eq!(streamed, expected_stream, "{name}: Java's streaming read");
+        assert_eq!(
+            pypaimon_stream(&o, &wh, &format!("ci.{name}")),
+            expected_stream,
+            "{name}: pypaimon's streaming read"
+        );
         for id in &ids {
             let want = expected.get(id).cloned().unwrap_or_default();
             assert_eq!(
