@@ -334,13 +334,7 @@ impl<'a> Committer<'a> {
             }
             o.check_new_files(schema, files)?;
         }
-        entries.extend(files.iter().map(|f| ManifestEntry {
-            kind: FileKind::Add,
-            partition: f.partition_bytes.clone(),
-            bucket: f.bucket,
-            total_buckets: Some(f.total_buckets),
-            file: f.file.clone(),
-        }));
+        entries.extend(files.iter().map(add_entry));
 
         let mcodec = || {
             codec(
@@ -393,44 +387,7 @@ impl<'a> Committer<'a> {
         let base_bytes = encode_manifest_list(&base_name, &base_metas, mcodec()?)?;
         let delta_bytes = encode_manifest_list(&delta_name, &delta_metas, mcodec()?)?;
         let (base_size, delta_size) = (base_bytes.len() as i64, delta_bytes.len() as i64);
-        let mut changelog_list = None;
-        if !changelog.is_empty() {
-            // As Java's tryCommitOnce: the changelog files as ADD entries of their own
-            // manifest, named by a list referenced as `changelogManifestList`.
-            let entries: Vec<ManifestEntry> = changelog
-                .iter()
-                .map(|f| ManifestEntry {
-                    kind: FileKind::Add,
-                    partition: f.partition_bytes.clone(),
-                    bucket: f.bucket,
-                    total_buckets: Some(f.total_buckets),
-                    file: f.file.clone(),
-                })
-                .collect();
-            let name = format!("manifest-{uuid}-1");
-            let bytes = encode_manifest(&name, &entries, mcodec()?)?;
-            let meta = stats::manifest_meta(
-                table.current_schema(),
-                &name,
-                bytes.len() as i64,
-                &entries,
-                schema_id,
-            )?;
-            table
-                .store()
-                .put(&self.manifest_key(&name), bytes.into())
-                .await?;
-            written.push(name);
-            let list_name = format!("manifest-list-{list_uuid}-2");
-            let list_bytes = encode_manifest_list(&list_name, &[meta], mcodec()?)?;
-            let list_size = list_bytes.len() as i64;
-            table
-                .store()
-                .put(&self.manifest_key(&list_name), list_bytes.into())
-                .await?;
-            written.push(list_name.clone());
-            changelog_list = Some((list_name, list_size));
-        }
+        let changelog_list = self.put_changelog_list(changelog, &mut written).await?;
         let changelog_records: i64 = changelog.iter().map(|f| f.file.row_count).sum();
         table
             .store()
@@ -533,6 +490,49 @@ impl<'a> Committer<'a> {
                 Ok(Attempt::Lost)
             }
         }
+    }
+
+    /// Writes the changelog manifest and manifest list of `changelog` (as Java's
+    /// `tryCommitOnce`: the files as ADD entries of their own manifest, named by the list the
+    /// snapshot references as `changelogManifestList`); returns the list's name and size, or
+    /// `None` without changelog files. The names written are added to `written`.
+    async fn put_changelog_list(
+        &self,
+        changelog: &[NewFile],
+        written: &mut Vec<String>,
+    ) -> Result<Option<(String, i64)>> {
+        if changelog.is_empty() {
+            return Ok(None);
+        }
+        let table = self.table;
+        let codec = || {
+            codec(
+                table
+                    .options()
+                    .get("manifest.compression")
+                    .unwrap_or("zstd"),
+            )
+        };
+        let entries: Vec<ManifestEntry> = changelog.iter().map(add_entry).collect();
+        let uuid = self.env.uuid();
+        let name = format!("manifest-{uuid}-0");
+        let bytes = encode_manifest(&name, &entries, codec()?)?;
+        let schema = table.current_schema();
+        let meta = stats::manifest_meta(schema, &name, bytes.len() as i64, &entries, schema.id)?;
+        table
+            .store()
+            .put(&self.manifest_key(&name), bytes.into())
+            .await?;
+        written.push(name);
+        let list_name = format!("manifest-list-{uuid}-1");
+        let list_bytes = encode_manifest_list(&list_name, &[meta], codec()?)?;
+        let size = list_bytes.len() as i64;
+        table
+            .store()
+            .put(&self.manifest_key(&list_name), list_bytes.into())
+            .await?;
+        written.push(list_name.clone());
+        Ok(Some((list_name, size)))
     }
 
     /// Writes an index manifest holding `entries` under a fresh name; returns the name.
@@ -670,6 +670,17 @@ impl<'a> Committer<'a> {
                 .put_if_absent(&join(&dir, "EARLIEST"), "1".to_string().into())
                 .await;
         }
+    }
+}
+
+/// The ADD entry of a new file.
+fn add_entry(f: &NewFile) -> ManifestEntry {
+    ManifestEntry {
+        kind: FileKind::Add,
+        partition: f.partition_bytes.clone(),
+        bucket: f.bucket,
+        total_buckets: Some(f.total_buckets),
+        file: f.file.clone(),
     }
 }
 
