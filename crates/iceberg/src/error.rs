@@ -30,6 +30,13 @@ pub enum Error {
     /// The caller asked for something invalid.
     #[error("{0}")]
     Invalid(String),
+    /// A catalog service (REST) could not be reached or refused a request.
+    #[error("{endpoint}{}: {message}", .status.map(|s| format!(" answered {s}")).unwrap_or_default())]
+    Catalog {
+        endpoint: String,
+        status: Option<u16>,
+        message: String,
+    },
 }
 
 impl Error {

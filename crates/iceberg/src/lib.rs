@@ -1,6 +1,7 @@
 //! Apache Iceberg tables (format v1/v2): metadata, manifests, scan planning, deletes, time travel,
 //! and writes in the Hadoop catalog layout ([`write`]): create, append, upsert, overwrite,
-//! copy-on-write DELETE/UPDATE, schema, partition-spec and property evolution.
+//! copy-on-write DELETE/UPDATE, schema, partition-spec and property evolution; tables of an
+//! Iceberg REST catalog ([`rest`]) read and written the same way.
 //!
 //! Everything reads through [`lakescope_storage::ObjectStore`]. Absolute URIs in metadata are
 //! re-rooted onto the table's folder ([`location::Relocator`]). Data files are decoded by the
@@ -14,6 +15,7 @@ pub mod inventory;
 pub mod location;
 pub mod plan;
 pub mod read;
+pub mod rest;
 pub mod scan;
 pub mod spec;
 pub mod table;
@@ -21,7 +23,7 @@ pub mod write;
 
 pub use error::{Error, Result};
 pub use scan::{read as read_table, ReadOutput, ReadRequest};
-pub use table::{OpenOptions, SnapshotSelector, Table};
+pub use table::{MetadataCatalog, OpenOptions, SnapshotSelector, Table};
 
 /// Whether the folder `table_key` of `store` holds an Iceberg table: a `metadata/` folder with
 /// `*.metadata.json` or `version-hint.text`, and no Paimon `schema/` folder.

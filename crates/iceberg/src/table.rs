@@ -6,6 +6,17 @@ use crate::{Error, Result};
 use lakescope_storage::ObjectStore;
 use std::rc::Rc;
 
+/// Where a table's metadata is loaded from and committed to when that is a catalog service
+/// (REST) rather than the Hadoop layout's `v<N>.metadata.json` files in the table folder.
+#[async_trait::async_trait(?Send)]
+pub trait MetadataCatalog {
+    /// The table as the catalog has it now.
+    async fn load(&self, table: &Table) -> Result<Table>;
+    /// Commits `next`, derived by a writer from `base`; `Ok(None)` when another writer committed
+    /// first (the caller retries from the new state).
+    async fn commit(&self, base: &Table, next: &TableMetadata) -> Result<Option<Table>>;
+}
+
 /// How to open a table.
 #[derive(Debug, Clone, Default)]
 pub struct OpenOptions {
@@ -37,6 +48,7 @@ pub struct Table {
     metadata_key: String,
     metadata: Rc<TableMetadata>,
     relocator: Relocator,
+    catalog: Option<Rc<dyn MetadataCatalog>>,
 }
 
 impl std::fmt::Debug for Table {
@@ -78,6 +90,7 @@ impl Table {
             metadata_key,
             metadata: Rc::new(metadata),
             relocator,
+            catalog: None,
         })
     }
 
@@ -96,7 +109,19 @@ impl Table {
             metadata_key,
             metadata: Rc::new(metadata),
             relocator,
+            catalog: None,
         }
+    }
+
+    /// This table, loaded and committed through `catalog` from now on.
+    pub fn with_catalog(mut self, catalog: Rc<dyn MetadataCatalog>) -> Self {
+        self.catalog = Some(catalog);
+        self
+    }
+
+    /// The catalog service the table is committed through (`None`: the Hadoop layout).
+    pub fn catalog(&self) -> Option<&Rc<dyn MetadataCatalog>> {
+        self.catalog.as_ref()
     }
 
     /// The store.

@@ -297,7 +297,13 @@ async fn snapshot_manifests(table: &Table, snapshot: &Snapshot) -> Result<Vec<Ma
 }
 
 /// The latest metadata of the table (by listing: the version hint may lag) and its version.
+/// Through a catalog service, the table as that catalog has it now (its version: the number of
+/// earlier metadata files it logs, plus one).
 pub(crate) async fn load_latest(table: &Table) -> Result<(u64, Table)> {
+    if let Some(catalog) = table.catalog() {
+        let latest = catalog.load(table).await?;
+        return Ok((latest.metadata().metadata_log.len() as u64 + 1, latest));
+    }
     let (version, key) = latest_metadata(table.store().as_ref(), table.key())
         .await?
         .ok_or_else(|| Error::not_found(format!("Iceberg metadata of {}", table.key()), None))?;
@@ -307,6 +313,24 @@ pub(crate) async fn load_latest(table: &Table) -> Result<(u64, Table)> {
         version,
         Table::from_metadata(table.store().clone(), table.key(), key, metadata),
     ))
+}
+
+/// Publishes `next` as the version after `base`: the next `v<N>.metadata.json` (put-if-absent),
+/// or a commit through the table's catalog service; `Ok(None)` if another writer was first.
+async fn publish(base: &Table, version: u64, next: TableMetadata) -> Result<Option<Table>> {
+    if let Some(catalog) = base.catalog() {
+        return catalog.commit(base, &next).await;
+    }
+    match write_metadata(base.store().as_ref(), base.key(), version, &next).await {
+        Ok(key) => Ok(Some(Table::from_metadata(
+            base.store().clone(),
+            base.key(),
+            key,
+            next,
+        ))),
+        Err(Error::Conflict { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Deletes files of an abandoned commit attempt (best effort: they are unreferenced).
@@ -537,23 +561,15 @@ async fn try_commit(
             min_snapshots_to_keep: None,
         },
     );
-    let version = base_version + 1;
-    match write_metadata(base.store().as_ref(), base.key(), version, &next).await {
-        Ok(key) => Ok(Some(Table::from_metadata(
-            base.store().clone(),
-            base.key(),
-            key,
-            next,
-        ))),
-        Err(Error::Conflict { .. }) => {
-            // The manifest list (and rewritten manifests) name this attempt's parent: drop
-            // them, the next attempt writes its own.
-            scratch.push(list_rel);
-            discard(base, &scratch).await;
-            Ok(None)
-        }
-        Err(e) => Err(e),
+    let published = publish(base, base_version + 1, next).await;
+    if matches!(published, Ok(None)) {
+        // The manifest list (and rewritten manifests) name this attempt's parent: drop them,
+        // the next attempt writes its own. (After an error the outcome may be unknown: a
+        // catalog may have applied the commit, so its files stay.)
+        scratch.push(list_rel);
+        discard(base, &scratch).await;
     }
+    published
 }
 
 /// Commits `change` applied to the latest metadata as its next version (a schema, spec or
@@ -581,17 +597,8 @@ pub(crate) async fn commit_metadata(
             timestamp_ms: meta.last_updated_ms,
         });
         next.last_updated_ms = env.now_millis().max(meta.last_updated_ms);
-        match write_metadata(base.store().as_ref(), base.key(), version + 1, &next).await {
-            Ok(key) => {
-                return Ok(Table::from_metadata(
-                    base.store().clone(),
-                    base.key(),
-                    key,
-                    next,
-                ))
-            }
-            Err(Error::Conflict { .. }) => continue,
-            Err(e) => return Err(e),
+        if let Some(done) = publish(&base, version + 1, next).await? {
+            return Ok(done);
         }
     }
     Err(Error::Conflict {

@@ -1,0 +1,281 @@
+//! The REST catalog client: configuration, namespaces, tables, load, create and commit over
+//! lakescope's [`HttpTransport`] (reqwest natively, fetch in the browser).
+
+use super::types::{
+    CommitTableRequest, CommitTableResponse, ConfigResponse, CreateNamespaceRequest,
+    CreateTableRequest, ErrorResponse, ListNamespacesResponse, ListTablesResponse, LoadTableResult,
+};
+use crate::{Error, Result};
+use lakescope_storage::transport::{HttpRequest, HttpTransport};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// Options a client is created with (`uri` is separate).
+#[derive(Debug, Clone, Default)]
+pub struct RestOptions {
+    /// The `warehouse` the server is asked to configure the client for.
+    pub warehouse: Option<String>,
+    /// A bearer token sent with every request.
+    pub token: Option<String>,
+    /// Other catalog properties (overridden by the server's `overrides`).
+    pub properties: BTreeMap<String, String>,
+}
+
+/// The outcome of a commit request.
+#[derive(Debug)]
+pub enum CommitOutcome {
+    /// Applied: the new metadata.
+    Committed(CommitTableResponse),
+    /// `409`: a requirement no longer holds (another writer committed first); the server's message.
+    Conflict(String),
+}
+
+/// A connected REST catalog.
+#[derive(Clone)]
+pub struct RestClient {
+    uri: String,
+    prefix: Option<String>,
+    token: Option<String>,
+    properties: BTreeMap<String, String>,
+    transport: Rc<dyn HttpTransport>,
+}
+
+impl std::fmt::Debug for RestClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RestClient")
+            .field("uri", &self.uri)
+            .field("prefix", &self.prefix)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// A namespace as one path segment: levels joined by the unit separator, percent-encoded.
+pub fn namespace_segment(namespace: &[String]) -> String {
+    encode(&namespace.join("\u{1f}"))
+}
+
+/// A namespace name (`a.b`) as levels.
+pub fn namespace_levels(namespace: &str) -> Vec<String> {
+    namespace.split('.').map(str::to_string).collect()
+}
+
+fn encode(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
+}
+
+impl RestClient {
+    /// Connects to the catalog at `uri`: `GET /v1/config` and the merged properties (the
+    /// server's defaults, then `options`, then the server's overrides; `prefix` among them).
+    pub async fn connect(
+        uri: &str,
+        options: &RestOptions,
+        transport: Rc<dyn HttpTransport>,
+    ) -> Result<Self> {
+        let mut client = Self {
+            uri: uri.trim_end_matches('/').to_string(),
+            prefix: None,
+            token: options.token.clone(),
+            properties: BTreeMap::new(),
+            transport,
+        };
+        let path = match &options.warehouse {
+            Some(w) => format!("v1/config?warehouse={}", encode(w)),
+            None => "v1/config".to_string(),
+        };
+        let config: ConfigResponse = client.call("GET", &path, None::<&()>).await?;
+        let mut properties = config.defaults;
+        properties.extend(options.properties.clone());
+        properties.extend(config.overrides);
+        client.prefix = properties
+            .get("prefix")
+            .map(|p| p.trim_matches('/').to_string())
+            .filter(|p| !p.is_empty());
+        if client.token.is_none() {
+            client.token = properties.get("token").cloned();
+        }
+        client.properties = properties;
+        Ok(client)
+    }
+
+    /// The merged catalog properties.
+    pub fn properties(&self) -> &BTreeMap<String, String> {
+        &self.properties
+    }
+
+    fn base(&self) -> String {
+        match &self.prefix {
+            Some(p) => format!("v1/{p}"),
+            None => "v1".to_string(),
+        }
+    }
+
+    fn table_path(&self, namespace: &[String], table: &str) -> String {
+        format!(
+            "{}/namespaces/{}/tables/{}",
+            self.base(),
+            namespace_segment(namespace),
+            encode(table)
+        )
+    }
+
+    /// Top-level namespaces (all pages), each as its levels.
+    pub async fn list_namespaces(&self) -> Result<Vec<Vec<String>>> {
+        let mut out = Vec::new();
+        let mut token: Option<String> = None;
+        loop {
+            let mut path = format!("{}/namespaces", self.base());
+            if let Some(t) = &token {
+                path.push_str(&format!("?pageToken={}", encode(t)));
+            }
+            let page: ListNamespacesResponse = self.call("GET", &path, None::<&()>).await?;
+            out.extend(page.namespaces);
+            match page.next_page_token {
+                Some(t) if !t.is_empty() => token = Some(t),
+                _ => return Ok(out),
+            }
+        }
+    }
+
+    /// Creates a namespace.
+    pub async fn create_namespace(&self, namespace: &[String]) -> Result<()> {
+        let body = CreateNamespaceRequest {
+            namespace: namespace.to_vec(),
+            properties: BTreeMap::new(),
+        };
+        let path = format!("{}/namespaces", self.base());
+        let _: serde_json::Value = self.call("POST", &path, Some(&body)).await?;
+        Ok(())
+    }
+
+    /// The table names of a namespace (all pages).
+    pub async fn list_tables(&self, namespace: &[String]) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        let mut token: Option<String> = None;
+        loop {
+            let mut path = format!(
+                "{}/namespaces/{}/tables",
+                self.base(),
+                namespace_segment(namespace)
+            );
+            if let Some(t) = &token {
+                path.push_str(&format!("?pageToken={}", encode(t)));
+            }
+            let page: ListTablesResponse = self.call("GET", &path, None::<&()>).await?;
+            out.extend(page.identifiers.into_iter().map(|i| i.name));
+            match page.next_page_token {
+                Some(t) if !t.is_empty() => token = Some(t),
+                _ => return Ok(out),
+            }
+        }
+    }
+
+    /// Loads a table: metadata location, metadata and config (vended credentials).
+    pub async fn load_table(&self, namespace: &[String], table: &str) -> Result<LoadTableResult> {
+        self.call("GET", &self.table_path(namespace, table), None::<&()>)
+            .await
+    }
+
+    /// Creates a table.
+    pub async fn create_table(
+        &self,
+        namespace: &[String],
+        request: &CreateTableRequest,
+    ) -> Result<LoadTableResult> {
+        let path = format!(
+            "{}/namespaces/{}/tables",
+            self.base(),
+            namespace_segment(namespace)
+        );
+        self.call("POST", &path, Some(request)).await
+    }
+
+    /// Commits requirements and updates to a table; a `409` is a [`CommitOutcome::Conflict`].
+    pub async fn commit_table(&self, request: &CommitTableRequest) -> Result<CommitOutcome> {
+        let path = self.table_path(&request.identifier.namespace, &request.identifier.name);
+        match self.call("POST", &path, Some(request)).await {
+            Ok(r) => Ok(CommitOutcome::Committed(r)),
+            Err(Error::Conflict { reason, .. }) => Ok(CommitOutcome::Conflict(reason)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Sends one request and decodes the JSON answer; errors name the endpoint, the status and
+    /// the server's message (`404` → not found, `409` → conflict).
+    async fn call<B: Serialize, T: DeserializeOwned>(
+        &self,
+        method: &'static str,
+        path: &str,
+        body: Option<&B>,
+    ) -> Result<T> {
+        let endpoint = format!("{method} {}/{path}", self.uri);
+        let mut request = HttpRequest::new(method, format!("{}/{path}", self.uri))
+            .header("accept", "application/json");
+        if let Some(t) = &self.token {
+            request = request.header("authorization", format!("Bearer {t}"));
+        }
+        if let Some(b) = body {
+            let json = serde_json::to_vec(b)
+                .map_err(|e| Error::Invalid(format!("{endpoint}: encoding the request: {e}")))?;
+            request = request.header("content-type", "application/json");
+            request.body = json.into();
+        }
+        let response = self
+            .transport
+            .send(request)
+            .await
+            .map_err(|e| Error::Catalog {
+                endpoint: endpoint.clone(),
+                status: None,
+                message: e.to_string(),
+            })?;
+        let status = response.status;
+        if !(200..300).contains(&status) {
+            let message = serde_json::from_slice::<ErrorResponse>(&response.body)
+                .map(|e| format!("{}: {}", e.error.kind, e.error.message))
+                .unwrap_or_else(|_| String::from_utf8_lossy(&response.body).trim().to_string());
+            let detail = format!("{endpoint} answered {status}: {message}");
+            return Err(match status {
+                404 => Error::not_found(path_what(path), Some(detail)),
+                409 => Error::Conflict {
+                    table: endpoint,
+                    reason: format!("{status}: {message}"),
+                },
+                _ => Error::Catalog {
+                    endpoint,
+                    status: Some(status),
+                    message,
+                },
+            });
+        }
+        let body: &[u8] = if response.body.is_empty() {
+            b"null"
+        } else {
+            &response.body
+        };
+        serde_json::from_slice(body).map_err(|e| Error::Catalog {
+            endpoint,
+            status: Some(status),
+            message: format!("unexpected answer: {e}"),
+        })
+    }
+}
+
+/// What a path asks for, for a not-found error (`table ns.t`, `namespace ns`).
+fn path_what(path: &str) -> String {
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8_lossy()
+            .replace('\u{1f}', ".")
+    };
+    let parts: Vec<&str> = path.split('?').next().unwrap_or(path).split('/').collect();
+    match parts.iter().position(|p| *p == "namespaces") {
+        Some(i) if parts.len() > i + 3 => {
+            format!("table {}.{}", decode(parts[i + 1]), decode(parts[i + 3]))
+        }
+        Some(i) if parts.len() > i + 1 => format!("namespace {}", decode(parts[i + 1])),
+        _ => path.to_string(),
+    }
+}
