@@ -10,13 +10,16 @@
 
 use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
 use lakescope_iceberg::rest::{RestCatalog, RestClient, RestOptions, WarehouseStores};
-use lakescope_iceberg::write::{append, IcebergTableDefinition};
+use lakescope_iceberg::write::{
+    append, update_properties, update_schema, IcebergTableDefinition, SchemaChange,
+};
 use lakescope_iceberg::{read_table, Error, ReadRequest, SnapshotSelector, Table};
 use lakescope_paimon::spec::{DataType, TypeKind};
 use lakescope_paimon::write::SystemEnv;
 use lakescope_storage::transport::ReqwestTransport;
 use lakescope_storage::LocalStore;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -344,4 +347,41 @@ async fn missing_tables_and_bad_tokens_name_the_endpoint() {
         .unwrap_err()
         .to_string();
     assert!(err.contains(&format!("GET {uri}/v1/config")), "{err}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn schema_and_property_changes_commit_through_rest() {
+    let Some(py) = python() else { return };
+    let server = Server::start(&py, None);
+    server.pyiceberg(&["create", "db.t"]);
+    server.pyiceberg(&["append", "db.t", &rows_json(&rows(&[(1, "a")]))]);
+    let catalog = server.catalog(None).await.unwrap();
+    let env = SystemEnv::default();
+    let table = catalog.load_table("db", "t").await.unwrap();
+    let set = BTreeMap::from([("owner".to_string(), "lakescope".to_string())]);
+    update_properties(&table, &set, &[], &env).await.unwrap();
+    let add = SchemaChange::Add {
+        name: "score".into(),
+        data_type: DataType::nullable(TypeKind::BigInt),
+        doc: None,
+        position: None,
+    };
+    let evolved = update_schema(&table, &[add], &env).await.unwrap();
+    // What the server (pyiceberg) now has: the property and the new current schema.
+    let loaded = catalog.load_table("db", "t").await.unwrap();
+    let m = loaded.metadata();
+    assert_eq!(
+        m.properties.get("owner").map(String::as_str),
+        Some("lakescope")
+    );
+    assert_eq!(m.current_schema_id, evolved.metadata().current_schema_id);
+    assert_ne!(m.current_schema_id, table.metadata().current_schema_id);
+    let schema = m.current_schema().unwrap();
+    let names: Vec<&str> = schema.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["id", "name", "score"]);
+    assert_eq!(m.last_column_id, 3);
+    // Appending after the change: pyiceberg still reads every row.
+    let more = rows(&[(2, "b")]);
+    append(&loaded, &[batch(&more)], &env).await.unwrap();
+    assert_eq!(server.pyiceberg_read("db.t").0, rows(&[(1, "a"), (2, "b")]));
 }

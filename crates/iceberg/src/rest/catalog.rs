@@ -280,3 +280,49 @@ impl MetadataCatalog for RestTable {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lakescope_storage::MemoryStore;
+
+    #[test]
+    fn vended_s3_credentials_become_store_options() {
+        let config = BTreeMap::from([
+            ("s3.access-key-id".to_string(), "AK".to_string()),
+            ("s3.secret-access-key".to_string(), "SK".to_string()),
+            ("s3.session-token".to_string(), "ST".to_string()),
+            (
+                "s3.endpoint".to_string(),
+                "http://127.0.0.1:9000".to_string(),
+            ),
+            ("s3.region".to_string(), "eu-west-1".to_string()),
+            ("s3.path-style-access".to_string(), "true".to_string()),
+        ]);
+        let o = vended_store_options(&config).unwrap();
+        let c = o.credentials.unwrap();
+        assert_eq!(
+            (c.access_key_id.as_str(), c.secret_access_key.as_str()),
+            ("AK", "SK")
+        );
+        assert_eq!(c.session_token.as_deref(), Some("ST"));
+        assert_eq!(o.s3_endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        assert_eq!(o.s3_region.as_deref(), Some("eu-west-1"));
+        assert!(o.s3_path_style);
+        assert!(vended_store_options(&BTreeMap::new()).is_none());
+    }
+
+    #[test]
+    fn warehouse_tables_are_keys_under_the_root() {
+        let stores = WarehouseStores::new(Rc::new(MemoryStore::new()), "file:///data/wh/");
+        let none = BTreeMap::new();
+        assert_eq!(
+            stores.open("file:///data/wh/db/t", &none).unwrap().1,
+            "db/t"
+        );
+        let Err(err) = stores.open("file:///data/whx/t", &none) else {
+            panic!("a location outside the warehouse was accepted");
+        };
+        assert!(err.to_string().contains("outside the warehouse"), "{err}");
+    }
+}

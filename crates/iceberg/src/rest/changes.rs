@@ -119,3 +119,87 @@ pub fn changes(
     }
     (requirements, updates)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::SnapshotRef;
+
+    fn metadata() -> TableMetadata {
+        let json = r#"{"format-version": 2, "table-uuid": "u-1", "location": "s3://b/t",
+            "last-column-id": 1, "current-schema-id": 0, "default-spec-id": 0,
+            "last-partition-id": 999,
+            "schemas": [{"type": "struct", "schema-id": 0, "fields": [
+                {"id": 1, "name": "id", "type": "long", "required": false}]}],
+            "partition-specs": [{"spec-id": 0, "fields": []}],
+            "properties": {"a": "1", "gone": "x"}}"#;
+        TableMetadata::parse("m.json", json.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_new_snapshot_asserts_the_ref_it_moves() {
+        let base = metadata();
+        let mut next = base.clone();
+        let snap: crate::spec::Snapshot = serde_json::from_str(
+            r#"{"snapshot-id": 5, "sequence-number": 1, "timestamp-ms": 1,
+                "manifest-list": "s3://b/t/metadata/snap-5.avro",
+                "summary": {"operation": "append"}, "schema-id": 0}"#,
+        )
+        .unwrap();
+        next.snapshots.push(snap.clone());
+        next.current_snapshot_id = Some(5);
+        next.refs.insert(
+            "main".into(),
+            SnapshotRef {
+                snapshot_id: 5,
+                ref_type: "branch".into(),
+                max_ref_age_ms: None,
+                max_snapshot_age_ms: None,
+                min_snapshots_to_keep: None,
+            },
+        );
+        let (req, upd) = changes(&base, &next);
+        assert!(req.contains(&TableRequirement::AssertRefSnapshotId {
+            reference: "main".into(),
+            snapshot_id: None
+        }));
+        assert!(req.contains(&TableRequirement::AssertCurrentSchemaId {
+            current_schema_id: 0
+        }));
+        assert_eq!(
+            upd,
+            vec![
+                TableUpdate::AddSnapshot { snapshot: snap },
+                TableUpdate::SetSnapshotRef {
+                    ref_name: "main".into(),
+                    ref_type: "branch".into(),
+                    snapshot_id: 5
+                }
+            ]
+        );
+        let json = serde_json::to_value(&req).unwrap();
+        assert!(json.as_array().unwrap().iter().any(|r| r
+            == &serde_json::json!({"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": null})));
+    }
+
+    #[test]
+    fn properties_set_and_removed() {
+        let base = metadata();
+        let mut next = base.clone();
+        next.properties.insert("a".into(), "2".into());
+        next.properties.remove("gone");
+        let (_, upd) = changes(&base, &next);
+        assert_eq!(
+            upd,
+            vec![
+                TableUpdate::SetProperties {
+                    updates: BTreeMap::from([("a".into(), "2".into())])
+                },
+                TableUpdate::RemoveProperties {
+                    removals: vec!["gone".into()]
+                }
+            ]
+        );
+        assert!(changes(&base, &base).1.is_empty());
+    }
+}
