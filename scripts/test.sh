@@ -126,6 +126,15 @@ build_app() {
   RESULTS+=("payload: $(tail -n 1 "$LOGS/payload.txt")")
 }
 
+build_engine() {
+  # The SQL tab's engine (DataFusion in a worker) as an unoptimised build: a release build takes
+  # 25-45 min on 2 cores, this one minutes. The e2e tests of the SQL tab, DDL and Compact run
+  # against it (the same code as the release build users get from build-sql-worker.sh).
+  [ -f dist/index.html ] || { echo "no dist/index.html: the app build failed" >&2; return 1; }
+  bash scripts/build-sql-worker.sh dist --dev 2>&1 | tee "$LOGS/sql-worker.log"
+  return "${PIPESTATUS[0]}"
+}
+
 layer3() {
   local port
   [ -f dist/index.html ] || { echo "no dist/index.html: the app build failed" >&2; return 1; }
@@ -174,6 +183,7 @@ run "clippy (wasm32: app + storage)" cargo clippy --target wasm32-unknown-unknow
 run "layer 1: native cargo test" layer1
 run "layer 2: wasm-bindgen-test" layer2
 run "trunk build --release" build_app
+run "SQL engine (dev build, for e2e)" build_engine
 run "layer 3: e2e" layer3
 # Decoder and parser fuzzing, briefly (longer by hand: FUZZ_SECONDS=600 bash scripts/fuzz.sh).
 run "fuzz (brief)" env FUZZ_SECONDS="${FUZZ_SECONDS:-15}" bash scripts/fuzz.sh

@@ -75,4 +75,9 @@ export async function copyDemoToOpfs(page) {
   await page.getByTestId("opfs-button").click();
   await page.getByTestId("opfs-copy-demo").click();
   await page.getByTestId("opfs-status").filter({ hasText: /^Copied \d+ objects/ }).waitFor({ timeout: 120_000 });
+  // the copy is then opened: wait until it is connected
+  await page
+    .getByTestId("connection-status")
+    .filter({ hasText: /^opfs:\/\/my-lake\/ · \d+ databases · \d+ tables$/ })
+    .waitFor({ timeout: 60_000 });
 }

@@ -179,10 +179,11 @@ test("DDL in the SQL tab on a writable warehouse (an OPFS copy of the demo lake)
 
 test(
   "SQL tab without the engine in dist/: Run says what is missing and how to add it",
-  HAS_ENGINE ? { skip: "dist/ has the SQL engine (the tests above cover it)" } : {},
   async () => {
     const { page, close } = await openTableIn(browser, "shop.orders", "&tab=sql");
     try {
+      // A dist/ without the engine: its loader is not there (as a static host answers).
+      await page.route(/lakescope-sql-worker_loader\.js$/, (route) => route.fulfill({ status: 404, body: "not found" }));
       await page.getByTestId("sql-editor").waitFor({ timeout: 30_000 });
       await page.getByTestId("sql-run").click();
       const failure = page.getByTestId("sql-failure");

@@ -339,7 +339,8 @@ function demoTables() {
   const index = JSON.parse(readFileSync(`${DEMO}/_lakescope_index.json`, "utf8"));
   const tables = new Set();
   for (const f of index.files) {
-    const m = f.path.match(/^([^/]+)\.db\/([^/]+)\/(schema|metadata)\//);
+    // Paimon: <db>.db/<table>/schema/…; Iceberg: <namespace>/<table>/metadata/…
+    const m = f.path.match(/^([^/]+?)(?:\.db)?\/([^/]+)\/(schema|metadata)\//);
     if (m) tables.add(`${m[1]}.${m[2]}`);
   }
   return [...tables].sort();
