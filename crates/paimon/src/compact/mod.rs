@@ -25,8 +25,9 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Int64Type, Int8Type};
 use arrow_array::{ArrayRef, RecordBatch};
 
-/// Default `num-levels` of Paimon's LSM tree.
-const DEFAULT_NUM_LEVELS: i32 = 5;
+/// Default `num-sorted-run.compaction-trigger`; without `num-levels` Paimon's LSM tree has one
+/// level more than that (6: the top is level 5, where Java's full compaction writes).
+const DEFAULT_COMPACTION_TRIGGER: i32 = 5;
 
 /// Fully compacts every bucket of the partitions `partitions` selects (every partition when
 /// empty) and commits one COMPACT snapshot. Returns `None` when nothing needed compacting (no
@@ -219,14 +220,23 @@ fn check_compactable(table: &Table, schema: &TableSchema) -> Result<()> {
     Ok(())
 }
 
-/// The top level of the LSM tree (`num-levels - 1`).
+/// The top level of the LSM tree (`num-levels - 1`; `num-levels` defaults to
+/// `num-sorted-run.compaction-trigger` + 1, as in Paimon's `CoreOptions.numLevels`).
 fn max_level(schema: &TableSchema) -> Result<i32> {
-    let levels = match schema.options.get("num-levels") {
-        None => DEFAULT_NUM_LEVELS,
-        Some(v) => v
-            .trim()
-            .parse()
-            .map_err(|_| Error::Invalid(format!("num-levels '{v}' is not an integer")))?,
+    let int = |key: &str| -> Result<Option<i32>> {
+        schema
+            .options
+            .get(key)
+            .map(|v| {
+                v.trim()
+                    .parse()
+                    .map_err(|_| Error::Invalid(format!("{key} '{v}' is not an integer")))
+            })
+            .transpose()
+    };
+    let levels = match int("num-levels")? {
+        Some(levels) => levels,
+        None => int("num-sorted-run.compaction-trigger")?.unwrap_or(DEFAULT_COMPACTION_TRIGGER) + 1,
     };
     if levels < 2 {
         return Err(Error::Invalid(format!(
