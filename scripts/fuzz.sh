@@ -27,7 +27,11 @@ for target in binary_row manifest deletion_vector sql_parser iceberg_manifest; d
   if ! cargo +nightly fuzz run $PROFILE_FLAG --fuzz-dir fuzz "$target" "$work" -- \
       -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 >"$log" 2>&1; then
     tail -40 "$log"
-    echo "fuzz: $target found a crash (see $log and fuzz/artifacts/$target)" >&2
+    if grep -q 'failed to build fuzz script' "$log"; then
+      echo "fuzz: $target did not build (see $log; 'No space left on device' there means the disk is full)" >&2
+    else
+      echo "fuzz: $target found a crash (see $log and fuzz/artifacts/$target)" >&2
+    fi
     exit 1
   fi
   execs=$(grep -o 'Done [0-9]* runs' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')
