@@ -1,43 +1,21 @@
 //! The explorer's view of corpus tables (`inspect`, `inventory`) checked against the metadata
 //! JSON read independently, the corpus writer's event log, and the writer's partition folders.
 
-use bytes::Bytes;
 use lakescope_iceberg::inspect::{table_info, ChangeKind};
 use lakescope_iceberg::inventory::{snapshot_files, Content};
 use lakescope_iceberg::{SnapshotSelector, Table};
-use lakescope_storage::{MemoryStore, ObjectStore};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::rc::Rc;
 
-fn corpus_table(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/iceberg/warehouse/corpus")
-        .join(name)
-}
+mod common;
+
+use common::{corpus_table, load_corpus};
 
 /// Opens a corpus table from a memory store holding it under `corpus/<name>`.
 async fn open(name: &str) -> Table {
-    let store = MemoryStore::new();
-    let root = corpus_table(name);
-    let mut stack = vec![root.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path.strip_prefix(&root).unwrap().to_string_lossy();
-                let key = format!("corpus/{name}/{}", rel.replace('\\', "/"));
-                store
-                    .put(&key, Bytes::from(std::fs::read(&path).unwrap()))
-                    .await
-                    .unwrap();
-            }
-        }
-    }
-    Table::open(Rc::new(store), &format!("corpus/{name}"))
+    Table::open(Rc::new(load_corpus(name).await), &format!("corpus/{name}"))
         .await
         .unwrap()
 }

@@ -4,41 +4,11 @@
 use bytes::Bytes;
 use lakescope_iceberg::{read_table, Error, OpenOptions, ReadRequest, SnapshotSelector, Table};
 use lakescope_storage::{MemoryStore, ObjectStore};
-use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-fn corpus_table(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/iceberg/warehouse/corpus")
-        .join(name)
-}
+mod common;
 
-/// A memory store holding one corpus table under `corpus/<name>`.
-async fn load(name: &str) -> MemoryStore {
-    let store = MemoryStore::new();
-    let root = corpus_table(name);
-    let mut stack = vec![root.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path
-                    .strip_prefix(&root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                let key = format!("corpus/{name}/{rel}");
-                store
-                    .put(&key, Bytes::from(std::fs::read(&path).unwrap()))
-                    .await
-                    .unwrap();
-            }
-        }
-    }
-    store
-}
+use common::load_corpus as load;
 
 async fn rows(table: &Table, at: SnapshotSelector) -> Result<usize, Error> {
     let out = read_table(table, &at, &ReadRequest::default()).await?;

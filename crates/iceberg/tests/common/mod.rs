@@ -1,16 +1,18 @@
-//! Helpers shared by the write tests: column types, Arrow columns, an in-memory warehouse, and
-//! rows as sorted text lines.
+//! Helpers shared by the tests: corpus tables loaded into memory, column types, Arrow columns, an
+//! in-memory warehouse, and rows as sorted text lines.
 #![allow(dead_code)] // each test binary uses its own subset
 
 use arrow_array::{
     ArrayRef, Decimal128Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
 };
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
+use bytes::Bytes;
 use lakescope_iceberg::write::{HadoopCatalog, IcebergTableDefinition};
 use lakescope_iceberg::{read_table, ReadRequest, SnapshotSelector, Table};
 use lakescope_paimon::spec::{DataType, TypeKind};
 use lakescope_paimon::write::FixedEnv;
-use lakescope_storage::MemoryStore;
+use lakescope_storage::{MemoryStore, ObjectStore};
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -127,4 +129,38 @@ pub async fn rows(table: &Table, at: SnapshotSelector) -> Vec<String> {
     }
     lines.sort();
     lines
+}
+
+/// The folder of a corpus table in `../shared`.
+pub fn corpus_table(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/iceberg/warehouse/corpus")
+        .join(name)
+}
+
+/// A memory store holding one corpus table under `corpus/<name>`.
+pub async fn load_corpus(name: &str) -> MemoryStore {
+    let store = MemoryStore::new();
+    let root = corpus_table(name);
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let key = format!("corpus/{name}/{rel}");
+                store
+                    .put(&key, Bytes::from(std::fs::read(&path).unwrap()))
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+    store
 }
