@@ -4,6 +4,7 @@
 
 pub mod binary_row;
 pub mod bucket;
+pub mod chunked;
 pub mod catalog_ops;
 pub mod data_file;
 pub mod datum;
@@ -16,6 +17,7 @@ pub mod schema_change;
 pub mod stats;
 pub mod table_write;
 
+pub use chunked::ChunkedWrite;
 pub use dynamic_bucket::IndexChange;
 #[cfg(not(target_arch = "wasm32"))]
 pub use env::SystemEnv;

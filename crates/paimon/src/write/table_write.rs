@@ -275,9 +275,9 @@ impl From<Vec<NewFile>> for CommitMessage {
 }
 
 /// The files of one write: data files and changelog files.
-struct Written {
-    files: Vec<NewFile>,
-    changelog: Vec<NewFile>,
+pub(crate) struct Written {
+    pub(crate) files: Vec<NewFile>,
+    pub(crate) changelog: Vec<NewFile>,
 }
 
 /// Whether writes of `schema` also write their input rows as changelog files
@@ -383,7 +383,7 @@ pub async fn write_files(
     )
 }
 
-async fn write_inner(
+pub(crate) async fn write_inner(
     table: &Table,
     env: &dyn WriteEnv,
     batches: &[RecordBatch],
