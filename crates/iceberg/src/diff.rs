@@ -38,7 +38,7 @@ use crate::{Error, Result};
 use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema, SchemaRef};
-pub use lakescope_paimon::diff::{Change, PartitionCounts, CHANGE_COLUMN};
+pub use lakescope_paimon::diff::{Change, DiffProgress, PartitionCounts, CHANGE_COLUMN};
 use lakescope_paimon::spec::binary_row::Datum;
 use lakescope_paimon::spec::DataField;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -80,15 +80,28 @@ pub async fn diff_snapshots(
     from: Option<&Snapshot>,
     to: &Snapshot,
 ) -> Result<SnapshotDiff> {
-    diff_inner(table, from, to).await.map_err(|e| match e {
-        Error::Invalid(m) => Error::Invalid(format!(
-            "diff of {} snapshot {} → {}: {m}",
-            table.key(),
-            from.map_or("none".to_string(), |s| s.snapshot_id.to_string()),
-            to.snapshot_id
-        )),
-        other => other,
-    })
+    diff_snapshots_with_progress(table, from, to, &mut |_| {}).await
+}
+
+/// [`diff_snapshots`], calling `progress` once planning is done and after every data file read
+/// (its units are the differing data files of both sides).
+pub async fn diff_snapshots_with_progress(
+    table: &Table,
+    from: Option<&Snapshot>,
+    to: &Snapshot,
+    progress: &mut dyn FnMut(DiffProgress),
+) -> Result<SnapshotDiff> {
+    diff_inner(table, from, to, progress)
+        .await
+        .map_err(|e| match e {
+            Error::Invalid(m) => Error::Invalid(format!(
+                "diff of {} snapshot {} → {}: {m}",
+                table.key(),
+                from.map_or("none".to_string(), |s| s.snapshot_id.to_string()),
+                to.snapshot_id
+            )),
+            other => other,
+        })
 }
 
 /// A task's identity: the data file and the delete files (key, blob offset) that apply to it.
@@ -113,7 +126,12 @@ struct Side {
     files: usize,
 }
 
-async fn diff_inner(table: &Table, from: Option<&Snapshot>, to: &Snapshot) -> Result<SnapshotDiff> {
+async fn diff_inner(
+    table: &Table,
+    from: Option<&Snapshot>,
+    to: &Snapshot,
+    progress: &mut dyn FnMut(DiffProgress),
+) -> Result<SnapshotDiff> {
     let schema_b = table.read_schema(Some(to))?;
     let values = output_schema(table, schema_b)?;
     let plan_b = plan(table, to).await?;
@@ -129,11 +147,41 @@ async fn diff_inner(table: &Table, from: Option<&Snapshot>, to: &Snapshot) -> Re
         Some(a) => table.read_schema(Some(a))?,
         None => schema_b,
     };
+    let differing = |plan: &ScanPlan, other: &HashSet<TaskIdentity>| {
+        plan.tasks
+            .iter()
+            .filter(|t| !other.contains(&identity(t)))
+            .count()
+    };
+    let mut done = DiffProgress {
+        total: differing(&plan_a, &ids_b) + differing(&plan_b, &ids_a),
+        ..DiffProgress::default()
+    };
+    progress(done);
+    let mut file_read = || {
+        done.done += 1;
+        done.files_read += 1;
+        progress(done);
+    };
     let a = reader
-        .read(&plan_a, &ids_b, schema_a, &values, &mut parts)
+        .read(
+            &plan_a,
+            &ids_b,
+            schema_a,
+            &values,
+            &mut parts,
+            &mut file_read,
+        )
         .await?;
     let b = reader
-        .read(&plan_b, &ids_a, schema_b, &values, &mut parts)
+        .read(
+            &plan_b,
+            &ids_a,
+            schema_b,
+            &values,
+            &mut parts,
+            &mut file_read,
+        )
         .await?;
     let skipped = plan_b.tasks.len() - (b.files);
     let key_cols: Vec<usize> = schema_b
@@ -219,8 +267,8 @@ impl<'a> SideReader<'a> {
         })
     }
 
-    /// Reads the tasks of `plan` whose identity is not in `other`. `own` is the side's schema
-    /// (for equality-delete columns B no longer has).
+    /// Reads the tasks of `plan` whose identity is not in `other`, calling `file_read` after
+    /// each. `own` is the side's schema (for equality-delete columns B no longer has).
     async fn read(
         &self,
         plan: &ScanPlan,
@@ -228,6 +276,7 @@ impl<'a> SideReader<'a> {
         own: &Schema,
         values: &SchemaRef,
         parts: &mut PartitionNames,
+        file_read: &mut dyn FnMut(),
     ) -> Result<Side> {
         let n = self.fields_b.len();
         let mut side = Side::default();
@@ -270,6 +319,7 @@ impl<'a> SideReader<'a> {
                 side.batches.push(batch);
             }
             side.files += 1;
+            file_read();
         }
         Ok(side)
     }

@@ -6,7 +6,9 @@
 use arrow_array::RecordBatch;
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use lakescope_engine::canonical::row_to_json_line;
-use lakescope_iceberg::diff::{diff_snapshots, SnapshotDiff, CHANGE_COLUMN};
+use lakescope_iceberg::diff::{
+    diff_snapshots, diff_snapshots_with_progress, DiffProgress, SnapshotDiff, CHANGE_COLUMN,
+};
 use lakescope_iceberg::spec::transform::Transform;
 use lakescope_iceberg::write::{append, upsert, IcebergTableDefinition, LiveFiles};
 use lakescope_iceberg::{read::DeleteCache, SnapshotSelector, Table};
@@ -150,7 +152,12 @@ async fn every_consecutive_corpus_pair_matches_the_expected_rows() {
             let a_rows = previous.map_or_else(Vec::new, |p| expected_rows(&dir, p, &onto));
             let from = previous.map(|p| table.metadata().snapshot(p).unwrap());
             let to = table.metadata().snapshot(id).unwrap();
-            let diff = match diff_snapshots(&table, from, to).await {
+            let mut reports = Vec::new();
+            let diff = match diff_snapshots_with_progress(&table, from, to, &mut |p| {
+                reports.push(p)
+            })
+            .await
+            {
                 Ok(d) => d,
                 Err(e) => {
                     failures.push(format!("{label}: {e}"));
@@ -159,6 +166,16 @@ async fn every_consecutive_corpus_pair_matches_the_expected_rows() {
                 }
             };
             pairs += 1;
+            // Progress: the planned total first, then one report per data file read.
+            let n = diff.files_read;
+            let want: Vec<DiffProgress> = (0..=n)
+                .map(|i| DiffProgress {
+                    done: i,
+                    total: n,
+                    files_read: i,
+                })
+                .collect();
+            assert_eq!(reports, want, "{label}: progress");
             let got = diff_rows(&diff);
             let inserted = minus(&b_rows, &a_rows);
             let deleted = minus(&a_rows, &b_rows);

@@ -101,6 +101,18 @@ impl SnapshotDiff {
     }
 }
 
+/// How far a diff has got, in units of work known after planning: (partition, bucket)s whose
+/// files or deletion vectors differ for Paimon, differing data files for Iceberg.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DiffProgress {
+    /// Units compared so far.
+    pub done: usize,
+    /// Units to compare.
+    pub total: usize,
+    /// Data files read so far.
+    pub files_read: usize,
+}
+
 /// Diffs snapshot `from` (A, `None` = empty table) against snapshot `to` (B).
 ///
 /// See the module docs for the semantics. Errors name the table and snapshots.
@@ -108,6 +120,16 @@ pub async fn diff_snapshots(
     table: &Table,
     from: Option<&Snapshot>,
     to: &Snapshot,
+) -> Result<SnapshotDiff> {
+    diff_snapshots_with_progress(table, from, to, &mut |_| {}).await
+}
+
+/// [`diff_snapshots`], calling `progress` once planning is done and after every bucket.
+pub async fn diff_snapshots_with_progress(
+    table: &Table,
+    from: Option<&Snapshot>,
+    to: &Snapshot,
+    progress: &mut dyn FnMut(DiffProgress),
 ) -> Result<SnapshotDiff> {
     let context = |e: Error| match e {
         Error::Invalid(m) => Error::Invalid(format!(
@@ -118,10 +140,15 @@ pub async fn diff_snapshots(
         )),
         other => other,
     };
-    diff_inner(table, from, to).await.map_err(context)
+    diff_inner(table, from, to, progress).await.map_err(context)
 }
 
-async fn diff_inner(table: &Table, from: Option<&Snapshot>, to: &Snapshot) -> Result<SnapshotDiff> {
+async fn diff_inner(
+    table: &Table,
+    from: Option<&Snapshot>,
+    to: &Snapshot,
+    progress: &mut dyn FnMut(DiffProgress),
+) -> Result<SnapshotDiff> {
     let schema = table.schema(to.schema_id).await?;
     let reader = BucketReader::new(table, schema.clone())?;
     let pairs = touched_buckets(table, from, to).await?;
@@ -129,7 +156,13 @@ async fn diff_inner(table: &Table, from: Option<&Snapshot>, to: &Snapshot) -> Re
     let mut batches = Vec::new();
     let mut counts: BTreeMap<Vec<u8>, PartitionCounts> = BTreeMap::new();
     let mut files_read = 0;
+    let mut done = DiffProgress {
+        total: pairs.len(),
+        ..DiffProgress::default()
+    };
+    progress(done);
     for (before, after) in &pairs {
+        done.done += 1;
         let any = after.as_ref().or(before.as_ref());
         let Some(any) = any else { continue };
         let entry = counts
@@ -144,6 +177,8 @@ async fn diff_inner(table: &Table, from: Option<&Snapshot>, to: &Snapshot) -> Re
             append_bucket_diff(&reader, before.as_ref(), after.as_ref(), entry).await?
         };
         files_read += read;
+        done.files_read = files_read;
+        progress(done);
         for batch in changes {
             batches.push(
                 RecordBatch::try_new(out_schema.clone(), batch.columns().to_vec())

@@ -2,7 +2,7 @@
 
 use arrow_array::{Array, RecordBatch};
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
-use lakescope_paimon::diff::diff_snapshots;
+use lakescope_paimon::diff::{diff_snapshots, diff_snapshots_with_progress, DiffProgress};
 use lakescope_paimon::incremental::{read_incremental, IncrementalMode, IncrementalRequest};
 use lakescope_paimon::table::Table;
 use lakescope_storage::{LocalStore, ObjectStore};
@@ -120,7 +120,26 @@ async fn diff_changes(
     let t = open(path).await;
     let sa = t.snapshot(a).await.unwrap();
     let sb = t.snapshot(b).await.unwrap();
-    let d = diff_snapshots(&t, Some(&sa), &sb).await.unwrap();
+    let mut reports = Vec::new();
+    let d = diff_snapshots_with_progress(&t, Some(&sa), &sb, &mut |p| reports.push(p))
+        .await
+        .unwrap();
+    // Progress: first the planned total with nothing done, then one report per bucket, ending
+    // at the diff's own counts.
+    let total = d.buckets_read;
+    assert_eq!(reports.len(), total + 1, "{reports:?}");
+    assert_eq!(
+        reports[0],
+        DiffProgress {
+            done: 0,
+            total,
+            files_read: 0
+        }
+    );
+    for (i, p) in reports.iter().enumerate() {
+        assert_eq!((p.done, p.total), (i, total));
+    }
+    assert_eq!(reports[total].files_read, d.files_read);
     let got = rows(&d.batches)
         .iter()
         .map(|m| (key_of(m, keys), m["_change"].clone()))

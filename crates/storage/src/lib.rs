@@ -8,7 +8,7 @@
 //! [`browser::open`] opens any warehouse URI in a window or a worker.
 //! [`s3::S3Store`] and [`transport::HttpReadStore`] work over any [`transport::HttpTransport`]
 //! (natively `ReqwestTransport`, feature `native-http`); [`uri::open`] opens a store from a URI;
-//! [`CachingStore`] and [`LimitedStore`] wrap any store; [`copy_objects`] copies between stores.
+//! [`CachingStore`], [`LimitedStore`] and [`MeteredStore`] (I/O counts for progress) wrap any store; [`copy_objects`] copies between stores.
 
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub mod browser;
@@ -22,6 +22,7 @@ mod limit;
 #[cfg(not(target_arch = "wasm32"))]
 mod local;
 mod memory;
+mod meter;
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 mod opfs;
 mod path;
@@ -40,6 +41,7 @@ pub use limit::LimitedStore;
 #[cfg(not(target_arch = "wasm32"))]
 pub use local::LocalStore;
 pub use memory::MemoryStore;
+pub use meter::{IoCounts, IoMeter, MeteredStore};
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub use opfs::OpfsStore;
 pub use path::{join, parent};
