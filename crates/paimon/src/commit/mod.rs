@@ -5,6 +5,7 @@
 //! only unreferenced data/manifest files remain (Paimon's `CALL sys.remove_orphan_files`
 //! removes them). Snapshot files are never overwritten or renamed.
 
+pub mod expire;
 mod overwrite;
 mod stats;
 pub mod tags;
@@ -155,6 +156,8 @@ impl<'a> Committer<'a> {
             message.files.len(),
             overwrite.as_ref(),
         ) {
+            // Java's committer expires snapshots after empty commits too.
+            self.expire().await;
             return Ok(None);
         }
         let files = message.files;
@@ -221,6 +224,7 @@ impl<'a> Committer<'a> {
             match self.attempt(change).await? {
                 Attempt::Done(snapshot) => {
                     self.write_hints(snapshot.id).await;
+                    self.expire().await;
                     return Ok(CommitOutcome {
                         snapshot: *snapshot,
                         retries,
@@ -653,6 +657,13 @@ impl<'a> Committer<'a> {
             return Ok(None);
         }
         self.put_index_manifest(&kept).await.map(Some)
+    }
+
+    /// Expires snapshots as Paimon's committer does after each commit (unless `write-only`).
+    /// Best effort: the commit stands whatever happens here, every retained snapshot stays
+    /// readable, and the next commit's expiration picks up what this one left.
+    async fn expire(&self) {
+        let _ = expire::expire_after_commit(self.table, self.env).await;
     }
 
     async fn write_hints(&self, id: i64) {
