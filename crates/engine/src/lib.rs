@@ -9,6 +9,7 @@ pub mod iceberg_scan;
 pub mod scan;
 pub mod session;
 pub mod table_ref;
+pub mod upload;
 pub mod write;
 
 pub use catalog::{Catalog, DatabaseEntry, TableEntry};
