@@ -5,6 +5,7 @@ use crate::{Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
 use async_trait::async_trait;
 use bytes::Bytes;
 use std::ops::Range;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -57,14 +58,14 @@ impl IoMeter {
 }
 
 /// Wraps a store and counts its successful requests and bytes into an [`IoMeter`].
-pub struct MeteredStore<S> {
-    inner: S,
+pub struct MeteredStore {
+    inner: Rc<dyn ObjectStore>,
     meter: Arc<IoMeter>,
 }
 
-impl<S: ObjectStore> MeteredStore<S> {
+impl MeteredStore {
     /// Counts `inner`'s I/O into `meter`.
-    pub fn new(inner: S, meter: Arc<IoMeter>) -> Self {
+    pub fn new(inner: Rc<dyn ObjectStore>, meter: Arc<IoMeter>) -> Self {
         Self { inner, meter }
     }
 
@@ -79,7 +80,7 @@ impl<S: ObjectStore> MeteredStore<S> {
 }
 
 #[async_trait(?Send)]
-impl<S: ObjectStore> ObjectStore for MeteredStore<S> {
+impl ObjectStore for MeteredStore {
     fn describe(&self) -> String {
         self.inner.describe()
     }
@@ -124,7 +125,7 @@ mod tests {
     fn counts_successful_requests_and_their_bytes() {
         futures::executor::block_on(async {
             let meter = Arc::new(IoMeter::default());
-            let store = MeteredStore::new(MemoryStore::new(), meter.clone());
+            let store = MeteredStore::new(Rc::new(MemoryStore::new()), meter.clone());
             store
                 .put("a/x", Bytes::from_static(b"hello"))
                 .await
