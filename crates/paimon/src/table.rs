@@ -220,11 +220,22 @@ impl Table {
         format!("snapshot/snapshot-{id}")
     }
 
-    /// Snapshot `id`; [`Error::NotFound`] if it does not exist (e.g. expired).
+    /// Snapshot `id`; [`Error::NotFound`] if it does not exist, saying so when it expired
+    /// (older than the earliest snapshot).
     pub async fn snapshot(&self, id: i64) -> Result<Snapshot> {
-        self.snapshot_opt(id).await?.ok_or_else(|| Error::NotFound {
+        if let Some(s) = self.snapshot_opt(id).await? {
+            return Ok(s);
+        }
+        let context = match self.earliest_snapshot_id().await {
+            Ok(Some(earliest)) if id < earliest => format!(
+                "{}: expired, the earliest snapshot is {earliest} (snapshot.num-retained.*, snapshot.time-retained)",
+                self.path
+            ),
+            _ => self.path.clone(),
+        };
+        Err(Error::NotFound {
             what: format!("snapshot {id}"),
-            context: Some(self.path.clone()),
+            context: Some(context),
         })
     }
 

@@ -25,6 +25,7 @@ use crate::table::Table;
 use crate::write::WriteEnv;
 use files::FileId;
 use lakescope_storage::join;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 /// Paimon's defaults: `snapshot.num-retained.min`, `.max`, `snapshot.time-retained` (1 h),
@@ -253,13 +254,13 @@ async fn expire_until(table: &Table, earliest: i64, end: i64) -> Result<Expirati
         let kept = match tags.iter().rev().find(|t| t.id < s.id) {
             None => &none,
             Some(tag) => {
-                if !kept_by_tag.contains_key(&tag.id) {
+                let kept = match kept_by_tag.entry(tag.id) {
+                    Entry::Occupied(o) => o.into_mut(),
                     // A tag whose files cannot be listed protects by skipping (as Java).
-                    let files = files::live_files(table, tag).await.ok();
-                    kept_by_tag.insert(tag.id, files);
-                }
-                match kept_by_tag.get(&tag.id).and_then(Option::as_ref) {
-                    Some(k) => k,
+                    Entry::Vacant(v) => v.insert(files::live_files(table, tag).await.ok()),
+                };
+                match kept {
+                    Some(k) => &*k,
                     None => continue,
                 }
             }
