@@ -17,8 +17,14 @@ pub(super) fn as_of_millis(expr: &str, zone: Option<&str>) -> Result<i64, String
              attribute are streaming-only"
         )
     })?;
+    local_millis(literal, zone).map_err(|e| format!("FOR SYSTEM_TIME AS OF {expr}: {e}"))
+}
+
+/// Epoch milliseconds of the timestamp text `literal` (`yyyy-MM-dd[ HH:mm[:ss[.f]]]`) read in
+/// `zone` (the session's `table.local-time-zone`; UTC when `None`).
+pub(super) fn local_millis(literal: &str, zone: Option<&str>) -> Result<i64, String> {
     let local = parse_local(literal).ok_or_else(|| {
-        format!("FOR SYSTEM_TIME AS OF {expr}: '{literal}' is not a timestamp like '2024-01-01 12:30:00[.123]'")
+        format!("'{literal}' is not a timestamp like '2024-01-01 12:30:00[.123]'")
     })?;
     let zone_name = zone.unwrap_or("UTC").trim();
     let resolved = match parse_zone(zone_name) {
@@ -40,8 +46,8 @@ pub(super) fn as_of_millis(expr: &str, zone: Option<&str>) -> Result<i64, String
         // The hour repeated when clocks go back: the first of the two, as java.time does.
         LocalResult::Ambiguous(first, _) => Ok(first),
         LocalResult::None => Err(format!(
-            "FOR SYSTEM_TIME AS OF {expr}: {literal} does not exist in {zone_name} (the clocks \
-             skip it): give a time outside the gap"
+            "{literal} does not exist in {zone_name} (the clocks skip it): give a time outside \
+             the gap"
         )),
     }
 }

@@ -1,8 +1,9 @@
-//! CALL sys.* procedures: tags, rollback and full compaction (Paimon's `create_tag`,
-//! `delete_tag`, `rollback_to`, `compact`).
+//! CALL sys.* procedures: tags, rollback, full compaction and snapshot expiration (Paimon's
+//! `create_tag`, `delete_tag`, `rollback_to`, `compact`, `expire_snapshots`).
 
 use super::convert::literal_datum;
 use super::{at, Outcome, Session, StatementError, StatementResult};
+use lakescope_paimon::commit::expire::{expire_snapshots, ExpireConfig};
 use lakescope_paimon::commit::tags::{
     create_tag, delete_tag, parse_duration, rollback_to, RollbackTarget,
 };
@@ -119,6 +120,14 @@ impl Session {
             "create_tag" => &["table", "tag", "snapshot_id", "time_retained"],
             "delete_tag" => &["table", "tag"],
             "rollback_to" => &["table", "tag", "snapshot_id"],
+            "expire_snapshots" => &[
+                "table",
+                "retain_max",
+                "retain_min",
+                "older_than",
+                "max_deletes",
+                "options",
+            ],
             "compact" => &[
                 "table",
                 "partitions",
@@ -130,7 +139,7 @@ impl Session {
             _ => {
                 return Err(StatementError::new(
                     procedure.pos,
-                    format!("CALL {procedure} is not supported yet: lakescope runs sys.create_tag, sys.delete_tag, sys.rollback_to and sys.compact"),
+                    format!("CALL {procedure} is not supported yet: lakescope runs sys.create_tag, sys.delete_tag, sys.rollback_to, sys.compact and sys.expire_snapshots"),
                 ))
             }
         };
@@ -206,6 +215,41 @@ impl Session {
                     ),
                     None => format!("{}: nothing to compact", target.qualified()),
                 }
+            }
+            "expire_snapshots" => {
+                if let Some((_, p)) = args.text("options") {
+                    return Err(StatementError::new(
+                        p,
+                        format!("{procedure}: 'options' is not supported: set the table's snapshot.* options with ALTER TABLE, or give retain_max, retain_min, older_than, max_deletes"),
+                    ));
+                }
+                let now = self.env.now_millis();
+                let mut config = ExpireConfig::for_table(&table, now).map_err(|e| at(pos, e))?;
+                for (name, field) in [
+                    ("retain_max", &mut config.retain_max),
+                    ("retain_min", &mut config.retain_min),
+                    ("max_deletes", &mut config.max_deletes),
+                ] {
+                    if let Some((t, p)) = args.text(name) {
+                        *field = number(&t, name, p)?;
+                    }
+                }
+                if let Some((t, p)) = args.text("older_than") {
+                    let zone = self.options.get(super::as_of::TIME_ZONE_OPTION);
+                    config.older_than_millis =
+                        super::as_of::local_millis(&t, zone.map(String::as_str))
+                            .map_err(|e| StatementError::new(p, format!("older_than: {e}")))?;
+                }
+                let done = expire_snapshots(&table, &config)
+                    .await
+                    .map_err(|e| at(pos, e))?;
+                format!(
+                    "{}: expired {} snapshot(s) {:?}, deleted {} file(s)",
+                    target.qualified(),
+                    done.snapshots.len(),
+                    done.snapshots,
+                    done.files.len()
+                )
             }
             _ => {
                 let to = match (args.text("tag"), args.text("snapshot_id")) {

@@ -11,10 +11,13 @@
 //   java TagsJava hints <tablePath>         prints "latest <id>" and "earliest <id>"
 //   java TagsJava create-tag <tablePath> <name> <snapshotId> <retainedSeconds | ->
 //   java TagsJava rollback <tablePath> <snapshotId | tag:<name>>
+//   java TagsJava expire <tablePath> <retainMax> <retainMin> <maxDeletes>
+//       ExpireSnapshots with these limits and no time retention; prints "expired <n>"
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
+import org.apache.paimon.options.ExpireConfig;
 import org.apache.paimon.predicate.PredicateBuilder;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
@@ -88,6 +91,18 @@ public class TagsJava {
                     base.rollbackTo(args[2].substring(4));
                 } else {
                     base.rollbackTo(Long.parseLong(args[2]));
+                }
+                break;
+            case "expire":
+                {
+                    ExpireConfig config = ExpireConfig.builder()
+                            .snapshotRetainMax(Integer.parseInt(args[2]))
+                            .snapshotRetainMin(Integer.parseInt(args[3]))
+                            .snapshotMaxDeletes(Integer.parseInt(args[4]))
+                            .snapshotTimeRetain(Duration.ZERO)
+                            .build();
+                    int n = base.newExpireSnapshots().config(config).expire();
+                    System.out.println("expired " + n);
                 }
                 break;
             default:
