@@ -3,7 +3,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
-import { BASE, SCREENS, SHARED, launchBrowser, openPageIn, openTableIn, gridRows, shot } from "./harness.js";
+import { BASE, SCREENS, SHARED, launchBrowser, openPageIn, openTableIn, gridRows, holdRequests, shot } from "./harness.js";
 
 const DEMO_TABLES = {
   corpus: ["append_dt", "pk_dedup", "schema_evolution", "tagged"],
@@ -18,7 +18,7 @@ const XSS = "<img src=x onerror=alert(1)>";
 
 let browser;
 const openPage = (path) => openPageIn(browser, path);
-const openTable = (table, params) => openTableIn(browser, table, params);
+const openTable = (table, params, options) => openTableIn(browser, table, params, options);
 
 before(async () => {
   mkdirSync(SCREENS, { recursive: true });
@@ -363,6 +363,52 @@ test("files tab: partitions × buckets × levels, size chart and manifests", asy
     assert.match(await page.getByTestId("files-summary").textContent(), /\d+ files/);
     await page.getByTestId("manifests-grid").locator('[data-testid="grid-row"]').first().waitFor();
     await shot(page, "11-files");
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("diff tab: a slow diff shows buckets done and I/O with Cancel; Run again completes it", async () => {
+  let gate;
+  const { page, problems, close } = await openTable("corpus.pk_dedup", "&tab=diff&from=1&to=2", {
+    // Data files wait until the gate opens; metadata (planning) is not held.
+    beforeGoto: async (p) => (gate = await holdRequests(p, /\/bucket-\d+\/data-[^/]+$/)),
+  });
+  try {
+    await page.getByTestId("job-progress").waitFor({ timeout: 30_000 });
+    // Planning is done: the number of differing buckets is known, none read yet.
+    await page.getByTestId("job-line").filter({ hasText: /^0 of [1-9]\d* buckets · .* read in \d+ requests?/ }).waitFor();
+    assert.equal(await page.getByTestId("job-bar").getAttribute("value"), "0");
+    await shot(page, "diff-progress");
+    await page.getByTestId("job-cancel").click();
+    await page.getByTestId("job-cancelled").waitFor();
+    assert.equal(await page.getByTestId("diff-grid").count(), 0);
+    gate.open();
+    await page.getByTestId("job-rerun").click();
+    await page.getByTestId("diff-grid").waitFor({ timeout: 30_000 });
+    assert.match(await page.getByTestId("diff-summary").textContent(), /~5 changed/);
+    assert.equal(await page.getByTestId("job-progress").count(), 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("files tab: listing shows the I/O done with Cancel; Run again lists the files", async () => {
+  let gate;
+  const { page, problems, close } = await openTable("java09.pk_compacted", "&tab=files", {
+    beforeGoto: async (p) => (gate = await holdRequests(p, /\/manifest\/manifest-[^/]+$/)),
+  });
+  try {
+    await page.getByTestId("job-progress").waitFor({ timeout: 30_000 });
+    assert.match(await page.getByTestId("job-line").textContent(), /read in \d+ requests?/);
+    await page.getByTestId("job-cancel").click();
+    await page.getByTestId("job-cancelled").waitFor();
+    gate.open();
+    await page.getByTestId("job-rerun").click();
+    await page.getByTestId("files-table").waitFor({ timeout: 30_000 });
+    assert.ok((await page.getByTestId("files-row").count()) >= 3);
     assert.deepEqual(problems, []);
   } finally {
     await close();

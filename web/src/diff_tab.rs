@@ -3,11 +3,12 @@
 
 use crate::app::Selection;
 use crate::grid::{CellClass, Grid};
+use crate::progress::{Cancelled, Job, JobProgress};
 use crate::route::{go, use_route};
-use crate::util::{time, Busy, ErrorPanel, Frame, Load};
+use crate::util::{time, ErrorPanel, Frame, Load};
 use crate::versions::{versions as versions_of, Versions};
 use crate::warehouse;
-use lakescope_paimon::diff::{diff_snapshots, PartitionCounts};
+use lakescope_paimon::diff::{diff_snapshots_with_progress, PartitionCounts};
 use lakescope_paimon::spec::snapshot::Snapshot;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -29,13 +30,13 @@ struct DiffView {
     stack_partitions: bool,
 }
 
-async fn paimon_diff(p: &str, from: &str, to: &str) -> Result<DiffView, String> {
+async fn paimon_diff(p: &str, from: &str, to: &str, job: Job) -> Result<DiffView, String> {
     let t = warehouse::table(p).await?;
     let a = resolve(p, from).await?;
     let b = resolve(p, to)
         .await?
         .ok_or("Pick the snapshot to compare to.")?;
-    let d = diff_snapshots(&t, a.as_ref(), &b)
+    let d = diff_snapshots_with_progress(&t, a.as_ref(), &b, &mut |p| job.steps(p.done, p.total))
         .await
         .map_err(|e| e.to_string())?;
     Ok(DiffView {
@@ -72,7 +73,10 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
     let versions = RwSignal::new_local(Load::<Versions>::Loading("Reading snapshots…".into()));
     let result = RwSignal::new_local(None::<Load<DiffView>>);
     let path = StoredValue::new(sel.table.path.clone());
-    let generation = StoredValue::new(0u64);
+    let job = Job::new();
+    // Set when the user cancelled the diff; "Run again" bumps `rerun`.
+    let cancelled = RwSignal::new(false);
+    let rerun = RwSignal::new(0u32);
     // Which format: decided once, before anything is read.
     let iceberg = RwSignal::new(None::<bool>);
 
@@ -104,32 +108,33 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
     let range = Memo::new(move |_| route.with(|r| (r.from.clone(), r.to.clone())));
     Effect::new(move |_| {
         let (from, to) = range.get();
+        rerun.track();
         let Some(is_iceberg) = iceberg.get() else {
             return;
         };
         if to.is_empty() {
             return;
         }
-        let my = generation.with_value(|g| g + 1);
-        generation.set_value(my);
+        cancelled.set(false);
         result.set(Some(Load::Loading(format!(
             "Diffing {} → {}…",
             label(&from),
             label(&to)
         ))));
         let p = path.get_value();
-        spawn_local(async move {
-            let out = if is_iceberg {
-                iceberg_diff::diff(&p, &from, &to).await
+        let work = async move {
+            if is_iceberg {
+                iceberg_diff::diff(&p, &from, &to, job).await
             } else {
-                paimon_diff(&p, &from, &to).await
-            };
-            if generation.try_with_value(|g| *g == my).unwrap_or(false) {
-                result.set(Some(match out {
-                    Ok(v) => Load::Ready(v),
-                    Err(m) => Load::Failed(m),
-                }));
+                paimon_diff(&p, &from, &to, job).await
             }
+        };
+        job.start(work, move |out| {
+            cancelled.try_set(out.is_none());
+            result.try_set(out.map(|r| match r {
+                Ok(v) => Load::Ready(v),
+                Err(m) => Load::Failed(m),
+            }));
         });
     });
 
@@ -193,8 +198,15 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
                 _ => None,
             }}
             {move || match result.get() {
+                None if cancelled.get() => view! {
+                    <Cancelled what="The diff" rerun=move || rerun.update(|n| *n += 1) />
+                }
+                .into_any(),
                 None => ().into_any(),
-                Some(Load::Loading(t)) => view! { <Busy text=t /> }.into_any(),
+                Some(Load::Loading(t)) => {
+                    let unit = if iceberg.get() == Some(true) { "data files" } else { "buckets" };
+                    view! { <JobProgress job text=t unit /> }.into_any()
+                }
                 Some(Load::Failed(m)) => view! { <ErrorPanel title="Cannot diff these snapshots" message=m /> }.into_any(),
                 Some(Load::Ready(d)) => diff_view(d).into_any(),
             }}

@@ -4,12 +4,12 @@
 use crate::app::Selection;
 use crate::compact_action::{CompactAction, CompactState};
 use crate::grid::Grid;
+use crate::progress::{Cancelled, Job, JobProgress};
 use crate::table_panel::scan_frame;
-use crate::util::{bytes, Busy, ErrorPanel, Frame, Load};
+use crate::util::{bytes, ErrorPanel, Frame, Load};
 use crate::warehouse;
 use lakescope_engine::scan::TimeTravel;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -50,17 +50,31 @@ pub fn FilesTab(sel: Selection) -> impl IntoView {
     ));
     let table_name = format!("{}.{}", sel.database, sel.table.name);
     let sel = StoredValue::new(sel);
-    // Bumped after a compaction commit: the tab reads the table again.
+    // Bumped after a compaction commit or "Run again": the tab reads the table again.
     let reload = RwSignal::new(0u32);
     let compact_state = RwSignal::new(CompactState::Idle);
+    let job = Job::new();
+    let cancelled = RwSignal::new(false);
     Effect::new(move |_| {
         reload.track();
-        let sel = sel.get_value();
-        spawn_local(load(sel, data));
+        cancelled.set(false);
+        data.set(Load::Loading("Reading manifests ($files)…".into()));
+        job.start(load(sel.get_value()), move |out| match out {
+            Some(r) => {
+                data.try_set(r.map_or_else(Load::Failed, Load::Ready));
+            }
+            None => {
+                cancelled.try_set(true);
+            }
+        });
     });
     let on_done = move || reload.update(|n| *n += 1);
     let body = move || match data.get() {
-        Load::Loading(t) => view! { <Busy text=t /> }.into_any(),
+        _ if cancelled.get() => view! {
+            <Cancelled what="Listing the files" rerun=move || reload.update(|n| *n += 1) />
+        }
+        .into_any(),
+        Load::Loading(t) => view! { <JobProgress job text=t unit="" /> }.into_any(),
         Load::Failed(m) => {
             view! { <ErrorPanel title="Cannot list the files" message=m /> }.into_any()
         }
@@ -72,9 +86,9 @@ pub fn FilesTab(sel: Selection) -> impl IntoView {
     }
 }
 
-/// Reads the files and manifests of the selected table into `data`.
-async fn load(sel: Selection, data: RwSignal<Load<FilesData>, LocalStorage>) {
-    let out = async {
+/// Reads the files and manifests of the selected table.
+async fn load(sel: Selection) -> Result<FilesData, String> {
+    async {
         let t = warehouse::table(&sel.table.path).await?;
         let schema = t.current_schema();
         let keys = schema.partition_keys.clone();
@@ -136,11 +150,7 @@ async fn load(sel: Selection, data: RwSignal<Load<FilesData>, LocalStorage>) {
             manifests: Arc::new(manifests),
         })
     }
-    .await;
-    let _ = data.try_set(match out {
-        Ok(d) => Load::Ready(d),
-        Err(m) => Load::Failed(m),
-    });
+    .await
 }
 
 fn files_view(d: FilesData) -> impl IntoView {

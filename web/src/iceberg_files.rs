@@ -4,11 +4,11 @@
 
 use crate::app::Selection;
 use crate::iceberg_overview::open_table;
-use crate::util::{bytes, Busy, ErrorPanel, Load};
+use crate::progress::{Cancelled, Job, JobProgress};
+use crate::util::{bytes, ErrorPanel, Load};
 use lakescope_iceberg::inventory::{snapshot_files, Content, FileInfo, SnapshotFiles};
 use lakescope_iceberg::SnapshotSelector;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use std::collections::{BTreeMap, BTreeSet};
 
 fn content_class(c: Content) -> &'static str {
@@ -166,8 +166,16 @@ fn files_view(d: SnapshotFiles) -> impl IntoView {
 #[component]
 pub fn IcebergFilesTab(sel: Selection) -> impl IntoView {
     let data = RwSignal::new_local(Load::<SnapshotFiles>::Loading("Reading manifests…".into()));
-    spawn_local(async move {
-        let out = async {
+    let job = Job::new();
+    let cancelled = RwSignal::new(false);
+    let sel = StoredValue::new(sel);
+    let rerun = RwSignal::new(0u32);
+    Effect::new(move |_| {
+        rerun.track();
+        cancelled.set(false);
+        data.set(Load::Loading("Reading manifests…".into()));
+        let sel = sel.get_value();
+        let work = async move {
             let t = open_table(&sel).await?;
             let snap = t
                 .snapshot(&SnapshotSelector::Current)
@@ -176,13 +184,21 @@ pub fn IcebergFilesTab(sel: Selection) -> impl IntoView {
                 format!("Reading the manifests of {} failed: {e}. Check that the files the metadata names are in the warehouse.", sel.table.path)
             })
         };
-        data.set(match out.await {
-            Ok(d) => Load::Ready(d),
-            Err(m) => Load::Failed(m),
+        job.start(work, move |out| match out {
+            Some(r) => {
+                data.try_set(r.map_or_else(Load::Failed, Load::Ready));
+            }
+            None => {
+                cancelled.try_set(true);
+            }
         });
     });
     move || match data.get() {
-        Load::Loading(t) => view! { <Busy text=t /> }.into_any(),
+        _ if cancelled.get() => view! {
+            <Cancelled what="Listing the files" rerun=move || rerun.update(|n| *n += 1) />
+        }
+        .into_any(),
+        Load::Loading(t) => view! { <JobProgress job text=t unit="" /> }.into_any(),
         Load::Failed(m) => {
             view! { <ErrorPanel title="Cannot list the files" message=m /> }.into_any()
         }

@@ -4,16 +4,26 @@ use lakescope_engine::{Catalog, DatabaseEntry};
 use lakescope_paimon::table::Table;
 use lakescope_storage::browser::{self, scheme, Scheme};
 use lakescope_storage::uri::StoreOptions;
-use lakescope_storage::{Error, OpfsStore, INDEX_FILE_NAME};
+use lakescope_storage::{
+    Error, IoCounts, IoMeter, MeteredStore, ObjectStore, OpfsStore, INDEX_FILE_NAME,
+};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 thread_local! {
     /// The open warehouse: its base URL, catalog, and how it was reached.
     static CURRENT: RefCell<Option<(String, Catalog, StoreOptions)>> = const { RefCell::new(None) };
     /// Opened Paimon tables by path (a table caches its manifests).
     static TABLES: RefCell<HashMap<String, Rc<Table>>> = RefCell::new(HashMap::new());
+    /// Every request of every warehouse opened in this page, for progress lines.
+    static METER: Arc<IoMeter> = Arc::new(IoMeter::default());
+}
+
+/// The page's warehouse I/O so far (subtract two readings for what happened in between).
+pub fn io() -> IoCounts {
+    METER.with(|m| m.read())
 }
 
 /// The catalog of the open warehouse.
@@ -148,7 +158,10 @@ pub async fn open(uri: &str, options: &StoreOptions) -> Result<Warehouse, String
             ));
         }
     }
-    let store = browser::open(uri, options).map_err(|e| format!("Cannot open {uri}: {e}."))?;
+    let store: Rc<dyn ObjectStore> = Rc::new(MeteredStore::new(
+        browser::open(uri, options).map_err(|e| format!("Cannot open {uri}: {e}."))?,
+        METER.with(Arc::clone),
+    ));
     let mut base_url = store.describe();
     if !base_url.ends_with('/') {
         base_url.push('/');
