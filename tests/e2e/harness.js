@@ -28,8 +28,9 @@ export function launchBrowser() {
 
 export const shot = (page, name) => page.screenshot({ path: `${SCREENS}/${name}.png` });
 
-/** A fresh page that records console errors, page errors and CSP violations. */
-export async function openPageIn(browser, path = "") {
+/** A fresh page that records console errors, page errors and CSP violations; `beforeGoto(page)`
+ * runs before the app loads (e.g. to install request routes). */
+export async function openPageIn(browser, path = "", { beforeGoto } = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
   const page = await context.newPage();
   const problems = [];
@@ -48,12 +49,13 @@ export async function openPageIn(browser, path = "") {
       console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
     });
   });
+  await beforeGoto?.(page);
   await page.goto(new URL(path, BASE).href);
   return { page, problems, close: () => context.close() };
 }
 
-export async function openTableIn(browser, table, params = "") {
-  const ctx = await openPageIn(browser, `?warehouse=demo/warehouse/&table=${table}${params}`);
+export async function openTableIn(browser, table, params = "", options = {}) {
+  const ctx = await openPageIn(browser, `?warehouse=demo/warehouse/&table=${table}${params}`, options);
   await ctx.page.getByTestId("table-panel").waitFor({ timeout: 30_000 });
   return ctx;
 }
@@ -67,6 +69,17 @@ export async function gridRows(page, testid = "data-grid") {
         .sort((a, b) => Number(a.dataset.row) - Number(b.dataset.row))
         .map((r) => [...r.querySelectorAll(".gc")].map((c) => c.textContent).join("|")),
     );
+}
+
+/** A gate for requests whose URL matches `pattern`: they wait until `open()` is called. */
+export async function holdRequests(page, pattern) {
+  let open;
+  const opened = new Promise((resolve) => (open = resolve));
+  await page.route(pattern, async (route) => {
+    await opened;
+    await route.continue().catch(() => {});
+  });
+  return { open };
 }
 
 /** On a page of the app: copies the demo lake into the browser's OPFS as opfs://my-lake. */

@@ -25,6 +25,8 @@ mod iceberg_schema;
 #[cfg(target_arch = "wasm32")]
 mod iceberg_snapshots;
 #[cfg(target_arch = "wasm32")]
+mod progress;
+#[cfg(target_arch = "wasm32")]
 mod route;
 #[cfg(target_arch = "wasm32")]
 mod snapshots_tab;
