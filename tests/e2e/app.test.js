@@ -208,6 +208,11 @@ test("snapshots tab: timeline and table; clicking a snapshot time-travels the da
     await page.getByTestId("snapshots-table").waitFor({ timeout: 20_000 });
     assert.equal(await page.getByTestId("snapshot-row").count(), 5);
     assert.equal(await page.getByTestId("timeline-bar").count(), 5);
+    // At 1280 px every column fits its card (the commit user is cut with an ellipsis).
+    const [tableWidth, cardWidth] = await page
+      .getByTestId("snapshots-table")
+      .evaluate((t) => [t.scrollWidth, t.parentElement.clientWidth]);
+    assert.ok(tableWidth <= cardWidth, `table ${tableWidth} px in a ${cardWidth} px card`);
     await shot(page, "07-snapshots");
     await page.locator('[data-testid="snapshot-row"][data-snapshot="1"]').click();
     await page.waitForURL(/tab=data.*snapshot=1/);

@@ -117,7 +117,7 @@ pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
                             <td class="num">{s.total_record_count.map(|v| v.to_string()).unwrap_or_default()}</td>
                             <td class="num">{s.changelog_record_count.map(|v| v.to_string()).unwrap_or_default()}</td>
                             <td class="mono">{s.schema_id}</td>
-                            <td class="mono ellipsis">{s.commit_user.clone()}</td>
+                            <td class="mono ellipsis user" title=s.commit_user.clone()>{s.commit_user.clone()}</td>
                             <td class="mono">{s.watermark.filter(|w| *w > i64::MIN).map(|w| w.to_string()).unwrap_or_default()}</td>
                             <td>{tag_names.into_iter().map(|n| view! { <span class="tag">{n}</span> }).collect_view()}</td>
                         </tr>
@@ -136,7 +136,7 @@ pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
                     </div>
                 </section>
                 {actions}
-                <section class="card wide">
+                <section class="card wide scroll-x">
                     <table class="tbl" data-testid="snapshots-table">
                         <thead>
                             <tr>
