@@ -1,9 +1,9 @@
 // End-to-end: the built app (dist/ on a plain static server) in headless Chromium.
 // Run by scripts/test.sh; by hand: LAKESCOPE_URL=http://127.0.0.1:8080/ node --test
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync } from "node:fs";
-import { BASE, SCREENS, SHARED, launchBrowser, openPageIn, openTableIn, gridRows, holdRequests, shot } from "./harness.js";
+import { readFileSync } from "node:fs";
+import { BASE, SHARED, gridRows, holdRequests, shot, testBrowser } from "./harness.js";
 
 const DEMO_TABLES = {
   corpus: ["append_dt", "pk_dedup", "schema_evolution", "tagged"],
@@ -16,19 +16,7 @@ const DEMO_TABLES = {
 const EXPECTED = process.env.LAKESCOPE_EXPECTED ?? `${SHARED}corpus/expected/paimon`;
 const XSS = "<img src=x onerror=alert(1)>";
 
-let browser;
-const openPage = (path) => openPageIn(browser, path);
-const openTable = (table, params, options) => openTableIn(browser, table, params, options);
-
-before(async () => {
-  mkdirSync(SCREENS, { recursive: true });
-  // playwright-core launches with a fresh temporary user-data-dir every time.
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const { openPage, openTable } = testBrowser();
 
 
 

@@ -3,24 +3,16 @@
 // dist/ it says what is missing; with it, a dismissed confirmation compacts nothing and an
 // accepted one commits a COMPACT snapshot after which every bucket holds one file.
 // Run by hand: LAKESCOPE_URL=http://127.0.0.1:8080/ node --test compact.test.js
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import { BASE, SCREENS, copyDemoToOpfs, launchBrowser, openPageIn, openTableIn, shot } from "./harness.js";
+import { BASE, copyDemoToOpfs, shot, testBrowser } from "./harness.js";
 
 const TABLE = "java09.pk_compacted";
 const HAS_ENGINE = await fetch(new URL("lakescope-sql-worker_loader.js", BASE))
   .then((r) => r.ok)
   .catch(() => false);
 
-let browser;
-before(async () => {
-  mkdirSync(SCREENS, { recursive: true });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const { openPage, openTable } = testBrowser();
 
 /** The Files tab's summary line (files, size, partition×bucket, ...) on the OPFS copy. */
 async function filesTab(page) {
@@ -31,7 +23,7 @@ async function filesTab(page) {
 }
 
 test("Compact is disabled on the read-only demo lake, with a note saying why", async () => {
-  const { page, problems, close } = await openTableIn(browser, TABLE, "&tab=files");
+  const { page, problems, close } = await openTable(TABLE, "&tab=files");
   try {
     await page.getByTestId("compact-action").waitFor({ timeout: 30_000 });
     assert.equal(await page.getByTestId("compact").isDisabled(), true);
@@ -43,7 +35,7 @@ test("Compact is disabled on the read-only demo lake, with a note saying why", a
 });
 
 test("Compact on an OPFS copy: a dismissed confirmation does nothing; then it runs (or says the engine is missing)", async () => {
-  const { page, close } = await openPageIn(browser);
+  const { page, close } = await openPage();
   try {
     await copyDemoToOpfs(page);
     const before = await filesTab(page);

@@ -1,4 +1,6 @@
 // Shared pieces of the end-to-end tests: the browser, pages that record problems, grid reading.
+import { mkdirSync } from "node:fs";
+import { before, after } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
@@ -24,6 +26,24 @@ export function launchBrowser() {
       "--disable-sync",
     ],
   });
+}
+
+/** One headless Chromium for a test file's tests: launched before them (with the screenshot
+ * folder made), closed after them. The handle opens pages in it (`browser` for own contexts). */
+export function testBrowser() {
+  const handle = {
+    browser: undefined,
+    openPage: (path, options) => openPageIn(handle.browser, path, options),
+    openTable: (table, params, options) => openTableIn(handle.browser, table, params, options),
+  };
+  before(async () => {
+    mkdirSync(SCREENS, { recursive: true });
+    handle.browser = await launchBrowser();
+  });
+  after(async () => {
+    await handle.browser?.close();
+  });
+  return handle;
 }
 
 export const shot = (page, name) => page.screenshot({ path: `${SCREENS}/${name}.png` });

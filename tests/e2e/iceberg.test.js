@@ -1,23 +1,16 @@
 // End-to-end: the explorer's tabs on the demo lake's Iceberg tables (namespace `iceberg`, copies of
 // the corpus tables mor_position_deletes and partition_evolution). Run by hand:
 // LAKESCOPE_URL=http://127.0.0.1:8080/ node --test iceberg.test.js
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, readdirSync } from "node:fs";
-import { SCREENS, SHARED, launchBrowser, openTableIn, gridRows, shot } from "./harness.js";
+import { readFileSync, readdirSync } from "node:fs";
+import { SHARED, gridRows, shot, testBrowser } from "./harness.js";
 
 // The reference readers' rows (pyiceberg, checked against DuckDB) and the demo copies' metadata.
 const EXPECTED = process.env.LAKESCOPE_EXPECTED_ICEBERG ?? `${SHARED}corpus/expected/iceberg`;
 const LAKE = new URL("../../public/demo/warehouse/iceberg/", import.meta.url);
 
-let browser;
-before(async () => {
-  mkdirSync(SCREENS, { recursive: true });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const { openPage, openTable } = testBrowser();
 
 /** The newest metadata JSON of a demo Iceberg table. */
 function metadata(table) {
@@ -59,7 +52,7 @@ function normalise(cell) {
 async function checkTable(table, timeTravelIndex, extra) {
   const meta = metadata(table);
   const ref = `iceberg.${table}`;
-  const { page, problems, close } = await openTableIn(browser, ref);
+  const { page, problems, close } = await openTable(ref);
   try {
     // Overview
     await page.getByTestId("format-version").waitFor({ timeout: 30_000 });

@@ -1,11 +1,11 @@
 // End-to-end: the Diff tab on the demo lake's Iceberg tables (copies of corpus tables), checked
 // against the corpus's expected rows (pyiceberg's reads of each snapshot).
 // By hand: LAKESCOPE_URL=http://127.0.0.1:8080/ node --test iceberg_diff.test.js
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { SCREENS, SHARED, launchBrowser, openTableIn, gridRows, shot } from "./harness.js";
+import { SHARED, gridRows, shot, testBrowser } from "./harness.js";
 
 const EXPECTED = process.env.LAKESCOPE_EXPECTED_ICEBERG ?? `${SHARED}corpus/expected/iceberg`;
 const DEMO = fileURLToPath(new URL("../../public/demo/warehouse/", import.meta.url));
@@ -43,14 +43,7 @@ function minus(a, b, key) {
   });
 }
 
-let browser;
-before(async () => {
-  mkdirSync(SCREENS, { recursive: true });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const { openPage, openTable } = testBrowser();
 
 const MOR = "mor_position_deletes";
 const EVOLVED = "partition_evolution";
@@ -63,7 +56,7 @@ test("iceberg diff: position deletes of the last two snapshots by default", { sk
   const key = (r) => `${r.id}|${r.v}`;
   const deleted = minus(a, b, key).map((r) => `delete|${key(r)}`).sort();
   const inserted = minus(b, a, key).map((r) => `insert|${key(r)}`).sort();
-  const { page, problems, close } = await openTableIn(browser, `${namespaceOf(MOR)}.${MOR}`, "&tab=diff");
+  const { page, problems, close } = await openTable(`${namespaceOf(MOR)}.${MOR}`, "&tab=diff");
   try {
     await page.getByTestId("diff-grid").waitFor({ timeout: 30_000 });
     // The pickers offer every snapshot and default to the last two.
@@ -100,7 +93,7 @@ test("iceberg diff: a copy-on-write delete across partition specs, counted per p
   const deleted = minus(a, b, key).map((r) => `delete|${key(r)}`);
   const inserted = minus(b, a, key).map((r) => `insert|${key(r)}`);
   assert.ok(deleted.length > 0);
-  const { page, problems, close } = await openTableIn(browser, `${namespaceOf(EVOLVED)}.${EVOLVED}`, `&tab=diff&from=${from}&to=${to}`);
+  const { page, problems, close } = await openTable(`${namespaceOf(EVOLVED)}.${EVOLVED}`, `&tab=diff&from=${from}&to=${to}`);
   try {
     await page.getByTestId("diff-grid").waitFor({ timeout: 30_000 });
     const rows = (await gridRows(page, "diff-grid")).map((r) => r.split("|").slice(0, 3).join("|"));

@@ -3,21 +3,13 @@
 // reads the same rows through the tag as through the snapshot id), deleted, and a rollback
 // (after its confirmation; a dismissed confirmation changes nothing) removes the newest snapshot.
 // Run by hand: LAKESCOPE_URL=http://127.0.0.1:8080/ node --test tags.test.js
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import { SCREENS, copyDemoToOpfs, launchBrowser, openPageIn, openTableIn, gridRows, shot } from "./harness.js";
+import { copyDemoToOpfs, gridRows, shot, testBrowser } from "./harness.js";
 
 const TABLE = "corpus.pk_dedup";
 
-let browser;
-before(async () => {
-  mkdirSync(SCREENS, { recursive: true });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const { openPage, openTable } = testBrowser();
 
 /** Ids of the snapshot rows the Snapshots tab lists, ascending. */
 async function snapshotIds(page) {
@@ -34,7 +26,7 @@ async function rowsAt(page, version) {
 }
 
 test("tags and rollback are disabled on the read-only demo lake, with a note saying why", async () => {
-  const { page, problems, close } = await openTableIn(browser, TABLE, "&tab=snapshots");
+  const { page, problems, close } = await openTable(TABLE, "&tab=snapshots");
   try {
     await page.getByTestId("tag-actions").waitFor({ timeout: 30_000 });
     assert.match(await page.getByTestId("read-only-note").textContent(), /read-only/);
@@ -48,7 +40,7 @@ test("tags and rollback are disabled on the read-only demo lake, with a note say
 });
 
 test("on an OPFS copy: create a tag at an older snapshot, read through it, delete it, roll back", async () => {
-  const { page, problems, close } = await openPageIn(browser);
+  const { page, problems, close } = await openPage();
   try {
     await copyDemoToOpfs(page);
 
