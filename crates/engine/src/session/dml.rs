@@ -7,7 +7,7 @@ use super::convert::{
 use super::query::input_name;
 use super::{at, Outcome, QueryOutput, Session, StatementError, StatementResult};
 use crate::write::{insert_into_table, Overwrite};
-use arrow_array::{ArrayRef, Int8Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, Int8Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field, Schema};
 use lakescope_paimon::commit::commits_nothing;
 use lakescope_paimon::read::arrow_schema::to_arrow_schema;
@@ -211,6 +211,15 @@ impl Session {
                 target.qualified()
             )));
         }
+        // Nor when `ignore-delete` drops every row (a DELETE): Java's batch commit of no files
+        // creates no snapshot (ignoreEmptyCommit).
+        let ignore_delete = table.options().ignore_delete().map_err(|e| at(pos, e))?;
+        if overwrite.is_none() && ignore_delete && batches.iter().all(only_retractions) {
+            return Ok(Outcome::Done(format!(
+                "[INFO] 'ignore-delete' drops all {rows} row(s): nothing committed to {}",
+                target.qualified()
+            )));
+        }
         let outcome = insert_into_table(self.env.as_ref(), table, &batches, overwrite)
             .await
             .map_err(|e| at(pos, e))?;
@@ -300,6 +309,14 @@ impl Session {
 }
 
 /// `batch` with a `_VALUE_KIND` column of `kind`.
+/// Whether every row of `b` is a retraction (`-U`/`-D` in its row-kind column).
+fn only_retractions(b: &RecordBatch) -> bool {
+    let kinds = b
+        .column_by_name(ROW_KIND_COLUMN)
+        .and_then(|c| c.as_any().downcast_ref::<Int8Array>());
+    kinds.is_some_and(|k| k.null_count() == 0 && k.values().iter().all(|v| *v == 1 || *v == 3))
+}
+
 fn with_row_kind(b: RecordBatch, kind: i8, pos: Pos) -> StatementResult<RecordBatch> {
     let mut fields: Vec<Arc<Field>> = b.schema().fields().iter().cloned().collect();
     fields.push(Arc::new(Field::new(

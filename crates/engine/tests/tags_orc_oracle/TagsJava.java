@@ -13,7 +13,12 @@
 //   java TagsJava rollback <tablePath> <snapshotId | tag:<name>>
 //   java TagsJava expire <tablePath> <retainMax> <retainMin> <maxDeletes>
 //       ExpireSnapshots with these limits and no time retention; prints "expired <n>"
+//   java TagsJava delete-rows <tablePath> <dt> <id>...
+//       a batch write of -D rows (dt STRING, id BIGINT, v STRING) and its commit; prints
+//       "latest <id>" after it
 import org.apache.paimon.Snapshot;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
@@ -23,7 +28,11 @@ import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.table.Table;
+import org.apache.paimon.table.sink.BatchTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
+import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.types.RowKind;
 import org.apache.paimon.types.RowType;
 
 import java.time.Duration;
@@ -103,6 +112,20 @@ public class TagsJava {
                             .build();
                     int n = base.newExpireSnapshots().config(config).expire();
                     System.out.println("expired " + n);
+                }
+                break;
+            case "delete-rows":
+                {
+                    BatchWriteBuilder wb = base.newBatchWriteBuilder();
+                    try (BatchTableWrite w = wb.newWrite(); BatchTableCommit c = wb.newCommit()) {
+                        for (int i = 3; i < args.length; i++) {
+                            w.write(GenericRow.ofKind(RowKind.DELETE,
+                                    BinaryString.fromString(args[2]), Long.parseLong(args[i]),
+                                    BinaryString.fromString("gone")));
+                        }
+                        c.commit(w.prepareCommit());
+                    }
+                    System.out.println("latest " + base.snapshotManager().latestSnapshotId());
                 }
                 break;
             default:
