@@ -53,10 +53,15 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     let all_columns = RwSignal::new(Vec::<String>::new());
     let versions = RwSignal::new_local(Versions::default());
     let sel = StoredValue::new(sel);
+    // Bumped after an upload commits: the grid reloads.
+    let reload = RwSignal::new(0u32);
+    // Known once the versions are loaded: uploads are for Paimon tables.
+    let iceberg_table = RwSignal::new(None::<bool>);
 
     spawn_local(async move {
         let s = sel.get_value();
         let (iceberg, loaded) = crate::versions::versions(&s).await;
+        iceberg_table.set(Some(iceberg));
         if let Ok(v) = loaded {
             versions.set(v);
         }
@@ -75,6 +80,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     });
 
     Effect::new(move |_| {
+        reload.track();
         let q = query.get();
         let my_gen = generation.with_value(|g| g + 1);
         generation.set_value(my_gen);
@@ -293,6 +299,10 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                 <button class="btn" data-testid="export-csv" on:click=move |_| export(false)>"CSV"</button>
                 <button class="btn" data-testid="export-jsonl" on:click=move |_| export(true)>"JSON Lines"</button>
             </div>
+            <Show when=move || iceberg_table.get() == Some(false)>
+                <crate::upload_action::UploadAction database=sel.with_value(|s| s.database.clone())
+                    table=sel.with_value(|s| s.table.name.clone()) on_done=move || reload.update(|n| *n += 1) />
+            </Show>
             <div class="filterbar">
                 <span class="filter-icon" aria-hidden="true">"⌕"</span>
                 <input id="data-filter" class="input filter-input" data-testid="data-filter" type="text" spellcheck="false"

@@ -41,6 +41,10 @@ mod tag_actions;
 #[cfg(target_arch = "wasm32")]
 mod theme;
 #[cfg(target_arch = "wasm32")]
+mod upload_action;
+#[cfg(target_arch = "wasm32")]
+mod upload_client;
+#[cfg(target_arch = "wasm32")]
 mod util;
 #[cfg(target_arch = "wasm32")]
 mod versions;

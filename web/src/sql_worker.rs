@@ -22,8 +22,8 @@ type SharedListener = Rc<RefCell<dyn FnMut(&ConsoleEvent)>>;
 struct Running {
     worker: Worker,
     ready: bool,
-    /// Requests posted before the worker was ready (JSON).
-    queued: Vec<String>,
+    /// Requests posted before the worker was ready (JSON text, or an upload object).
+    queued: Vec<JsValue>,
     /// The warehouse the worker's session has open: its URI and options (JSON).
     opened: Option<String>,
     listeners: HashMap<u64, Listener>,
@@ -70,8 +70,8 @@ fn dispatch(event: ConsoleEvent) {
             Some((running.worker.clone(), std::mem::take(&mut running.queued)))
         });
         if let Some((worker, queued)) = queued {
-            for text in queued {
-                let _ = worker.post_message(&JsValue::from_str(&text));
+            for message in queued {
+                let _ = worker.post_message(&message);
             }
         }
         return;
@@ -97,6 +97,7 @@ fn dispatch(event: ConsoleEvent) {
 
 /// Fails every waiting request with `message` and forgets the worker.
 fn fail_all(message: &str) {
+    crate::upload_client::fail(message);
     let listeners = WORKER.with(|w| {
         w.borrow_mut()
             .take()
@@ -121,6 +122,9 @@ fn start() -> Result<(), String> {
         let Some(text) = event.data().as_string() else {
             return;
         };
+        if crate::upload_client::dispatch(&text) {
+            return;
+        }
         match serde_json::from_str::<ConsoleEvent>(&text) {
             Ok(event) => dispatch(event),
             Err(e) => fail_all(&format!(
@@ -176,7 +180,7 @@ fn send(request: ConsoleRequest, listener: Listener) -> Result<(), String> {
                 .post_message(&JsValue::from_str(&text))
                 .map_err(|e| format!("Cannot reach the SQL engine: {e:?}"))
         } else {
-            running.queued.push(text);
+            running.queued.push(JsValue::from_str(&text));
             Ok(())
         }
     })
@@ -226,6 +230,27 @@ pub fn run(
         },
         Box::new(move |event| (on_event.borrow_mut())(event)),
     )
+}
+
+/// Posts `message` (an upload object) to the worker, starting it if needed; it is queued until
+/// the worker is ready.
+pub fn post(message: JsValue) -> Result<(), String> {
+    if WORKER.with(|w| w.borrow().is_none()) {
+        start()?;
+    }
+    WORKER.with(|w| {
+        let mut w = w.borrow_mut();
+        let running = w.as_mut().ok_or("The SQL engine is not running.")?;
+        if running.ready {
+            running
+                .worker
+                .post_message(&message)
+                .map_err(|e| format!("Cannot reach the SQL engine: {e:?}"))
+        } else {
+            running.queued.push(message);
+            Ok(())
+        }
+    })
 }
 
 /// Whether the SQL engine has been downloaded and started.

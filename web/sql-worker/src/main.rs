@@ -1,6 +1,8 @@
 //! The SQL console's Web Worker: runs Flink SQL statements in a lakescope session with DataFusion.
 
 #[cfg(target_arch = "wasm32")]
+mod upload;
+#[cfg(target_arch = "wasm32")]
 mod worker;
 
 fn main() {

@@ -58,6 +58,8 @@ pub fn start() {
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         if let Some(text) = event.data().as_string() {
             let _ = requests.unbounded_send(text);
+        } else {
+            crate::upload::accept(&event.data());
         }
     });
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
