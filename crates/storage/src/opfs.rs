@@ -1,6 +1,7 @@
-//! Object store over the browser's Origin Private File System (`opfs://<name>/`), in windows and workers.
+//! Object store over the browser's Origin Private File System (`opfs://<name>[/<sub/folders>]/`), in windows and workers.
 //!
-//! Keys map to files below the folder `<name>` of `navigator.storage.getDirectory()`. New files
+//! Keys map to files below the folder `<name>` (or a folder inside it, e.g. a catalog's
+//! `opfs://lake/paimon`) of `navigator.storage.getDirectory()`. New files
 //! are written to a hidden temporary file and moved into place when complete, so a reader never
 //! sees a half-written object; replacing an existing file goes through `createWritable()`, whose
 //! swap file the browser commits on `close()`. OPFS has no create-new flag: `put_if_absent`
@@ -46,26 +47,32 @@ extern "C" {
 /// A store rooted at one folder of the origin's private file system.
 #[derive(Debug, Clone)]
 pub struct OpfsStore {
+    /// The root folder's path below the OPFS root (`lake` or `lake/paimon`).
     name: String,
 }
 
 impl OpfsStore {
-    /// The store of folder `name` (one path segment; created on the first write).
+    /// The store of folder `name` (`lake`, or a folder inside one: `lake/paimon`; created on the
+    /// first write).
     pub fn new(name: &str) -> Result<Self> {
         let name = name.trim().trim_matches('/');
-        if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+        let segments: Vec<&str> = name.split('/').collect();
+        if segments
+            .iter()
+            .any(|s| s.is_empty() || *s == "." || *s == "..")
+        {
             return Err(Error::Unsupported {
                 store: format!("opfs://{name}"),
-                operation: "opening (expected opfs://NAME with a folder name without '/')"
+                operation: "opening (expected opfs://NAME or opfs://NAME/FOLDER/..., folder names without '.' or '..' segments)"
                     .to_string(),
             });
         }
         Ok(Self {
-            name: name.to_string(),
+            name: segments.join("/"),
         })
     }
 
-    /// The store of `opfs://NAME[/]`.
+    /// The store of `opfs://NAME[/FOLDER...][/]`.
     pub fn from_uri(uri: &str) -> Result<Self> {
         let name = uri
             .strip_prefix("opfs://")
@@ -76,7 +83,7 @@ impl OpfsStore {
         Self::new(name)
     }
 
-    /// The folder name below the OPFS root.
+    /// The root folder's path below the OPFS root.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -91,17 +98,25 @@ impl OpfsStore {
         self.root(true).await.map(|_| ())
     }
 
+    /// Locks are per top-level folder, so stores nested in one another exclude each other.
     fn lock_name(&self, what: &str) -> String {
-        format!("lakescope-opfs:{}:{what}", self.name)
+        let top = self.name.split('/').next().unwrap_or(&self.name);
+        format!("lakescope-opfs:{top}:{what}")
     }
 
     /// The store's folder; `None` if it does not exist and `create` is false.
     async fn root(&self, create: bool) -> Result<Option<FileSystemDirectoryHandle>> {
         let storage = storage_manager().map_err(|e| js_error("open", &self.name, e))?;
-        let top: FileSystemDirectoryHandle = await_as(storage.get_directory())
+        let mut current: FileSystemDirectoryHandle = await_as(storage.get_directory())
             .await
             .map_err(|e| js_error("open", &self.name, e))?;
-        sub_directory(&top, &self.name, create, "").await
+        for segment in self.name.split('/') {
+            match sub_directory(&current, segment, create, "").await? {
+                Some(next) => current = next,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(current))
     }
 
     /// The folders from the store root down to `segments` (inclusive); `None` if one is
@@ -606,7 +621,9 @@ mod tests {
     fn names_and_keys_are_checked() {
         assert_eq!(OpfsStore::from_uri("opfs://lake/").unwrap().name(), "lake");
         assert!(OpfsStore::from_uri("opfs://").is_err());
-        assert!(OpfsStore::from_uri("opfs://a/b").is_err());
+        assert_eq!(OpfsStore::from_uri("opfs://a/b/").unwrap().name(), "a/b");
+        assert!(OpfsStore::from_uri("opfs://a//b").is_err());
+        assert!(OpfsStore::from_uri("opfs://a/../b").is_err());
         assert!(OpfsStore::from_uri("s3://a").is_err());
         assert_eq!(key_segments("/a//b/").unwrap(), vec!["a", "b"]);
         assert!(key_segments("a/../b").is_err());

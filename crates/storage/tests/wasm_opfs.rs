@@ -27,3 +27,8 @@ async fn opfs_put_if_absent_race_has_one_winner() {
 async fn opfs_delete_removes_emptied_folders() {
     opfs_cases::delete_removes_emptied_folders().await;
 }
+
+#[wasm_bindgen_test]
+async fn opfs_nested_store_is_a_folder_of_the_outer_one() {
+    opfs_cases::nested_store_is_a_folder_of_the_outer_one().await;
+}

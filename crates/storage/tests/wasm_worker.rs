@@ -69,3 +69,8 @@ async fn worker_opens_warehouses_through_the_browser_opener() {
     let missing = http.get("nothing-here").await.expect_err("404");
     assert!(missing.is_not_found(), "{missing}");
 }
+
+#[wasm_bindgen_test]
+async fn worker_opfs_nested_store_is_a_folder_of_the_outer_one() {
+    opfs_cases::nested_store_is_a_folder_of_the_outer_one().await;
+}

@@ -247,3 +247,48 @@ pub async fn delete_removes_emptied_folders() {
         PutOutcome::Created
     );
 }
+
+/// `opfs://NAME/FOLDER/...` is a store rooted at a folder inside another (a catalog's warehouse
+/// inside the page's OPFS warehouse): its objects are the outer store's objects below the folder.
+pub async fn nested_store_is_a_folder_of_the_outer_one() {
+    let outer = fresh_store("nested");
+    let inner = OpfsStore::from_uri(&format!("opfs://{}/paimon/", outer.name())).expect("nested");
+    assert_eq!(inner.describe(), format!("opfs://{}/paimon/", outer.name()));
+    assert!(
+        !inner.exists().await.expect("exists"),
+        "nothing created yet"
+    );
+    inner
+        .put("db.db/t/schema/schema-0", Bytes::from_static(b"{}"))
+        .await
+        .expect("put through the inner store");
+    assert!(inner.exists().await.expect("exists after put"));
+    assert_eq!(
+        &outer
+            .get("paimon/db.db/t/schema/schema-0")
+            .await
+            .expect("seen from the outer store")[..],
+        b"{}"
+    );
+    assert_eq!(
+        outer.list_dir("").await.expect("outer").dirs,
+        vec!["paimon"]
+    );
+    assert_eq!(inner.list_dir("").await.expect("inner").dirs, vec!["db.db"]);
+    assert_eq!(
+        inner
+            .put_if_absent("db.db/t/schema/schema-0", Bytes::from_static(b"x"))
+            .await
+            .expect("create"),
+        PutOutcome::AlreadyExists
+    );
+    inner
+        .delete("db.db/t/schema/schema-0")
+        .await
+        .expect("delete");
+    assert!(outer
+        .get("paimon/db.db/t/schema/schema-0")
+        .await
+        .expect_err("deleted")
+        .is_not_found());
+}
