@@ -58,7 +58,9 @@ pub fn CompactAction(
                     ConsoleEvent::Failed { message, .. } => {
                         Some(CompactState::Failed(message.clone()))
                     }
-                    ConsoleEvent::Done { .. } | ConsoleEvent::Ready => None,
+                    ConsoleEvent::Done { .. }
+                    | ConsoleEvent::Ready
+                    | ConsoleEvent::AlterPreview { .. } => None,
                 };
                 if let Some(finished) = finished {
                     let committed = matches!(finished, CompactState::Done(_));

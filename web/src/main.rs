@@ -11,6 +11,10 @@ mod connect;
 #[cfg(target_arch = "wasm32")]
 mod data_tab;
 #[cfg(target_arch = "wasm32")]
+mod ddl_editor;
+#[cfg(target_arch = "wasm32")]
+mod ddl_tab;
+#[cfg(target_arch = "wasm32")]
 mod diff_tab;
 #[cfg(target_arch = "wasm32")]
 mod files_tab;

@@ -15,10 +15,11 @@ pub enum Tab {
     Diff,
     Files,
     Sql,
+    Ddl,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 7] = [
+    pub const ALL: [Tab; 8] = [
         Tab::Overview,
         Tab::Schema,
         Tab::Snapshots,
@@ -26,6 +27,7 @@ impl Tab {
         Tab::Diff,
         Tab::Files,
         Tab::Sql,
+        Tab::Ddl,
     ];
 
     pub fn id(self) -> &'static str {
@@ -37,6 +39,7 @@ impl Tab {
             Tab::Diff => "diff",
             Tab::Files => "files",
             Tab::Sql => "sql",
+            Tab::Ddl => "ddl",
         }
     }
 
@@ -49,6 +52,7 @@ impl Tab {
             Tab::Diff => "Diff",
             Tab::Files => "Files",
             Tab::Sql => "SQL",
+            Tab::Ddl => "DDL",
         }
     }
 

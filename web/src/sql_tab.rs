@@ -109,7 +109,7 @@ pub fn SqlTab(sel: Selection) -> impl IntoView {
                         s.running = false;
                         s.failure = Some(message.clone());
                     }),
-                    ConsoleEvent::Ready => {}
+                    ConsoleEvent::Ready | ConsoleEvent::AlterPreview { .. } => {}
                 },
             )
         });

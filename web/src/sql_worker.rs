@@ -47,7 +47,9 @@ fn next_id() -> u64 {
 
 fn request_id(request: &ConsoleRequest) -> u64 {
     match request {
-        ConsoleRequest::Open { id, .. } | ConsoleRequest::Run { id, .. } => *id,
+        ConsoleRequest::Open { id, .. }
+        | ConsoleRequest::Run { id, .. }
+        | ConsoleRequest::PreviewAlter { id, .. } => *id,
     }
 }
 
@@ -56,7 +58,8 @@ fn event_id(event: &ConsoleEvent) -> Option<u64> {
         ConsoleEvent::Ready => None,
         ConsoleEvent::Statement { id, .. }
         | ConsoleEvent::Done { id, .. }
-        | ConsoleEvent::Failed { id, .. } => Some(*id),
+        | ConsoleEvent::Failed { id, .. }
+        | ConsoleEvent::AlterPreview { id, .. } => Some(*id),
     }
 }
 
@@ -79,7 +82,7 @@ fn dispatch(event: ConsoleEvent) {
     let Some(id) = event_id(&event) else { return };
     let last = matches!(
         event,
-        ConsoleEvent::Done { .. } | ConsoleEvent::Failed { .. }
+        ConsoleEvent::Done { .. } | ConsoleEvent::Failed { .. } | ConsoleEvent::AlterPreview { .. }
     );
     // Take the listener out while it runs: it may post new requests.
     let listener = WORKER.with(|w| w.borrow_mut().as_mut()?.listeners.remove(&id));
@@ -186,8 +189,41 @@ fn send(request: ConsoleRequest, listener: Listener) -> Result<(), String> {
     })
 }
 
+/// Opens the warehouse at `base_url` in the worker's session unless it has it open already;
+/// `on_event` sees why an open failed.
+fn ensure_open(
+    base_url: &str,
+    options: &StoreOptions,
+    on_event: SharedListener,
+) -> Result<(), String> {
+    let opened = WORKER.with(|w| w.borrow().as_ref().and_then(|r| r.opened.clone()));
+    let connection = format!("{base_url}\n{}", options.to_json());
+    if opened.as_deref() == Some(connection.as_str()) {
+        return Ok(());
+    }
+    send(
+        ConsoleRequest::Open {
+            id: next_id(),
+            uri: base_url.to_string(),
+            options: Box::new(options.clone()),
+        },
+        Box::new(move |event| {
+            if matches!(event, ConsoleEvent::Done { .. }) {
+                WORKER.with(|w| {
+                    if let Some(running) = w.borrow_mut().as_mut() {
+                        running.opened = Some(connection.clone());
+                    }
+                });
+            } else {
+                (on_event.borrow_mut())(event);
+            }
+        }),
+    )
+}
+
 /// Runs `sql` in the worker's session over the warehouse at `base_url` (opened first if the
-/// session has another one); `on_event` sees each statement and then `Done` or `Failed`.
+/// session has another one), stopping at the first failing statement; `on_event` sees each
+/// statement and then `Done` or `Failed`.
 pub fn run(
     base_url: &str,
     options: &StoreOptions,
@@ -195,39 +231,45 @@ pub fn run(
     max_rows: usize,
     on_event: impl FnMut(&ConsoleEvent) + 'static,
 ) -> Result<(), String> {
+    run_script(base_url, options, sql, max_rows, false, on_event)
+}
+
+/// [`run`], going on after failing statements when `keep_going` is set (as `lakescope sql
+/// --keep-going`).
+pub fn run_script(
+    base_url: &str,
+    options: &StoreOptions,
+    sql: String,
+    max_rows: usize,
+    keep_going: bool,
+    on_event: impl FnMut(&ConsoleEvent) + 'static,
+) -> Result<(), String> {
     let on_event: SharedListener = Rc::new(RefCell::new(on_event));
-    let opened = WORKER.with(|w| w.borrow().as_ref().and_then(|r| r.opened.clone()));
-    let connection = format!("{base_url}\n{}", options.to_json());
-    if opened.as_deref() != Some(connection.as_str()) {
-        let open_id = next_id();
-        let forward = on_event.clone();
-        send(
-            ConsoleRequest::Open {
-                id: open_id,
-                uri: base_url.to_string(),
-                options: Box::new(options.clone()),
-            },
-            Box::new(move |event| {
-                if matches!(event, ConsoleEvent::Done { .. }) {
-                    WORKER.with(|w| {
-                        if let Some(running) = w.borrow_mut().as_mut() {
-                            running.opened = Some(connection.clone());
-                        }
-                    });
-                } else {
-                    (forward.borrow_mut())(event);
-                }
-            }),
-        )?;
-    }
-    let run_id = next_id();
+    ensure_open(base_url, options, on_event.clone())?;
     send(
         ConsoleRequest::Run {
-            id: run_id,
+            id: next_id(),
             sql,
-            keep_going: false,
+            keep_going,
             max_rows,
         },
+        Box::new(move |event| (on_event.borrow_mut())(event)),
+    )
+}
+
+/// Validates one ALTER TABLE in the worker's session over the warehouse at `base_url` and
+/// applies it to the table's schema without committing; `on_event` sees `AlterPreview` (or
+/// `Failed`).
+pub fn preview_alter(
+    base_url: &str,
+    options: &StoreOptions,
+    sql: String,
+    on_event: impl FnMut(&ConsoleEvent) + 'static,
+) -> Result<(), String> {
+    let on_event: SharedListener = Rc::new(RefCell::new(on_event));
+    ensure_open(base_url, options, on_event.clone())?;
+    send(
+        ConsoleRequest::PreviewAlter { id: next_id(), sql },
         Box::new(move |event| (on_event.borrow_mut())(event)),
     )
 }

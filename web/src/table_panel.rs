@@ -111,6 +111,7 @@ pub fn TablePanel(selection: Selection) -> impl IntoView {
                         (Tab::Diff, _) => view! { <crate::diff_tab::DiffTab sel=s /> }.into_any(),
                         (Tab::Files, _) => view! { <crate::files_tab::FilesTab sel=s /> }.into_any(),
                         (Tab::Sql, _) => view! { <crate::sql_tab::SqlTab sel=s /> }.into_any(),
+                        (Tab::Ddl, _) => view! { <crate::ddl_tab::DdlTab sel=s /> }.into_any(),
                     }
                 }}
             </div>
@@ -364,7 +365,7 @@ fn OptionsTable(options: BTreeMap<String, String>) -> impl IntoView {
 }
 
 /// One change between two schema versions, matched by field id.
-fn schema_changes(old: &TableSchema, new: &TableSchema) -> Vec<(&'static str, String)> {
+pub(crate) fn schema_changes(old: &TableSchema, new: &TableSchema) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     for f in &new.fields {
         match old.field_by_id(f.id) {

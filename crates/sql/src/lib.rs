@@ -6,6 +6,7 @@
 pub mod ast;
 mod cursor;
 pub mod dialect;
+pub mod editor;
 pub mod error;
 pub mod evolve;
 mod parser;

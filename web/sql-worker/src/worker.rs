@@ -112,5 +112,9 @@ async fn serve(session: &mut Session, request: ConsoleRequest) {
                 .await;
             post(&ConsoleEvent::Done { id, failed });
         }
+        ConsoleRequest::PreviewAlter { id, sql } => {
+            let outcome = session.preview_alter(&sql).await;
+            post(&ConsoleEvent::AlterPreview { id, outcome });
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The SQL console's messages between the page and the worker that runs its session (plain data, JSON).
 
-use super::StatementReport;
+use super::{PreviewOutcome, StatementReport};
 use lakescope_storage::uri::StoreOptions;
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +30,14 @@ pub enum ConsoleRequest {
         keep_going: bool,
         /// Rows kept per result (the rest are only counted).
         max_rows: usize,
+    },
+    /// Validate one ALTER TABLE and apply it to its table's current schema without committing
+    /// (answered by [`ConsoleEvent::AlterPreview`]).
+    PreviewAlter {
+        /// See `Open::id`.
+        id: u64,
+        /// The statement.
+        sql: String,
     },
 }
 
@@ -61,6 +69,13 @@ pub enum ConsoleEvent {
         id: u64,
         /// Why, in plain words.
         message: String,
+    },
+    /// The answer to a `PreviewAlter` request (its last event).
+    AlterPreview {
+        /// The request.
+        id: u64,
+        /// The schemas, or the error with its position.
+        outcome: PreviewOutcome,
     },
 }
 

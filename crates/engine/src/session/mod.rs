@@ -8,6 +8,7 @@ mod ddl;
 mod dml;
 mod engine;
 mod iceberg;
+mod preview;
 mod procedures;
 mod query;
 mod report;
@@ -16,6 +17,7 @@ mod show;
 pub use catalogs::{CatalogKind, StoreOpener};
 pub use console::{ConsoleEvent, ConsoleRequest};
 pub use engine::{ColumnsNeeded, QueryEngine, QueryInput, QueryOutput};
+pub use preview::PreviewOutcome;
 pub use report::{ReportColumn, ReportOutcome, StatementReport};
 
 use catalogs::SessionCatalog;
