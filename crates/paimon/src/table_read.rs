@@ -256,7 +256,11 @@ impl<'a> SplitReader<'a> {
             && (self.deletion_vectors || self.merge_engine == MergeEngine::FirstRow)
     }
 
-    async fn read_split(&self, split: &Split, request: &ReadRequest) -> Result<Vec<RecordBatch>> {
+    pub(crate) async fn read_split(
+        &self,
+        split: &Split,
+        request: &ReadRequest,
+    ) -> Result<Vec<RecordBatch>> {
         let mut files: Vec<&DataFileMeta> = split.files.iter().collect();
         if self.skips_level_zero() || (request.read_optimized && self.is_primary_key_table()) {
             files.retain(|f| f.level > 0);

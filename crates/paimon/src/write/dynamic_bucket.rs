@@ -46,6 +46,9 @@ pub struct DynamicBucketAssigner {
     base: Option<String>,
     for_overwrite: bool,
     partitions: HashMap<Vec<u8>, PartitionIndex>,
+    /// Cross-partition upsert tables: the bucket of each input row, assigned beforehand by
+    /// the global key index (no HASH index is kept).
+    planned: Option<Vec<i32>>,
 }
 
 /// `dynamic-bucket.target-row-num` (default 2 000 000, at least 1).
@@ -71,11 +74,30 @@ impl DynamicBucketAssigner {
             base: None,
             for_overwrite: true,
             partitions: HashMap::new(),
+            planned: None,
         })
+    }
+
+    /// An assigner handing out buckets assigned beforehand, row by row (cross-partition
+    /// upsert tables: see `cross_partition`); it writes no index.
+    pub(crate) fn planned(buckets: Vec<i32>) -> Self {
+        Self {
+            target: 1,
+            base: None,
+            for_overwrite: false,
+            partitions: HashMap::new(),
+            planned: Some(buckets),
+        }
     }
 
     /// Loads the HASH index of `snapshot` (none for an empty table).
     pub async fn load(table: &Table, snapshot: Option<&Snapshot>) -> Result<Self> {
+        if super::cross_partition::applies(table.current_schema())? {
+            return Err(Error::Invalid(format!(
+                "{}: a cross-partition upsert table has no HASH index: its buckets come from a global key index (write it with write::write)",
+                table.path()
+            )));
+        }
         let target = target_row_num(table)?;
         let base = snapshot.and_then(|s| s.index_manifest.clone());
         let mut partitions: HashMap<Vec<u8>, PartitionIndex> = HashMap::new();
@@ -106,7 +128,18 @@ impl DynamicBucketAssigner {
             base,
             for_overwrite: false,
             partitions,
+            planned: None,
         })
+    }
+
+    /// The bucket of input row `row`: the planned one, else [`DynamicBucketAssigner::assign`].
+    pub(crate) fn assign_row(&mut self, row: usize, partition: &[u8], hash: i32) -> Result<i32> {
+        match &self.planned {
+            Some(buckets) => buckets.get(row).copied().ok_or_else(|| {
+                Error::Invalid(format!("dynamic bucket: no bucket planned for row {row}"))
+            }),
+            None => Ok(self.assign(partition, hash)),
+        }
     }
 
     /// The bucket of a key with this hash in this partition (remembered for the index).

@@ -6,6 +6,7 @@ pub mod binary_row;
 pub mod bucket;
 pub mod chunked;
 pub mod catalog_ops;
+mod cross_partition;
 pub mod data_file;
 pub mod datum;
 pub mod dynamic_bucket;

@@ -56,15 +56,20 @@ pub fn initial_schema(def: &TableDefinition, time_millis: i64) -> Result<TableSc
         }
     }
     if !def.primary_keys.is_empty() {
+        // A key lacking partition fields is a cross-partition upsert table: dynamic bucket only
+        // (Java's SchemaValidation).
+        let bucket = def.options.get("bucket").map_or("-1", |b| b.trim());
         if let Some(p) = def
             .partition_keys
             .iter()
             .find(|p| !def.primary_keys.contains(p))
         {
-            return Err(Error::Invalid(format!(
-                "primary key constraint {:?} should include all partition fields (missing {p})",
-                def.primary_keys
-            )));
+            if bucket != "-1" {
+                return Err(Error::Invalid(format!(
+                    "primary key constraint {:?} should include all partition fields (missing {p}) unless 'bucket' = '-1' (cross-partition upsert)",
+                    def.primary_keys
+                )));
+            }
         }
         if def.primary_keys.len() == def.partition_keys.len() {
             return Err(Error::Invalid(

@@ -2,6 +2,7 @@
 
 use super::binary_row::{empty_row, hash_code, serialize};
 use super::bucket::BucketAssigner;
+use super::cross_partition;
 use super::data_file::FileEncoding;
 use super::datum::datum_at;
 use super::dynamic_bucket::{DynamicBucketAssigner, IndexChange};
@@ -67,16 +68,6 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
             return refuse("an append table with bucket > 0 needs a 'bucket-key'".into());
         }
     } else {
-        if bucket == -1
-            && schema
-                .partition_keys
-                .iter()
-                .any(|p| !schema.primary_keys.contains(p))
-        {
-            return refuse(
-                "writing cross-partition upsert tables (dynamic bucket with a primary key lacking partition fields) is not implemented yet".into(),
-            );
-        }
         match options.changelog_producer()? {
             ChangelogProducer::None => {}
             // The input rows are written again as changelog files (see `write_inner`).
@@ -321,6 +312,27 @@ async fn write_message(
 ) -> Result<CommitMessage> {
     let schema = table.current_schema().clone();
     check_writable(table, &schema)?;
+    if cross_partition::applies(&schema)? {
+        // Java's global index: no HASH index files, buckets from the key index bootstrapped
+        // from the table's data, for INSERT OVERWRITE too (Flink's GlobalDynamicBucketSink):
+        // the partitions receiving rows, moved keys' old ones included, are then replaced.
+        let assigned = cross_partition::assign(table, &schema, batches).await?;
+        let mut planned = DynamicBucketAssigner::planned(assigned.buckets);
+        let written = write_inner(
+            table,
+            env,
+            &[assigned.batch],
+            first_sequence,
+            Some(&mut planned),
+            !overwrite,
+        )
+        .await?;
+        return Ok(CommitMessage {
+            files: written.files,
+            index: None,
+            changelog: written.changelog,
+        });
+    }
     if !schema.primary_keys.is_empty() && schema.core_options().bucket()? == -1 {
         let mut assigner = if overwrite {
             DynamicBucketAssigner::for_overwrite(table)?
@@ -463,7 +475,7 @@ pub(crate) async fn write_inner(
                     .iter()
                     .map(|i| datum_at(columns[*i].as_ref(), row, &schema.fields[*i].data_type))
                     .collect::<Result<_>>()?;
-                d.assign(&part_bytes, hash_code(&key, &key_types)?)
+                d.assign_row(row, &part_bytes, hash_code(&key, &key_types)?)?
             }
             None => assigner.bucket(&columns, row)?,
         };
@@ -862,7 +874,10 @@ fn indexes(schema: &TableSchema, names: &[String]) -> Result<Vec<usize>> {
 }
 
 /// The table's columns (by name, cast to the table's Arrow types) and the row kinds.
-fn project(schema: &TableSchema, batches: &[RecordBatch]) -> Result<(Vec<ArrayRef>, Vec<RowKind>)> {
+pub(crate) fn project(
+    schema: &TableSchema,
+    batches: &[RecordBatch],
+) -> Result<(Vec<ArrayRef>, Vec<RowKind>)> {
     let options = schema.core_options();
     let rowkind_field = options.rowkind_field();
     let mut per_field: Vec<Vec<ArrayRef>> = vec![Vec::new(); schema.fields.len()];
