@@ -3,12 +3,12 @@
 // column names and option keys (with their documentation), previews the next schema, and commits
 // it on a writable warehouse (an OPFS copy of the demo lake) so the Schema tab shows it at once.
 // Needs the engine in dist/ for the editor tests (`bash scripts/build-sql-worker.sh dist`).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BASE, SCREENS, copyDemoToOpfs, launchBrowser, openTableIn, shot } from "./harness.js";
+import { BASE, copyDemoToOpfs, shot, testBrowser } from "./harness.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = process.env.LAKESCOPE_CLI ?? `${ROOT}target/debug/lakescope`;
@@ -20,14 +20,7 @@ const HAS_ENGINE = await fetch(new URL("lakescope-sql-worker_loader.js", BASE))
 const NEEDS_ENGINE = HAS_ENGINE ? {} : { skip: "dist/ has no SQL engine (bash scripts/build-sql-worker.sh dist)" };
 const NEEDS_CLI = existsSync(CLI) ? {} : { skip: `no CLI at ${CLI} (cargo build -p lakescope-cli)` };
 
-let browser;
-before(async () => {
-  mkdirSync(SCREENS, { recursive: true });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const { openPage, openTable } = testBrowser();
 
 /** The CLI's SHOW CREATE TABLE of `table` on the demo warehouse (one CSV cell, unquoted). */
 function cliCreateTable(table) {
@@ -59,7 +52,7 @@ async function schemaVersions(page) {
 }
 
 test("DDL tab on the demo host: CREATE TABLE as SHOW CREATE TABLE gives it; Commit disabled with a note", NEEDS_CLI, async () => {
-  const { page, problems, close } = await openTableIn(browser, "shop.customers", "&tab=ddl");
+  const { page, problems, close } = await openTable("shop.customers", "&tab=ddl");
   try {
     const create = page.getByTestId("ddl-create");
     await create.waitFor({ timeout: 30_000 });
@@ -77,18 +70,9 @@ test("DDL tab on the demo host: CREATE TABLE as SHOW CREATE TABLE gives it; Comm
 });
 
 test("DDL tab on an OPFS copy: error underlined at its position, completion, preview, commit, Schema tab updated", NEEDS_ENGINE, async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" && !/status of 404/.test(m.text())) problems.push(`console: ${m.text()}`);
-  });
-  await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective}`));
-  });
+  const { page, problems, close } = await openPage();
+  await page.setViewportSize({ width: 1280, height: 900 });
   try {
-    await page.goto(new URL("./", BASE).href);
     await copyDemoToOpfs(page);
     await page.goto(new URL("?warehouse=opfs://my-lake&table=shop.customers&tab=schema", BASE).href);
     const before = await schemaVersions(page);
@@ -170,6 +154,6 @@ test("DDL tab on an OPFS copy: error underlined at its position, completion, pre
     await shot(page, "36-ddl-schema-after");
     assert.deepEqual(problems, []);
   } finally {
-    await context.close();
+    await close();
   }
 });
