@@ -11,123 +11,27 @@
 //! the same files per bucket and the same streamed changelog. The oracles are subprocesses set
 //! up by `scripts/oracles.sh`; without them the test fails (set `LAKESCOPE_SKIP_ORACLES=1` to
 //! skip it).
-use arrow_array::{ArrayRef, Int32Array, Int8Array, RecordBatch, StringArray};
+mod changelog_harness;
+
+use changelog_harness::{
+    input, java_stream, java_write, oracles, our_changelog, pypaimon_stream, snapshot_file,
+};
 use lakescope_engine::scan::TimeTravel;
 use lakescope_engine::write::Definition;
-use lakescope_engine::{Catalog, TableRef};
+use lakescope_engine::Catalog;
 use lakescope_paimon::commit::CommitOptions;
-use lakescope_paimon::incremental::IncrementalMode;
 use lakescope_paimon::spec::types::MAX_LENGTH;
 use lakescope_paimon::spec::{CommitKind, Snapshot, TypeKind};
 use lakescope_paimon::table::Table;
-use lakescope_paimon::write::{FixedEnv, ROW_KIND_COLUMN};
+use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::LocalStore;
 use lakescope_test_support::engine::canonical_rows;
-use lakescope_test_support::oracles::{
-    normalize, read_java, read_pypaimon, run, sections, Oracles, Sections,
-};
-use lakescope_test_support::tables::{batch, t};
+use lakescope_test_support::oracles::{normalize, read_java, read_pypaimon, Sections};
+use lakescope_test_support::tables::t;
 use lakescope_test_support::temp_dir;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use std::rc::Rc;
-use std::sync::Arc;
-
-/// The oracles, with `ChangelogJava` (streaming read) and `MergeEngineJava` (Java's writer)
-/// compiled next to `ReadJava`.
-fn oracles() -> Option<Oracles> {
-    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    Some(
-        lakescope_test_support::oracles::oracles()?
-            .with_java(
-                &tests.join("changelog_input_oracle/ChangelogJava.java"),
-                &tmp.join("changelog-input-classes"),
-            )
-            .with_java(
-                &tests.join("merge_engine_oracle/MergeEngineJava.java"),
-                &tmp.join("changelog-input-writer-classes"),
-            ),
-    )
-}
-
-/// Java 0.9's streaming read from snapshot 1: the records of each planned snapshot.
-fn java_stream(o: &Oracles, table_dir: &Path) -> Sections {
-    let mut cmd = Command::new("java");
-    cmd.arg("-cp")
-        .arg(&o.java_cp)
-        .arg("ChangelogJava")
-        .arg("stream")
-        .arg(table_dir)
-        .arg("1");
-    sections(&run(&mut cmd, "Java Paimon 0.9 streaming read"))
-}
-
-/// pypaimon 2.1's streaming read from snapshot 1, with row kinds.
-fn pypaimon_stream(o: &Oracles, warehouse: &Path, table: &str) -> Sections {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/changelog_input_oracle/pypaimon_stream.py");
-    let mut cmd = Command::new(&o.python);
-    cmd.arg(script).arg(warehouse).arg(table);
-    sections(&run(&mut cmd, "pypaimon 2.1 streaming read"))
-}
-
-/// One commit of Java 0.9's own writer ("kind;id;v;dt" rows).
-fn java_write(o: &Oracles, table_dir: &Path, rows: &[&str]) {
-    let mut cmd = Command::new("java");
-    cmd.arg("-cp")
-        .arg(&o.java_cp)
-        .arg("MergeEngineJava")
-        .arg("write")
-        .arg(table_dir)
-        .args(rows);
-    run(&mut cmd, "Java Paimon 0.9 write");
-}
-
-/// The rows of a commit, "kind;id;v;dt" (`null` for a NULL v), as a batch with `_VALUE_KIND`.
-fn input(rows: &[&str]) -> RecordBatch {
-    let parts: Vec<Vec<&str>> = rows.iter().map(|r| r.split(';').collect()).collect();
-    let kind = |k: &str| match k {
-        "+I" => 0i8,
-        "-U" => 1,
-        "+U" => 2,
-        "-D" => 3,
-        other => panic!("row kind {other}"),
-    };
-    batch(vec![
-        (
-            "id",
-            Arc::new(Int32Array::from(
-                parts
-                    .iter()
-                    .map(|p| p[1].parse::<i32>().unwrap())
-                    .collect::<Vec<_>>(),
-            )) as ArrayRef,
-        ),
-        (
-            "v",
-            Arc::new(StringArray::from(
-                parts
-                    .iter()
-                    .map(|p| (p[2] != "null").then_some(p[2]))
-                    .collect::<Vec<_>>(),
-            )),
-        ),
-        (
-            "dt",
-            Arc::new(StringArray::from(
-                parts.iter().map(|p| p[3]).collect::<Vec<_>>(),
-            )),
-        ),
-        (
-            ROW_KIND_COLUMN,
-            Arc::new(Int8Array::from(
-                parts.iter().map(|p| kind(p[0])).collect::<Vec<_>>(),
-            )),
-        ),
-    ])
-}
 
 /// The changelog records a commit of `rows` must produce, as the oracles print them.
 fn expected_changelog(rows: &[&str]) -> Vec<String> {
@@ -188,11 +92,6 @@ const COMMITS: &[&[&str]] = &[
 /// The APPEND commit after the compaction.
 const AFTER_COMPACTION: &[&str] = &["+I;7;g;d1", "+U;2;b3;d1"];
 
-fn snapshot_file(dir: &Path, id: i64) -> Snapshot {
-    let bytes = std::fs::read(dir.join(format!("snapshot/snapshot-{id}"))).unwrap();
-    Snapshot::from_json(&bytes).unwrap()
-}
-
 /// Per bucket folder (`dt=../bucket-N`): how many data and changelog files it holds.
 fn files_per_bucket(dir: &Path) -> BTreeMap<String, (usize, usize)> {
     let mut out = BTreeMap::new();
@@ -220,26 +119,6 @@ fn files_per_bucket(dir: &Path) -> BTreeMap<String, (usize, usize)> {
         }
     }
     out
-}
-
-/// lakescope's own changelog read of snapshot `id` (`$audit_log`, incremental-between
-/// `id-1,id`, scan mode changelog).
-async fn our_changelog(catalog: &Catalog, table: &TableRef, id: i64) -> Vec<String> {
-    let audit = TableRef {
-        system: Some("audit_log".into()),
-        ..table.clone()
-    };
-    canonical_rows(
-        catalog,
-        &audit,
-        TimeTravel::IncrementalBetween {
-            start: (id - 1).to_string(),
-            end: id.to_string(),
-            mode: Some(IncrementalMode::Changelog),
-        },
-    )
-    .await
-    .unwrap()
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 //! identically at every snapshot in lakescope, Java Paimon 0.9 and pypaimon 2.1 (where pypaimon
 //! implements the engine's options; otherwise its exact refusal is asserted); a commit of Java's
 //! own writer on top of a lakescope-written table reads the same in lakescope and Java. Also the
-//! writes lakescope refuses (changelog producers, retractions an engine rejects). Compaction
+//! writes lakescope refuses (retractions an engine rejects, conflicting options). Compaction
 //! (`CALL sys.compact`, in a SQL session) of deduplicate and aggregation tables and first-row
 //! tables (written as Java's writer does: APPEND, then COMPACT) through several commits and
 //! ALTERs read identically at every snapshot, also after Java commits on top.
@@ -791,27 +791,6 @@ async fn refused_merge_engine_writes() {
     let env = FixedEnv::new(1_790_000_000_000, 12);
     let cols = [("id", Ty::Int), ("v", Ty::Big)];
     let cases: &[RefusedCase] = &[
-        (
-            "agg_lookup",
-            &[
-                ("merge-engine", "aggregation"),
-                ("fields.v.aggregate-function", "sum"),
-                ("changelog-producer", "lookup"),
-            ],
-            &[
-                "changelog-producer=lookup",
-                "compaction",
-                "streaming consumer",
-            ],
-        ),
-        (
-            "pu_full",
-            &[
-                ("merge-engine", "partial-update"),
-                ("changelog-producer", "full-compaction"),
-            ],
-            &["changelog-producer=full-compaction", "compaction"],
-        ),
         (
             "pu_conflict",
             &[

@@ -4,6 +4,12 @@
 //       a row is "<kind>;<v1>;<v2>;..." in schema field order: kind +I, -U, +U or -D; "null" is
 //       NULL; values of INT, BIGINT, STRING, DECIMAL, BOOLEAN and DOUBLE columns. Fixed-bucket
 //       tables only (the writer computes the bucket). Prints the snapshot ids after the commit.
+//
+//   java -cp ... MergeEngineJava write-full-compaction <tablePath> <row>...
+//       the same, then a full compaction of every bucket written before the commit, as Flink's
+//       batch sink of a changelog-producer=full-compaction table does at the end of its input
+//       (GlobalFullCompactionSinkWrite): the commit is an APPEND then a COMPACT snapshot.
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.Decimal;
 import org.apache.paimon.data.GenericRow;
@@ -15,16 +21,23 @@ import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.SinkRecord;
+import org.apache.paimon.table.sink.TableWriteImpl;
 import org.apache.paimon.types.DataType;
 import org.apache.paimon.types.DecimalType;
 import org.apache.paimon.types.RowKind;
 import org.apache.paimon.types.RowType;
 
 import java.math.BigDecimal;
+import java.util.AbstractMap.SimpleEntry;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
 
 public class MergeEngineJava {
     public static void main(String[] args) throws Exception {
-        if (!args[0].equals("write")) {
+        boolean fullCompaction = args[0].equals("write-full-compaction");
+        if (!args[0].equals("write") && !fullCompaction) {
             throw new IllegalArgumentException("unknown command " + args[0]);
         }
         FileStoreTable t = FileStoreTableFactory.create(LocalFileIO.create(), new Path(args[1]));
@@ -34,6 +47,7 @@ public class MergeEngineJava {
         try (IOManager io = IOManager.create(System.getProperty("java.io.tmpdir"));
                 BatchTableWrite w = (BatchTableWrite) wb.newWrite().withIOManager(io);
                 BatchTableCommit c = wb.newCommit()) {
+            Set<Map.Entry<BinaryRow, Integer>> written = new LinkedHashSet<>();
             for (int i = 2; i < args.length; i++) {
                 String[] f = args[i].split(";", -1);
                 if (f.length != type.getFieldCount() + 1) {
@@ -44,7 +58,13 @@ public class MergeEngineJava {
                 for (int j = 0; j < type.getFieldCount(); j++) {
                     row.setField(j, value(f[j + 1], type.getTypeAt(j)));
                 }
-                w.write(row);
+                SinkRecord record = ((TableWriteImpl<?>) w).writeAndReturn(row);
+                written.add(new SimpleEntry<>(record.partition().copy(), record.bucket()));
+            }
+            if (fullCompaction) {
+                for (Map.Entry<BinaryRow, Integer> b : written) {
+                    w.compact(b.getKey(), b.getValue(), true);
+                }
             }
             c.commit(w.prepareCommit());
         }

@@ -91,6 +91,9 @@ pub struct CompactChange {
     pub applied_deletion_vectors: HashMap<String, DeletionFile>,
     /// The files written in their place.
     pub after: Vec<NewFile>,
+    /// Changelog files of the compaction (`changelog-producer` = `lookup` /
+    /// `full-compaction`), listed in the snapshot's changelog manifest list.
+    pub changelog: Vec<NewFile>,
 }
 
 /// What one commit changes.
@@ -280,8 +283,13 @@ impl<'a> Committer<'a> {
                 index,
                 overwrite,
             } => (*files, *changelog, *index, *overwrite, None),
-            // As Java's compaction without a lookup/full-compaction producer: no changelog.
-            Change::Compact(c) => (c.after.as_slice(), &[][..], None, None, Some(*c)),
+            Change::Compact(c) => (
+                c.after.as_slice(),
+                c.changelog.as_slice(),
+                None,
+                None,
+                Some(*c),
+            ),
         };
         let table = self.table;
         let latest = self.latest().await?;

@@ -7,23 +7,30 @@
 //! its merge function gives it, and the output rolls at `target-file-size`. Append tables get
 //! their files of a bucket concatenated (level 0, as Java's append compaction). The commit deletes
 //! the rewritten files and their deletion vectors in the same snapshot; a concurrent commit that
-//! deleted one of them makes the compaction fail without touching the table.
+//! deleted one of them makes the compaction fail without touching the table. Tables with
+//! `changelog-producer` = `lookup` / `full-compaction` also get the compaction's changelog files
+//! (see [`changelog`]), listed in the COMPACT snapshot's changelog manifest list.
 
 use crate::commit::{CommitOptions, CommitOutcome, Committer, CompactChange};
 use crate::error::{Error, Result};
 use crate::scan::{plan, PartitionFilter, Split};
 use crate::spec::manifest::{FileKind, ManifestEntry};
-use crate::spec::options::ChangelogProducer;
 use crate::spec::schema::TableSchema;
 use crate::table::Table;
 use crate::table_read::SplitReader;
 use crate::write::binary_row::empty_row;
 use crate::write::bucket::BucketAssigner;
-use crate::write::table_write::{check_file_layout, write_file, FileLayout, FileRows};
+use crate::write::table_write::{
+    check_file_layout, write_changelog_file, write_file, FileLayout, FileRows,
+};
 use crate::write::{NewFile, WriteEnv};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int64Type, Int8Type};
 use arrow_array::{ArrayRef, RecordBatch};
+use changelog::ChangelogRule;
+use std::collections::HashSet;
+
+mod changelog;
 
 /// Default `num-sorted-run.compaction-trigger`; without `num-levels` Paimon's LSM tree has one
 /// level more than that (6: the top is level 5, where Java's full compaction writes).
@@ -82,6 +89,7 @@ pub(crate) async fn commit_rewrite(
         Err(e @ Error::Storage(_)) => Err(e),
         Err(e) => {
             remove_files(table, &change.after).await;
+            remove_files(table, &change.changelog).await;
             Err(e)
         }
         Ok(done) => Ok(Some(done)),
@@ -99,9 +107,10 @@ pub(crate) async fn rewrite_buckets(
         return Ok(change);
     };
     let schema = table.current_schema().clone();
-    check_compactable(table, &schema)?;
+    check_file_layout(table, &schema)?;
     let is_pk = !schema.primary_keys.is_empty();
     let top = if is_pk { max_level(&schema)? } else { 0 };
+    let rule = ChangelogRule::of(&schema, top)?;
     let splits = plan(table, &latest, &PartitionFilter::All).await?.splits;
     let reader = SplitReader::new(table, schema.clone())?;
     let layout = FileLayout::new(&schema, env)?;
@@ -122,57 +131,60 @@ pub(crate) async fn rewrite_buckets(
             runs.push(reader.read_live_rows(split, f).await?);
         }
         let total_buckets = split.total_buckets.unwrap_or(default_buckets);
-        let rows = if is_pk {
+        let merge = |runs: Vec<Vec<RecordBatch>>| -> Result<Option<RecordBatch>> {
+            if runs.is_empty() {
+                return Ok(None);
+            }
             let merged = reader
                 .merge_reader(runs, false)?
                 .with_sequence_numbers()
                 .collect::<Result<Vec<_>>>()?;
-            concat(&merged)?
+            concat(&merged)
+        };
+        let changelog_rows = match &rule {
+            Some(rule) => {
+                let mut before = Vec::new();
+                let mut touched = HashSet::new();
+                for (f, run) in files.iter().zip(&runs) {
+                    if rule.is_before(f.level) {
+                        before.push(run.clone());
+                    }
+                    if rule.touches(f.level) {
+                        for batch in run {
+                            for row in 0..batch.num_rows() {
+                                touched.insert(layout.key_row(batch.columns(), row)?);
+                            }
+                        }
+                    }
+                }
+                Some((merge(before)?, touched))
+            }
+            None => None,
+        };
+        let rows = if is_pk {
+            merge(runs)?
         } else {
             concat(&runs.into_iter().flatten().collect::<Vec<_>>())?
         };
         let min_seq = files.iter().map(|f| f.min_sequence_number).min();
         let max_seq = files.iter().map(|f| f.max_sequence_number).max();
-        if let Some(rows) = rows {
-            let value_columns = schema.fields.len();
-            let per_file =
-                layout.rows_per_file(&rows.columns()[..value_columns], rows.num_rows())?;
-            let mut offset = 0;
-            while offset < rows.num_rows() {
-                let len = per_file.min(rows.num_rows() - offset);
-                let chunk = rows.slice(offset, len);
-                offset += len;
-                let values: Vec<ArrayRef> = chunk.columns()[..value_columns].to_vec();
-                let (sequences, kinds, min_key, max_key) = if is_pk {
-                    let seq = chunk.column(value_columns).as_primitive::<Int64Type>();
-                    let kind = chunk.column(value_columns + 1).as_primitive::<Int8Type>();
-                    (
-                        seq.values().to_vec(),
-                        kind.values().to_vec(),
-                        layout.key_row(&values, 0)?,
-                        layout.key_row(&values, len - 1)?,
-                    )
-                } else {
-                    let range = [min_seq, max_seq].into_iter().flatten().collect();
-                    (range, Vec::new(), empty_row(), empty_row())
-                };
-                let file = FileRows {
-                    partition: split.partition.clone(),
-                    partition_bytes: split.partition_bytes.clone(),
-                    bucket: split.bucket,
-                    total_buckets,
-                    level: top,
-                    values,
-                    sequences,
-                    kinds,
-                    min_key,
-                    max_key,
-                };
-                let n = change.after.len();
-                change
-                    .after
-                    .push(write_file(table, &layout, &writer_uuid, n, file).await?);
+        let out = Output {
+            table,
+            layout: &layout,
+            writer_uuid: &writer_uuid,
+            split,
+            total_buckets,
+            level: top,
+            is_pk,
+            seq_range: [min_seq, max_seq].into_iter().flatten().collect(),
+        };
+        if let (Some(rule), Some((before, touched))) = (&rule, changelog_rows) {
+            if let Some(records) = rule.diff(&layout, &touched, before.as_ref(), rows.as_ref())? {
+                out.write(&records, true, &mut change).await?;
             }
+        }
+        if let Some(rows) = rows {
+            out.write(&rows, false, &mut change).await?;
         }
         for f in files {
             change.before.push(ManifestEntry {
@@ -192,6 +204,79 @@ pub(crate) async fn rewrite_buckets(
     Ok(change)
 }
 
+/// Where the files of one compacted bucket go.
+struct Output<'a> {
+    table: &'a Table,
+    layout: &'a FileLayout,
+    writer_uuid: &'a str,
+    split: &'a Split,
+    total_buckets: i32,
+    level: i32,
+    is_pk: bool,
+    /// Sequence number range of the rewritten files (append files record it).
+    seq_range: Vec<i64>,
+}
+
+impl Output<'_> {
+    /// Writes `rows` (the table's columns, then `_SEQUENCE_NUMBER` and `_VALUE_KIND` for
+    /// primary-key tables) as files of `target-file-size`: data files, or changelog files.
+    async fn write(
+        &self,
+        rows: &RecordBatch,
+        changelog: bool,
+        change: &mut CompactChange,
+    ) -> Result<()> {
+        let value_columns = self.layout.value_columns();
+        let is_pk = self.is_pk;
+        let per_file = self
+            .layout
+            .rows_per_file(&rows.columns()[..value_columns], rows.num_rows())?;
+        let mut offset = 0;
+        while offset < rows.num_rows() {
+            let len = per_file.min(rows.num_rows() - offset);
+            let chunk = rows.slice(offset, len);
+            offset += len;
+            let values: Vec<ArrayRef> = chunk.columns()[..value_columns].to_vec();
+            let (sequences, kinds, min_key, max_key) = if is_pk {
+                let seq = chunk.column(value_columns).as_primitive::<Int64Type>();
+                let kind = chunk.column(value_columns + 1).as_primitive::<Int8Type>();
+                (
+                    seq.values().to_vec(),
+                    kind.values().to_vec(),
+                    self.layout.key_row(&values, 0)?,
+                    self.layout.key_row(&values, len - 1)?,
+                )
+            } else {
+                (self.seq_range.clone(), Vec::new(), empty_row(), empty_row())
+            };
+            let file = FileRows {
+                partition: self.split.partition.clone(),
+                partition_bytes: self.split.partition_bytes.clone(),
+                bucket: self.split.bucket,
+                total_buckets: self.total_buckets,
+                level: self.level,
+                values,
+                sequences,
+                kinds,
+                min_key,
+                max_key,
+            };
+            // Data and changelog files share the writer's name counter, as in Java.
+            let n = change.after.len() + change.changelog.len();
+            let (table, layout, uuid) = (self.table, self.layout, self.writer_uuid);
+            if changelog {
+                let f = write_changelog_file(table, layout, uuid, n, file).await?;
+                change.changelog.push(f);
+            } else {
+                change
+                    .after
+                    .push(write_file(table, layout, uuid, n, file).await?);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Best effort: the files of an abandoned compaction are never referenced.
 async fn remove_files(table: &Table, files: &[NewFile]) {
     for f in files {
@@ -199,25 +284,6 @@ async fn remove_files(table: &Table, files: &[NewFile]) {
             let _ = table.store().delete(&path).await;
         }
     }
-}
-
-/// Tables lakescope can compact: those whose files it can write, and whose compaction needs no
-/// changelog (`changelog-producer` lookup / full-compaction produce it while compacting).
-fn check_compactable(table: &Table, schema: &TableSchema) -> Result<()> {
-    check_file_layout(table, schema)?;
-    let options = schema.core_options();
-    if !schema.primary_keys.is_empty()
-        && matches!(
-            options.changelog_producer()?,
-            ChangelogProducer::Lookup | ChangelogProducer::FullCompaction
-        )
-    {
-        return Err(Error::unsupported(
-            table.path(),
-            "compacting changelog-producer=lookup/full-compaction tables: Paimon's compaction writes their changelog files, which lakescope does not produce yet",
-        ));
-    }
-    Ok(())
 }
 
 /// The top level of the LSM tree (`num-levels - 1`; `num-levels` defaults to

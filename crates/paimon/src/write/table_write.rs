@@ -59,33 +59,13 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
     let options = schema.core_options();
     let refuse = |what: String| Err(Error::unsupported(table.path(), what));
     check_file_layout(table, schema)?;
-    if options.deletion_vectors_enabled()? {
-        return refuse("writing deletion-vector tables (needs a lookup compaction producing deletion vectors after each write)".into());
-    }
     let bucket = options.bucket()?;
     if schema.primary_keys.is_empty() {
         if bucket > 0 && options.bucket_key().is_empty() {
             return refuse("an append table with bucket > 0 needs a 'bucket-key'".into());
         }
-    } else {
-        match options.changelog_producer()? {
-            ChangelogProducer::None => {}
-            // The input rows are written again as changelog files (see `write_inner`).
-            ChangelogProducer::Input => {}
-            p @ (ChangelogProducer::Lookup | ChangelogProducer::FullCompaction) => {
-                return refuse(format!(
-                    "writing changelog-producer={} tables: their changelog files are produced by compaction, which lakescope's compaction does not write yet; a streaming consumer would miss the changes of lakescope's commits",
-                    if p == ChangelogProducer::Lookup {
-                        "lookup"
-                    } else {
-                        "full-compaction"
-                    }
-                ));
-            }
-        }
-        if !options.sequence_field().is_empty() {
-            return refuse("writing tables with a sequence.field".into());
-        }
+    } else if !options.sequence_field().is_empty() {
+        return refuse("writing tables with a sequence.field".into());
     }
     Ok(())
 }
@@ -127,12 +107,22 @@ pub(crate) fn check_file_layout(table: &Table, schema: &TableSchema) -> Result<(
     Ok(())
 }
 
-/// Whether Paimon's writers compact the buckets they write before committing, because batch
-/// readers skip level-0 files (first-row; Java's lookup compaction): lakescope compacts the
-/// written buckets in a COMPACT snapshot right after the APPEND.
+/// Whether Paimon's writers compact the buckets they write before committing: batch readers
+/// skip level-0 files (first-row, deletion vectors, `changelog-producer` = `lookup`; Java's
+/// lookup compaction) or the changelog comes from compaction (`full-compaction`). lakescope
+/// compacts the written buckets in a COMPACT snapshot right after the APPEND; that compaction
+/// writes the changelog of lookup / full-compaction tables.
 pub(crate) fn compacts_after_write(schema: &TableSchema) -> Result<bool> {
-    Ok(!schema.primary_keys.is_empty()
-        && schema.core_options().merge_engine()? == MergeEngine::FirstRow)
+    if schema.primary_keys.is_empty() {
+        return Ok(false);
+    }
+    let options = schema.core_options();
+    Ok(options.merge_engine()? == MergeEngine::FirstRow
+        || options.deletion_vectors_enabled()?
+        || matches!(
+            options.changelog_producer()?,
+            ChangelogProducer::Lookup | ChangelogProducer::FullCompaction
+        ))
 }
 
 /// A merge reader over no rows of `schema`: building it validates the merge options as the
@@ -650,14 +640,42 @@ impl FileLayout {
         Ok((target / row_bytes as u64).max(1) as usize)
     }
 
+    /// How many value columns (the table's fields) a row has.
+    pub(crate) fn value_columns(&self) -> usize {
+        self.schema.fields.len()
+    }
+
+    /// The primary key values at `row` of the value columns.
+    pub(crate) fn key_datums(&self, values: &[ArrayRef], row: usize) -> Result<Vec<Datum>> {
+        let fields = &self.schema.fields;
+        self.key_idx
+            .iter()
+            .map(|i| datum_at(values[*i].as_ref(), row, &fields[*i].data_type))
+            .collect()
+    }
+
+    /// Whether the value columns of `a` at row `i` equal those of `b` at row `j`.
+    pub(crate) fn values_equal(
+        &self,
+        a: &[ArrayRef],
+        i: usize,
+        b: &[ArrayRef],
+        j: usize,
+    ) -> Result<bool> {
+        for (n, f) in self.schema.fields.iter().enumerate() {
+            let x = datum_at(a[n].as_ref(), i, &f.data_type)?;
+            let y = datum_at(b[n].as_ref(), j, &f.data_type)?;
+            if x.total_cmp(&y) != Ordering::Equal {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// The BinaryRow of the primary key at `row` of the value columns.
     pub(crate) fn key_row(&self, values: &[ArrayRef], row: usize) -> Result<Vec<u8>> {
         let fields = &self.schema.fields;
-        let key: Vec<Datum> = self
-            .key_idx
-            .iter()
-            .map(|i| datum_at(values[*i].as_ref(), row, &fields[*i].data_type))
-            .collect::<Result<_>>()?;
+        let key = self.key_datums(values, row)?;
         let types: Vec<DataType> = self
             .key_idx
             .iter()
@@ -697,6 +715,22 @@ pub(crate) async fn write_file(
 ) -> Result<NewFile> {
     let prefix = layout.options.data_file_prefix();
     store_file(table, layout, &prefix, writer_uuid, n, rows).await
+}
+
+/// Encodes and stores one changelog file of a compaction (named
+/// `<changelog-file.prefix><writer_uuid>-<n>.<ext>`, at the compaction's output level and with
+/// file source APPEND, as Java's `createRollingChangelogFileWriter`) and returns it.
+pub(crate) async fn write_changelog_file(
+    table: &Table,
+    layout: &FileLayout,
+    writer_uuid: &str,
+    n: usize,
+    rows: FileRows,
+) -> Result<NewFile> {
+    let prefix = layout.options.changelog_file_prefix();
+    let mut file = store_file(table, layout, &prefix, writer_uuid, n, rows).await?;
+    file.file.file_source = Some(0);
+    Ok(file)
 }
 
 /// Encodes and stores one file of the data file layout (a data or changelog file) named
@@ -853,7 +887,7 @@ fn row_group_rows(options: &CoreOptions) -> Result<usize> {
 }
 
 /// Lexicographic key order (Java compares BinaryRow keys field by field the same way).
-fn cmp_keys(a: &[Datum], b: &[Datum]) -> Ordering {
+pub(crate) fn cmp_keys(a: &[Datum], b: &[Datum]) -> Ordering {
     a.iter()
         .zip(b)
         .map(|(x, y)| x.total_cmp(y))
