@@ -62,7 +62,7 @@ test("DDL tab on the demo host: CREATE TABLE as SHOW CREATE TABLE gives it; Comm
     assert.match(await page.getByTestId("ddl-readonly").textContent(), /Read-only warehouse/);
     // the URL keeps the tab
     assert.match(page.url(), /[?&]tab=ddl\b/);
-    await shot(page, "30-ddl-demo");
+    await shot(page, "ddl-01-demo");
     assert.deepEqual(problems, []);
   } finally {
     await close();
@@ -95,10 +95,10 @@ test("DDL tab on an OPFS copy: error underlined at its position, completion, pre
     const shown = await page.getByTestId("ddl-highlight").textContent();
     assert.equal(shown.trimEnd(), bad);
     assert.equal(await page.getByTestId("ddl-commit").isDisabled(), true, "an invalid statement cannot be committed");
-    await shot(page, "31-ddl-error");
+    await shot(page, "ddl-02-error");
     // the same screen with the textarea's own text shown in red over the highlight: they must coincide
     await page.getByTestId("ddl-input").evaluate((e) => (e.style.color = "rgba(255,0,0,.55)"));
-    await shot(page, "32-ddl-overlay-alignment");
+    await shot(page, "ddl-03-overlay-alignment");
     await page.getByTestId("ddl-input").evaluate((e) => (e.style.color = ""));
 
     // Completion: columns after Ctrl+Space; option keys with their documentation while typing.
@@ -123,7 +123,7 @@ test("DDL tab on an OPFS copy: error underlined at its position, completion, pre
     const list = await page.getByTestId("completion").boundingBox();
     const area = await page.getByTestId("ddl-input").boundingBox();
     assert.ok(list.x > area.x + 100 && list.y > area.y + 15, `list at ${JSON.stringify(list)}, editor at ${JSON.stringify(area)}`);
-    await shot(page, "33-ddl-completion");
+    await shot(page, "ddl-04-completion");
     await page.getByTestId("ddl-input").press("ArrowDown");
     await page.getByTestId("ddl-input").press("Enter");
     assert.equal(await page.getByTestId("ddl-input").inputValue(), "ALTER TABLE `shop`.`customers` SET ('snapshot.num-retained.max");
@@ -136,14 +136,14 @@ test("DDL tab on an OPFS copy: error underlined at its position, completion, pre
     assert.match(await preview.textContent(), new RegExp(`schema-${Math.max(...before)} → schema-${Math.max(...before) + 1}`));
     assert.match(await preview.locator('[data-change="added"]').textContent(), /loyalty INT/);
     assert.equal(await page.locator(".ddl-tab img, .ddl-tab b").count(), 0, "the comment renders as text");
-    await shot(page, "34-ddl-preview");
+    await shot(page, "ddl-05-preview");
     assert.equal(await page.getByTestId("ddl-commit").isDisabled(), false);
     await page.getByTestId("ddl-commit").click();
     await page.getByTestId("ddl-committed").waitFor({ timeout: 120_000 });
     // the CREATE TABLE shows the column without a page reload
     await page.getByTestId("ddl-create").filter({ hasText: "`loyalty` INT" }).waitFor({ timeout: 30_000 });
     assert.equal(await page.getByTestId("ddl-input").inputValue(), "ALTER TABLE `shop`.`customers` ");
-    await shot(page, "35-ddl-committed");
+    await shot(page, "ddl-06-committed");
 
     await page.getByTestId("tab-schema").click();
     const after = await schemaVersions(page);
@@ -151,7 +151,7 @@ test("DDL tab on an OPFS copy: error underlined at its position, completion, pre
     const row = page.locator('[data-testid="schema-fields"] tr[data-field="loyalty"]');
     assert.equal(await row.locator(".comment").textContent(), xss);
     assert.equal(await page.locator('[data-testid="schema-fields"] img').count(), 0);
-    await shot(page, "36-ddl-schema-after");
+    await shot(page, "ddl-07-schema-after");
     assert.deepEqual(problems, []);
   } finally {
     await close();
