@@ -184,3 +184,29 @@ async fn parquet_row_groups_are_read_one_at_a_time_into_an_append_table() {
         source.1.get()
     );
 }
+
+#[tokio::test]
+async fn a_csv_larger_than_one_slice_is_decoded_across_slice_boundaries() {
+    let env = FixedEnv::new(1_700_000_000_000, 6);
+    let table = open(true, &env).await;
+    // About 2.5 MiB: records (with quoted commas) are cut at the 1 MiB slice boundaries.
+    let n = 80_000;
+    let mut csv = String::from("id,name,qty\n");
+    for i in 0..n {
+        csv.push_str(&format!("{i},\"name, number {i:08}\",{}\n", i % 1000));
+    }
+    assert!(csv.len() > 2 << 20);
+    let (result, progress) = upload(&table, &env, "big.csv", csv.clone().into(), 7_000).await;
+    assert_eq!(result, Ok(1));
+    let rows = rows_at(&table, 1).await;
+    assert_eq!(rows.len(), n);
+    assert!(rows.contains(&format!(
+        "{}|name, number {:08}|{}",
+        n - 1,
+        n - 1,
+        (n - 1) % 1000
+    )));
+    // one report per slice, then the commit
+    assert_eq!(progress.len(), csv.len().div_ceil(1 << 20) + 1);
+    assert_eq!(progress.last().map(|p| p.rows_written), Some(n as u64));
+}
