@@ -2,7 +2,8 @@
 
 use crate::catalog_tree::CatalogTree;
 use crate::connect::{ConnectPanel, Connection};
-use crate::route::{go, go_replace, Route};
+use crate::route::{go, go_replace, Route, Tab};
+use crate::sql_tab::{console_starter, SqlTab};
 use crate::table_panel::{TablePanel, Welcome};
 use crate::theme;
 use crate::util::ErrorPanel;
@@ -32,6 +33,18 @@ pub struct Selection {
     pub table: TableEntry,
     /// Absolute base URL of the warehouse.
     pub base_url: String,
+}
+
+/// Lists the open warehouse's catalog again (after statements created or dropped tables), keeping
+/// the page as it is.
+#[derive(Clone, Copy)]
+pub struct CatalogRefresh(Callback<()>);
+
+impl CatalogRefresh {
+    /// Starts the listing; the catalog tree updates when it lands.
+    pub fn run(self) {
+        self.0.run(());
+    }
 }
 
 /// The whole application.
@@ -80,6 +93,21 @@ pub fn App() -> impl IntoView {
         uri.set(target.clone());
         open(target);
     });
+    provide_context(CatalogRefresh(Callback::new(move |()| {
+        let LoadState::Loaded(current) = state.get_untracked() else {
+            return;
+        };
+        spawn_local(async move {
+            if let Ok(w) = warehouse::open(&current.uri, &connection.options()).await {
+                // Only if nothing else was opened meanwhile.
+                if state
+                    .with_untracked(|s| matches!(s, LoadState::Loaded(c) if c.uri == current.uri))
+                {
+                    state.set(LoadState::Loaded(w));
+                }
+            }
+        });
+    })));
     let on_open = move |target: String| {
         if route.with_untracked(|r| {
             r.warehouse.as_deref() == Some(target.as_str()) && r.table.is_none()
@@ -130,6 +158,12 @@ pub fn App() -> impl IntoView {
                             match missing {
                                 Some(t) => view! {
                                     <ErrorPanel title="No such table" message=format!("The warehouse has no table {t}.") />
+                                }.into_any(),
+                                None if route.with(|r| r.tab == Tab::Sql) && matches!(state.get(), LoadState::Loaded(_)) => view! {
+                                    <article class="panel" data-testid="sql-console">
+                                        <h1 class="console-title">"SQL console"</h1>
+                                        <SqlTab starter=console_starter() />
+                                    </article>
                                 }.into_any(),
                                 None => view! { <Welcome state=state /> }.into_any(),
                             }

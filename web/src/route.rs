@@ -163,6 +163,9 @@ impl Route {
             if let Some(s) = self.schema {
                 p.append("schema", &s.to_string());
             }
+        } else if self.tab == Tab::Sql {
+            // The warehouse's SQL console (no table).
+            p.append("tab", self.tab.id());
         }
         url.set_search(&String::from(p.to_string()));
         Some(url.href())

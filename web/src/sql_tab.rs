@@ -1,7 +1,8 @@
-//! The SQL tab: a Flink SQL editor over the open warehouse, run by the lazily loaded SQL worker,
-//! with each statement's rows, confirmation or error (at its line and column).
+//! The SQL console (a table's SQL tab, or the warehouse's console without a table): a Flink SQL
+//! editor over the open warehouse, run by the lazily loaded SQL worker, with each statement's
+//! rows, confirmation or error (at its line and column); a script can go on after errors.
 
-use crate::app::Selection;
+use crate::app::{CatalogRefresh, Selection};
 use crate::grid::Grid;
 use crate::sql_worker;
 use crate::util::{Busy, Frame};
@@ -33,7 +34,8 @@ struct RunState {
     failure: Option<String>,
 }
 
-fn starter_script(sel: &Selection) -> String {
+/// The editor's first text on a table's SQL tab.
+pub fn table_starter(sel: &Selection) -> String {
     let table = format!("`{}`.`{}`", sel.database, sel.table.name);
     format!(
         "-- Flink SQL on this warehouse (catalog `lakescope`). Ctrl+Enter runs.\n\
@@ -42,6 +44,16 @@ fn starter_script(sel: &Selection) -> String {
          -- ALTER TABLE {table} ADD new_column STRING COMMENT 'added from lakescope';\n\
          -- SHOW CREATE TABLE {table};\n"
     )
+}
+
+/// The editor's first text in the warehouse's console.
+pub fn console_starter() -> String {
+    "-- Flink SQL on this warehouse (catalog `lakescope`, database `default`). Ctrl+Enter runs.\n\
+     -- A static web host is read-only: CREATE, INSERT and CALL need a writable warehouse.\n\
+     SHOW DATABASES;\n\
+     -- CREATE DATABASE my_db;\n\
+     -- CREATE TABLE my_db.t (id INT PRIMARY KEY NOT ENFORCED, v STRING);\n"
+        .to_string()
 }
 
 /// The rows of a report as a grid frame (all columns text).
@@ -66,9 +78,15 @@ fn frame(columns: &[ReportColumn], rows: &[Vec<Option<String>>]) -> Option<Arc<F
 }
 
 #[component]
-pub fn SqlTab(sel: Selection) -> impl IntoView {
+pub fn SqlTab(
+    /// The editor's first text.
+    starter: String,
+) -> impl IntoView {
     let editor = NodeRef::<Textarea>::new();
-    let script = RwSignal::new(starter_script(&sel));
+    let script = RwSignal::new(starter);
+    let keep_going = RwSignal::new(false);
+    // Statements may create or drop tables: the catalog is listed again after a run that did.
+    let refresh = use_context::<CatalogRefresh>();
     let ran_script = RwSignal::new(String::new());
     let state = RwSignal::new(RunState::default());
     let run = move || {
@@ -86,11 +104,12 @@ pub fn SqlTab(sel: Selection) -> impl IntoView {
             ..RunState::default()
         });
         let started = warehouse::connection().and_then(|(base_url, options)| {
-            sql_worker::run(
+            sql_worker::run_script(
                 &base_url,
                 &options,
                 sql,
                 MAX_ROWS,
+                keep_going.get_untracked(),
                 move |event| match event {
                     ConsoleEvent::Statement { report, millis, .. } => {
                         if matches!(report.outcome, ReportOutcome::Done { .. }) {
@@ -104,7 +123,17 @@ pub fn SqlTab(sel: Selection) -> impl IntoView {
                             })
                         });
                     }
-                    ConsoleEvent::Done { .. } => state.update(|s| s.running = false),
+                    ConsoleEvent::Done { .. } => {
+                        state.update(|s| s.running = false);
+                        let changed = state.with_untracked(|s| {
+                            s.finished
+                                .iter()
+                                .any(|f| matches!(f.report.outcome, ReportOutcome::Done { .. }))
+                        });
+                        if let (true, Some(refresh)) = (changed, refresh) {
+                            refresh.run();
+                        }
+                    }
                     ConsoleEvent::Failed { message, .. } => state.update(|s| {
                         s.running = false;
                         s.failure = Some(message.clone());
@@ -175,7 +204,32 @@ pub fn SqlTab(sel: Selection) -> impl IntoView {
                 >
                     "Cancel"
                 </button>
-                <span class="muted">"Statements run in order and stop at the first error."</span>
+                <label class="check" title="Run every statement even after one fails (lakescope sql --keep-going)">
+                    <input
+                        type="checkbox"
+                        data-testid="sql-keep-going"
+                        prop:checked=move || keep_going.get()
+                        on:change=move |ev| keep_going.set(event_target_checked(&ev))
+                    />
+                    "Continue after errors"
+                </label>
+                <span class="muted" data-testid="sql-summary">
+                    {move || {
+                        let (done, failed) = state.with(|s| {
+                            let failed = s
+                                .finished
+                                .iter()
+                                .filter(|f| matches!(f.report.outcome, ReportOutcome::Error { .. }))
+                                .count();
+                            (s.finished.len(), failed)
+                        });
+                        if done == 0 {
+                            "Statements run in order.".to_string()
+                        } else {
+                            format!("{done} statement(s) ran, {failed} failed.")
+                        }
+                    }}
+                </span>
             </div>
             {move || {
                 state

@@ -110,7 +110,7 @@ pub fn TablePanel(selection: Selection) -> impl IntoView {
                         (Tab::Data, _) => view! { <crate::data_tab::DataTab sel=s /> }.into_any(),
                         (Tab::Diff, _) => view! { <crate::diff_tab::DiffTab sel=s /> }.into_any(),
                         (Tab::Files, _) => view! { <crate::files_tab::FilesTab sel=s /> }.into_any(),
-                        (Tab::Sql, _) => view! { <crate::sql_tab::SqlTab sel=s /> }.into_any(),
+                        (Tab::Sql, _) => view! { <crate::sql_tab::SqlTab starter=crate::sql_tab::table_starter(&s) /> }.into_any(),
                         (Tab::Ddl, _) => view! { <crate::ddl_tab::DdlTab sel=s /> }.into_any(),
                     }
                 }}
@@ -542,6 +542,7 @@ fn SchemaTab(sel: Selection) -> impl IntoView {
 /// Shown while no table is selected.
 #[component]
 pub fn Welcome(state: RwSignal<LoadState>) -> impl IntoView {
+    let route = use_route();
     view! {
         <div class="welcome" data-testid="welcome">
             <h1>"Explore a Paimon lake"</h1>
@@ -561,6 +562,15 @@ pub fn Welcome(state: RwSignal<LoadState>) -> impl IntoView {
             <p class="hint">
                 "Everything runs in this tab: files are fetched straight from the host, nothing is uploaded. Press / to filter."
             </p>
+            {move || matches!(state.get(), LoadState::Loaded(_)).then(|| view! {
+                <p>
+                    <button class="btn" data-testid="open-console"
+                        on:click=move |_| go(route, |r| r.tab = Tab::Sql)>
+                        "Open the SQL console"
+                    </button>
+                    <span class="muted">" Flink SQL over the whole warehouse: create databases and tables, query across them."</span>
+                </p>
+            })}
         </div>
     }
 }
