@@ -2,15 +2,9 @@
 //! `lakescope bench-write`: the write of `PerfTool writepk` (perf.pk_upsert) through lakescope's writer.
 
 use arrow_array::builder::StringBuilder;
-use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
-    UInt64Type, UInt8Type,
-};
-use arrow_array::{
-    Array, ArrayRef, ArrowPrimitiveType, Float64Array, Int32Array, Int64Array, RecordBatch,
-};
+use arrow_array::{ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use lakescope_engine::checksum::touch;
 use lakescope_engine::write::{insert_into_table, Definition as TableDefinition};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::scan::{plan, PartitionFilter};
@@ -55,126 +49,6 @@ pub async fn bench_read(
         "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
         "checksum": checksum,
     }))
-}
-
-/// Row count and a checksum over every cell of `batches`, like the anchors' readers: the sum of
-/// every numeric column and the byte lengths of every string/binary column; other types count
-/// their non-null values.
-pub fn touch(batches: &[RecordBatch]) -> (u64, f64) {
-    let mut rows = 0u64;
-    let mut check = 0f64;
-    for batch in batches {
-        rows += batch.num_rows() as u64;
-        for column in batch.columns() {
-            check += touch_array(column.as_ref());
-        }
-    }
-    (rows, check)
-}
-
-fn sum<T: ArrowPrimitiveType>(array: &dyn Array) -> f64
-where
-    T::Native: Into<f64>,
-{
-    let a = array.as_primitive::<T>();
-    if a.null_count() == 0 {
-        a.values().iter().map(|&v| v.into()).sum()
-    } else {
-        a.iter().flatten().map(|v| v.into()).sum()
-    }
-}
-
-fn sum_i64<T: ArrowPrimitiveType<Native = i64>>(array: &dyn Array) -> f64 {
-    let a = array.as_primitive::<T>();
-    // Integer sums wrap like pyarrow's int64 sum would not; fine for a checksum.
-    let s: i64 = if a.null_count() == 0 {
-        a.values().iter().fold(0i64, |s, &v| s.wrapping_add(v))
-    } else {
-        a.iter().flatten().fold(0i64, |s, v| s.wrapping_add(v))
-    };
-    s as f64
-}
-
-fn sum_u64(array: &dyn Array) -> f64 {
-    let a = array.as_primitive::<UInt64Type>();
-    a.iter().flatten().fold(0u64, |s, v| s.wrapping_add(v)) as f64
-}
-
-fn string_bytes(
-    offsets_first: usize,
-    offsets_last: usize,
-    nulls: bool,
-    lens: impl Iterator<Item = usize>,
-) -> f64 {
-    if nulls {
-        lens.sum::<usize>() as f64
-    } else {
-        (offsets_last - offsets_first) as f64
-    }
-}
-
-fn touch_array(array: &dyn Array) -> f64 {
-    match array.data_type() {
-        DataType::Int8 => sum::<Int8Type>(array),
-        DataType::Int16 => sum::<Int16Type>(array),
-        DataType::Int32 => sum::<Int32Type>(array),
-        DataType::Int64 => sum_i64::<Int64Type>(array),
-        DataType::UInt8 => sum::<UInt8Type>(array),
-        DataType::UInt16 => sum::<UInt16Type>(array),
-        DataType::UInt32 => sum::<UInt32Type>(array),
-        DataType::UInt64 => sum_u64(array),
-        DataType::Float32 => sum::<Float32Type>(array),
-        DataType::Float64 => sum::<Float64Type>(array),
-        DataType::Utf8 => {
-            let a = array.as_string::<i32>();
-            let o = a.value_offsets();
-            let lens = a.iter().flatten().map(str::len);
-            string_bytes(
-                o[0] as usize,
-                o[o.len() - 1] as usize,
-                a.null_count() > 0,
-                lens,
-            )
-        }
-        DataType::LargeUtf8 => {
-            let a = array.as_string::<i64>();
-            let o = a.value_offsets();
-            let lens = a.iter().flatten().map(str::len);
-            string_bytes(
-                o[0] as usize,
-                o[o.len() - 1] as usize,
-                a.null_count() > 0,
-                lens,
-            )
-        }
-        DataType::Utf8View => {
-            let a = array.as_string_view();
-            a.iter().flatten().map(str::len).sum::<usize>() as f64
-        }
-        DataType::Binary => {
-            let a = array.as_binary::<i32>();
-            let o = a.value_offsets();
-            let lens = a.iter().flatten().map(<[u8]>::len);
-            string_bytes(
-                o[0] as usize,
-                o[o.len() - 1] as usize,
-                a.null_count() > 0,
-                lens,
-            )
-        }
-        DataType::LargeBinary => {
-            let a = array.as_binary::<i64>();
-            let o = a.value_offsets();
-            let lens = a.iter().flatten().map(<[u8]>::len);
-            string_bytes(
-                o[0] as usize,
-                o[o.len() - 1] as usize,
-                a.null_count() > 0,
-                lens,
-            )
-        }
-        _ => (array.len() - array.null_count()) as f64,
-    }
 }
 
 /// The 20 words of `PerfTool.java` (`WORDS`).
@@ -424,26 +298,8 @@ pub async fn bench_write(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::StringArray;
-
-    #[test]
-    fn touches_numbers_and_strings() {
-        let batch = RecordBatch::try_from_iter([
-            (
-                "a",
-                Arc::new(Int32Array::from(vec![Some(1), None, Some(3)])) as _,
-            ),
-            ("b", Arc::new(Float64Array::from(vec![0.5, 0.5, 1.0])) as _),
-            (
-                "c",
-                Arc::new(StringArray::from(vec![Some("ab"), None, Some("cde")])) as _,
-            ),
-        ])
-        .unwrap();
-        let (rows, check) = touch(&[batch.slice(1, 2), batch.slice(0, 1)]);
-        assert_eq!(rows, 3);
-        assert_eq!(check, 1.0 + 3.0 + 2.0 + 2.0 + 3.0);
-    }
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
 
     #[test]
     fn java_random_is_bit_exact() {

@@ -4,6 +4,7 @@
 pub mod browser_env;
 pub mod canonical;
 pub mod catalog;
+pub mod checksum;
 pub mod error;
 pub mod iceberg_scan;
 pub mod scan;

@@ -1,0 +1,219 @@
+// Driver of the browser benchmarks (issue 9 P2/P3/P4/P6): serves pages and tables on loopback, runs the cases in headless Chromium, writes the report.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { chromium } from "playwright-core";
+import { parquetMetadataAsync } from "hyparquet";
+import { serve, sequentialRoundTrips } from "./server.mjs";
+
+const { values: opt } = parseArgs({ options: {
+  warehouse: { type: "string" }, www: { type: "string" }, pkg: { type: "string" }, app: { type: "string" },
+  out: { type: "string" }, runs: { type: "string", default: "3" }, latency: { type: "string", default: "50" },
+  anchors: { type: "string" }, git: { type: "string", default: "" }, only: { type: "string", default: "" },
+  profile: { type: "string", default: "wasm-release" },
+} });
+const HERE = path.dirname(new URL(import.meta.url).pathname);
+const RUNS = Number(opt.runs), LATENCY = Number(opt.latency);
+const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const MiB = (b) => b / 1048576;
+
+function launch() {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lakescope-bench-chromium-"));
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", headless: true, viewport: { width: 1280, height: 760 },
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync"],
+  }).then((ctx) => ({ ctx, close: async () => { await ctx.close(); fs.rmSync(userDataDir, { recursive: true, force: true }); } }));
+}
+
+/** One case in a fresh browser (fresh profile, fresh wasm memory); off-loopback requests are recorded and refused. */
+async function runCase(base, name, args) {
+  const browser = await launch();
+  const offLoopback = [];
+  try {
+    await browser.ctx.route((url) => !url.href.startsWith(base), (route) => { offLoopback.push(route.request().url()); route.abort(); });
+    const page = await browser.ctx.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${base}/bench.html`);
+    await page.waitForFunction(() => window.benchReady === true);
+    const result = await page.evaluate(([n, a]) => window.benchCase(n, a), [name, args]).catch((e) => ({ error: String(e.message ?? e) }));
+    return { ...result, off_loopback: offLoopback, page_errors: errors, load: load() };
+  } finally {
+    await browser.close();
+  }
+}
+
+/** The app opens `table` (deep link, or a click in the catalog when warm) until the grid shows rows and at least 100 are loaded. */
+async function firstRows(server, table, warm) {
+  const browser = await launch();
+  try {
+    const page = await browser.ctx.newPage();
+    await page.addInitScript(() => {
+      window.__firstRows = null;
+      const seen = () => {
+        const status = document.querySelector('[data-testid="data-status"]')?.textContent ?? "";
+        const n = Number((/(\d+) rows/.exec(status) ?? [])[1] ?? 0);
+        if (window.__firstRows === null && n >= 100 && document.querySelector('[data-testid="data-grid"] [data-testid="grid-row"]'))
+          window.__firstRows = performance.now();
+      };
+      new MutationObserver(seen).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    let from = server.log.length, t0;
+    if (warm) {
+      await page.goto(`${server.url}/?warehouse=wh/`);
+      const node = page.locator(`[data-table="${table}"]`);
+      await node.waitFor({ timeout: 120_000 });
+      await page.waitForTimeout(500);
+      from = server.log.length;
+      t0 = await page.evaluate(() => performance.now());
+      await node.click();
+    } else {
+      t0 = 0;  // navigation start
+      await page.goto(`${server.url}/?warehouse=wh/&table=${table}`);
+    }
+    await page.waitForFunction(() => window.__firstRows !== null, null, { timeout: 300_000 });
+    const ms = (await page.evaluate(() => window.__firstRows)) - t0;
+    const requests = server.log.slice(from).filter((e) => e.end !== null);
+    const lake = requests.filter((e) => e.url.startsWith("/wh/"));
+    return { ms, requests: requests.length, round_trips: sequentialRoundTrips(requests),
+      warehouse_requests: lake.length, warehouse_round_trips: sequentialRoundTrips(lake.map((e) => ({ ...e }))), load: load() };
+  } finally {
+    await browser.close();
+  }
+}
+
+function filesUnder(dir, ext) {
+  return fs.readdirSync(dir, { recursive: true }).filter((f) => f.endsWith(ext)).sort().map((f) => path.join(dir, f));
+}
+
+/** Largest row group (uncompressed bytes, rows) over the Parquet files. */
+async function largestRowGroup(files) {
+  let best = { bytes: 0, rows: 0 };
+  for (const f of files) {
+    const buf = fs.readFileSync(f);
+    const meta = await parquetMetadataAsync(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+    for (const rg of meta.row_groups) if (Number(rg.total_byte_size) > best.bytes) best = { bytes: Number(rg.total_byte_size), rows: Number(rg.num_rows) };
+  }
+  return best;
+}
+
+const report = { date: new Date().toISOString().replace(/:\d\d\.\d+Z$/, " UTC").replace("T", " "), git: opt.git,
+  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gib: Math.round(os.totalmem() / 2 ** 30) },
+  chromium: null, wasm_profile: opt.profile, runs: RUNS, latency_ms: LATENCY, load_before: load(), cases: {}, p4: {}, p6: {}, targets: [] };
+const site = await serve({ "/": opt.www, "/pkg/": opt.pkg, "/nm/": path.join(HERE, "node_modules"), "/wh/": opt.warehouse });
+const appendFiles = filesUnder(path.join(opt.warehouse, "perf.db/append_rows"), ".parquet");
+const fileUrls = appendFiles.map((f) => `${site.url}/wh/${path.relative(opt.warehouse, f)}`);
+const wh = `${site.url}/wh/`;
+const cases = {
+  "p2.lakescope": ["lakescope", { warehouse: wh, table: "perf.pk_upsert" }],
+  "p3.lakescope": ["lakescope", { warehouse: wh, table: "perf.append_rows" }],
+  "p3.duckdb": ["duckdb", { files: fileUrls }],
+  "p3.parquet_wasm": ["parquetWasm", { files: fileUrls }],
+  "p3.hyparquet": ["hyparquet", { files: fileUrls }],
+};
+{
+  const b = await launch();
+  report.chromium = b.ctx.browser()?.version() ?? (await (await b.ctx.newPage()).evaluate(() => navigator.userAgent));
+  await b.close();
+}
+const names = Object.keys(cases).filter((n) => n.includes(opt.only));
+for (let i = 0; i < RUNS; i++) {
+  for (let k = 0; k < names.length; k++) {  // interleaved, the order rotating each run
+    const name = names[(k + i) % names.length];
+    const r = await runCase(site.url, ...cases[name]);
+    console.log(`run ${i + 1} ${name}: ${JSON.stringify(r)}`);
+    (report.cases[name] ??= { runs: [] }).runs.push(r);
+  }
+}
+await site.close();
+for (const c of Object.values(report.cases)) {
+  const ok = c.runs.filter((r) => !r.error);
+  c.rows = ok[0]?.rows ?? 0;
+  c.median_ms = ok.length ? median(ok.map((r) => r.ms)) : null;
+  c.rows_per_s = c.median_ms ? c.rows / (c.median_ms / 1000) : null;
+  c.checksums = [...new Set(ok.map((r) => r.checksum))];
+  c.errors = c.runs.filter((r) => r.error).map((r) => r.error);
+  c.off_loopback = [...new Set(c.runs.flatMap((r) => r.off_loopback ?? []))];
+  if (ok[0]?.memory_bytes) c.peak_memory_bytes = Math.max(...ok.map((r) => r.memory_bytes));
+}
+
+if (opt.app) {  // P4: the real app behind a loopback server that delays every response
+  const app = await serve({ "/": opt.app, "/wh/": opt.warehouse }, { latencyMs: LATENCY });
+  for (const table of ["perf.pk_upsert", "perf.append_rows"]) {
+    for (const warm of [false, true]) {
+      const key = `${table} ${warm ? "click in the loaded app" : "deep link (app load included)"}`;
+      for (let i = 0; i < RUNS; i++) {
+        const r = await firstRows(app, table, warm).catch((e) => ({ error: String(e.message ?? e) }));
+        console.log(`P4 ${key} run ${i + 1}: ${JSON.stringify(r)}`);
+        (report.p4[key] ??= { runs: [] }).runs.push(r);
+      }
+      const ok = report.p4[key].runs.filter((r) => !r.error);
+      Object.assign(report.p4[key], { median_ms: ok.length ? median(ok.map((r) => r.ms)) : null,
+        round_trips: ok.length ? Math.max(...ok.map((r) => r.round_trips)) : null,
+        warehouse_round_trips: ok.length ? Math.max(...ok.map((r) => r.warehouse_round_trips)) : null });
+    }
+  }
+  await app.close();
+}
+report.load_after = load();
+
+// P6: peak wasm memory of lakescope's scans against the largest row group.
+for (const [name, table] of [["p2.lakescope", "pk_upsert"], ["p3.lakescope", "append_rows"]]) {
+  const files = filesUnder(path.join(opt.warehouse, `perf.db/${table}`), ".parquet");
+  const rg = await largestRowGroup(files);
+  const bytes = files.reduce((s, f) => s + fs.statSync(f).size, 0);
+  report.p6[table] = { largest_row_group_bytes: rg.bytes, largest_row_group_rows: rg.rows, data_files: files.length,
+    data_bytes: bytes, peak_memory_bytes: report.cases[name]?.peak_memory_bytes ?? null };
+}
+
+// Targets.
+const anchors = opt.anchors && fs.existsSync(opt.anchors) ? JSON.parse(fs.readFileSync(opt.anchors, "utf8")) : null;
+const java = anchors?.tables?.pk_upsert?.readers?.java;
+const rate = (n) => report.cases[n]?.rows_per_s;
+const target = (id, what, value, goal, met) =>
+  report.targets.push({ id, what, value: Number.isFinite(value) ? value : null, goal, met: Number.isFinite(value) ? met : null });
+if (java) {
+  const javaInProcess = java.rows / java.median_in_process_s;
+  report.java = { rows_per_s_wall: java.rows_per_s, rows_per_s_in_process: javaInProcess, date: anchors.date, load: [anchors.load_before, anchors.load_after] };
+  target("P2", "perf.pk_upsert merge-on-read in wasm rows/s vs Java Paimon 0.9 native (in-process)", rate("p2.lakescope") / javaInProcess, ">= 1x", rate("p2.lakescope") >= javaInProcess);
+}
+for (const [other, goal] of [["duckdb", 1.5], ["parquet_wasm", 1.2], ["hyparquet", 3]]) {
+  const ratio = rate("p3.lakescope") / rate(`p3.${other}`);
+  target("P3", `perf.append_rows rows/s lakescope vs ${other}`, ratio, `>= ${goal}x`, ratio >= goal);
+}
+for (const [key, p] of Object.entries(report.p4)) {
+  if (p.median_ms === null) continue;
+  target("P4", `${key}: sequential round trips (all requests)`, p.round_trips, "<= 5", p.round_trips <= 5);
+  target("P4", `${key}: ms to first 100 rows`, p.median_ms, "< 400", p.median_ms < 400);
+}
+for (const [table, p] of Object.entries(report.p6)) {
+  if (!p.peak_memory_bytes) continue;
+  target("P6", `${table}: peak wasm memory / largest row group (uncompressed)`, p.peak_memory_bytes / p.largest_row_group_bytes,
+    "<= 2x + merge heap", p.peak_memory_bytes <= 2 * p.largest_row_group_bytes);
+}
+
+fs.mkdirSync(opt.out, { recursive: true });
+fs.writeFileSync(path.join(opt.out, "browser_report.json"), JSON.stringify(report, null, 2));
+fs.writeFileSync(path.join(opt.out, "browser_report.md"), markdown(report));
+console.log(`wrote ${opt.out}/browser_report.{md,json}`);
+
+function markdown(r) {
+  const f = (x, d = 0) => (x === null || x === undefined ? "—" : Number(x).toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }));
+  const lines = [`# lakescope browser benchmark`, "",
+    `- date: ${r.date}, lakescope at \`${r.git}\` (wasm entry point: cargo profile ${r.wasm_profile}), ${r.chromium}, ${r.machine.cpus} CPUs (${r.machine.cpu}), ${r.machine.memory_gib} GiB`,
+    `- load average (1/5/15) before: ${r.load_before}, after: ${r.load_after}; ${r.runs} runs per case, interleaved, each in a fresh headless Chromium`,
+    `- timed in the page from the scan's start (reader already instantiated) to the last row touched; data over loopback HTTP`, "",
+    "## Targets", "", "| id | what | value | goal | met |", "|---|---|---|---|---|",
+    ...r.targets.map((t) => `| ${t.id} | ${t.what} | ${f(t.value, 2)} | ${t.goal} | ${t.met === null ? "not measured" : t.met ? "**met**" : "not met"} |`), "",
+    "## Scans (P2, P3)", "", "| case | rows | median ms | rows/s | runs (ms) | load per run | checksums | errors / off-loopback requests |", "|---|---|---|---|---|---|---|---|",
+    ...Object.entries(r.cases).map(([n, c]) => `| ${n} | ${f(c.rows)} | ${f(c.median_ms)} | ${f(c.rows_per_s)} | ${c.runs.map((x) => (x.error ? "err" : f(x.ms))).join(", ")} | ${c.runs.map((x) => x.load.split(" ")[0]).join(", ")} | ${c.checksums.map((x) => f(x, 1)).join(", ")} | ${[...c.errors, ...c.off_loopback].join("; ") || "—"} |`), ""];
+  if (r.java) lines.push(`Java Paimon 0.9 (P1 run of scripts/bench.sh, ${r.java.date}, load ${r.java.load.join(" → ")}): ${f(r.java.rows_per_s_in_process)} rows/s in-process, ${f(r.java.rows_per_s_wall)} rows/s wall (JVM start-up included).`, "");
+  lines.push(`## P4: time to first rows in the app (${r.latency_ms} ms per response)`, "", "| case | median ms | runs (ms) | requests | sequential round trips (all / warehouse) | load |", "|---|---|---|---|---|---|",
+    ...Object.entries(r.p4).map(([k, p]) => `| ${k} | ${f(p.median_ms)} | ${p.runs.map((x) => (x.error ? "err" : f(x.ms))).join(", ")} | ${p.runs.map((x) => x.requests ?? "—").join(", ")} | ${p.round_trips ?? "—"} / ${p.warehouse_round_trips ?? "—"} | ${p.runs.map((x) => x.load?.split(" ")[0] ?? "—").join(", ")} |`), "",
+    "## P6: peak wasm memory", "", "| table | data files | data MiB | largest row group (rows, uncompressed MiB) | peak wasm memory MiB | ratio |", "|---|---|---|---|---|---|",
+    ...Object.entries(r.p6).map(([t, p]) => `| ${t} | ${p.data_files} | ${f(MiB(p.data_bytes), 1)} | ${f(p.largest_row_group_rows)}, ${f(MiB(p.largest_row_group_bytes), 1)} | ${f(MiB(p.peak_memory_bytes ?? 0), 1)} | ${f((p.peak_memory_bytes ?? 0) / p.largest_row_group_bytes, 2)}x |`), "");
+  return lines.join("\n");
+}

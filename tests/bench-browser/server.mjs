@@ -1,0 +1,79 @@
+// Loopback static server for the browser benchmarks: folders under URL prefixes, Range requests, optional per-response latency and a request log.
+import http from "node:http";
+import fs from "node:fs";
+import path from "node:path";
+
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".cjs": "text/javascript",
+  ".wasm": "application/wasm", ".json": "application/json", ".css": "text/css", ".svg": "image/svg+xml" };
+
+/**
+ * Serves `mounts` ({"/prefix/": "/dir"}) on 127.0.0.1 (random port). Every response is delayed by `latencyMs`
+ * (held before the first byte). `log` gets one entry per request: {url, range, start, end} in ms since the server started.
+ */
+export function serve(mounts, { latencyMs = 0 } = {}) {
+  mounts = Object.fromEntries(Object.entries(mounts).map(([p, dir]) => [p, path.resolve(dir)]));
+  const t0 = performance.now();
+  const log = [];
+  const server = http.createServer((req, res) => {
+    const entry = { url: req.url, range: req.headers.range ?? null, start: performance.now() - t0, end: null, status: 0 };
+    log.push(entry);
+    res.on("finish", () => { entry.end = performance.now() - t0; });
+    setTimeout(() => answer(mounts, req, res, entry), latencyMs);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => {
+    const url = `http://127.0.0.1:${server.address().port}`;
+    resolve({ url, log, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) });
+  }));
+}
+
+function answer(mounts, req, res, entry) {
+  const pathname = decodeURIComponent(new URL(req.url, "http://x").pathname);
+  const prefix = Object.keys(mounts).filter((p) => pathname.startsWith(p)).sort((a, b) => b.length - a.length)[0];
+  let file = prefix && path.join(mounts[prefix], pathname.slice(prefix.length));
+  if (file && !file.startsWith(mounts[prefix])) file = null;
+  if (file && fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, "index.html");
+  if (!file || !fs.existsSync(file)) {
+    entry.status = 404;
+    res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
+    return;
+  }
+  const size = fs.statSync(file).size;
+  const headers = { "Content-Type": TYPES[path.extname(file)] ?? "application/octet-stream", "Accept-Ranges": "bytes",
+    "Cache-Control": "no-store" };
+  const m = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+  if (m && size > 0) {
+    let [a, b] = [m[1], m[2]];
+    let start = a === "" ? Math.max(0, size - Number(b)) : Number(a);
+    let end = a === "" || b === "" ? size - 1 : Math.min(Number(b), size - 1);
+    if (start > end || start >= size) {
+      entry.status = 416;
+      res.writeHead(416, { "Content-Range": `bytes */${size}` }).end();
+      return;
+    }
+    entry.status = 206;
+    res.writeHead(206, { ...headers, "Content-Range": `bytes ${start}-${end}/${size}`, "Content-Length": end - start + 1 });
+    if (req.method === "HEAD") return res.end();
+    fs.createReadStream(file, { start, end }).pipe(res);
+    return;
+  }
+  entry.status = 200;
+  res.writeHead(200, { ...headers, "Content-Length": size });
+  if (req.method === "HEAD") return res.end();
+  fs.createReadStream(file).pipe(res);
+}
+
+/**
+ * Sequential round trips among `entries`: each request's depth is 1 + the largest depth of the requests that had
+ * ended before it started (it waited for their response); the answer is the largest depth.
+ */
+export function sequentialRoundTrips(entries) {
+  const done = [];
+  let deepest = 0;
+  for (const e of [...entries].sort((a, b) => a.start - b.start)) {
+    const before = done.filter((d) => d.end !== null && d.end <= e.start);
+    e.depth = 1 + Math.max(0, ...before.map((d) => d.depth));
+    deepest = Math.max(deepest, e.depth);
+    done.push(e);
+  }
+  return deepest;
+}
