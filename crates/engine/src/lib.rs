@@ -6,6 +6,7 @@ pub mod canonical;
 pub mod catalog;
 pub mod checksum;
 pub mod error;
+pub mod iceberg_ddl;
 pub mod iceberg_scan;
 pub mod scan;
 pub mod session;

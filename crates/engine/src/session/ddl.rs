@@ -472,24 +472,57 @@ impl Session {
         }
     }
 
-    /// SHOW CREATE TABLE.
+    /// SHOW CREATE TABLE (Paimon and Iceberg tables).
     pub(super) async fn show_create_table(&self, name: &ObjectName) -> StatementResult<Outcome> {
         let target = self.resolve(name).await?;
-        let table = self
-            .paimon_table(&target, name.pos, "SHOW CREATE TABLE of")
-            .await?;
         let parts = [
             target.catalog.as_str(),
             target.database.as_str(),
             target.table.as_str(),
         ];
-        let ddl = show_create_table(&parts, table.current_schema());
+        let ddl = if let Some(Location::Iceberg { .. }) = &target.location {
+            let table = self.iceberg_table(&target, name.pos).await?;
+            crate::iceberg_ddl::show_create_table(&parts, table.metadata()).map_err(|e| {
+                at(
+                    name.pos,
+                    format!("SHOW CREATE TABLE {}: {e}", target.qualified()),
+                )
+            })?
+        } else {
+            let table = self
+                .paimon_table(&target, name.pos, "SHOW CREATE TABLE of")
+                .await?;
+            show_create_table(&parts, table.current_schema())
+        };
         Ok(show::strings(&["result"], vec![vec![Some(ddl)]]))
     }
 
     /// DESCRIBE: name, type, null, key, extras, watermark (Flink's columns).
     pub(super) async fn describe(&self, name: &ObjectName) -> StatementResult<Outcome> {
         let target = self.resolve(name).await?;
+        if let Some(Location::Iceberg { .. }) = &target.location {
+            let table = self.iceberg_table(&target, name.pos).await?;
+            let columns = crate::iceberg_ddl::describe(table.metadata())
+                .map_err(|e| at(name.pos, format!("DESCRIBE {}: {e}", target.qualified())))?;
+            let rows = columns
+                .into_iter()
+                .map(|c| {
+                    let null = if c.nullable { "TRUE" } else { "FALSE" };
+                    vec![
+                        Some(c.name),
+                        Some(c.flink_type),
+                        Some(null.to_string()),
+                        c.key,
+                        None,
+                        None,
+                    ]
+                })
+                .collect();
+            return Ok(show::strings(
+                &["name", "type", "null", "key", "extras", "watermark"],
+                rows,
+            ));
+        }
         let table: Table = self.paimon_table(&target, name.pos, "DESCRIBE of").await?;
         let schema = table.current_schema();
         let pk = (!schema.primary_keys.is_empty())

@@ -4,19 +4,18 @@ use super::catalogs::{Location, Resolved};
 use super::dml::Shape;
 use super::query::input_name;
 use super::{at, Outcome, QueryInput, QueryOutput, Session, StatementError, StatementResult};
+use crate::iceberg_ddl::{definition, transform};
 use arrow_array::RecordBatch;
 use lakescope_iceberg::convert::to_data_fields;
 use lakescope_iceberg::read::DeleteCache;
-use lakescope_iceberg::spec::transform::Transform as IcebergTransform;
 use lakescope_iceberg::write::append::check_upsert;
 use lakescope_iceberg::write::{
     append, overwrite, update_properties, update_schema, update_spec, upsert, ColumnPosition,
-    HadoopCatalog, IcebergTableDefinition, LiveFiles, SchemaChange, SpecChange,
+    HadoopCatalog, LiveFiles, SchemaChange, SpecChange,
 };
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_sql::ast::{
     AlterAction, AlterTable, ColumnKind, CreateTable, Insert, RowLevel, SchemaChange as SqlChange,
-    Transform,
 };
 use lakescope_sql::rewrite::row_level_change;
 use lakescope_sql::show::quote_ident;
@@ -31,69 +30,6 @@ pub(super) fn absolute_uri(warehouse: &str) -> String {
     } else {
         warehouse.to_string()
     }
-}
-
-fn transform(t: Option<Transform>) -> IcebergTransform {
-    match t {
-        None => IcebergTransform::Identity,
-        Some(Transform::Years) => IcebergTransform::Year,
-        Some(Transform::Months) => IcebergTransform::Month,
-        Some(Transform::Days) => IcebergTransform::Day,
-        Some(Transform::Hours) => IcebergTransform::Hour,
-        Some(Transform::Bucket(n)) => IcebergTransform::Bucket(n),
-        Some(Transform::Truncate(n)) => IcebergTransform::Truncate(n),
-    }
-}
-
-/// The Iceberg definition of a CREATE TABLE with columns.
-fn definition(t: &CreateTable) -> StatementResult<IcebergTableDefinition> {
-    if t.as_select.is_some() || t.like.is_some() {
-        return Err(StatementError::new(
-            t.name.pos,
-            "CREATE TABLE ... AS SELECT / LIKE in an Iceberg catalog is not supported yet: create the table with columns, then INSERT",
-        ));
-    }
-    if t.watermark.is_some() {
-        return Err(StatementError::new(
-            t.name.pos,
-            "WATERMARK on an Iceberg table needs a Flink job to mean anything; lakescope creates Iceberg tables without it (drop the WATERMARK clause)",
-        ));
-    }
-    let mut columns = Vec::new();
-    for c in &t.columns {
-        match &c.kind {
-            ColumnKind::Physical(dt) => {
-                columns.push((c.name.name.clone(), dt.clone(), c.comment.clone()))
-            }
-            _ => {
-                return Err(StatementError::new(
-                    c.name.pos,
-                    format!(
-                        "computed or metadata column '{}': Iceberg tables store physical columns only (Flink computes such columns in the job; drop it here)",
-                        c.name.name
-                    ),
-                ))
-            }
-        }
-    }
-    Ok(IcebergTableDefinition {
-        columns,
-        partition: t
-            .partitioned_by
-            .iter()
-            .map(|p| (p.column.name.clone(), transform(p.transform)))
-            .collect(),
-        identifier_fields: t
-            .primary_key
-            .iter()
-            .flat_map(|pk| pk.columns.iter().map(|c| c.name.clone()))
-            .collect(),
-        properties: t
-            .options
-            .iter()
-            .map(|o| (o.key.clone(), o.value.clone()))
-            .collect(),
-    })
 }
 
 impl Session {
@@ -162,7 +98,7 @@ impl Session {
     }
 
     /// The Iceberg table at a resolved location.
-    async fn iceberg_table(
+    pub(super) async fn iceberg_table(
         &self,
         target: &Resolved,
         pos: Pos,
