@@ -154,6 +154,7 @@ async fn show_create_table_round_trips_for_seed_tables() {
     let mut session = session(Rc::new(LocalOpener));
     let _ = run_checked(&mut session, &script, NOT_YET).await;
     let mut checked = 0;
+    let mut temporary = 0;
     let mut wrong = Vec::new();
     for (catalog, folder, db) in [
         ("paimon_catalog", "paimon", "test_db"),
@@ -166,7 +167,8 @@ async fn show_create_table_round_trips_for_seed_tables() {
                 .unwrap()
                 .to_string();
             let qualified = format!("{catalog}.{db}.{name}");
-            // TEMPORARY tables of other connectors (kafka, filesystem) live in the session only
+            // TEMPORARY tables of other connectors (kafka, filesystem) live in the session only:
+            // SHOW CREATE TABLE gives their declaration back.
             if !dir
                 .path()
                 .join(folder)
@@ -174,6 +176,21 @@ async fn show_create_table_round_trips_for_seed_tables() {
                 .join(&name)
                 .exists()
             {
+                let ddl_rows = rows(&mut session, &format!("SHOW CREATE TABLE {qualified}")).await;
+                let ddl = field(&ddl_rows[0], "result").unwrap();
+                let shown = declared(&ddl);
+                let seed = lakescope_sql::parse_script(&script)
+                    .into_iter()
+                    .filter_map(|p| p.statement.ok())
+                    .filter_map(|s| match s {
+                        lakescope_sql::Statement::CreateTable(c) => Some(c),
+                        _ => None,
+                    })
+                    .filter(|c| c.temporary && c.name.name() == name)
+                    .map(|c| declared_shape(&c))
+                    .collect::<Vec<_>>();
+                assert!(seed.contains(&declared_shape(&shown)), "{ddl}\n{seed:?}");
+                temporary += 1;
                 continue;
             }
             let ddl_rows = rows(&mut session, &format!("SHOW CREATE TABLE {qualified}")).await;
@@ -219,7 +236,64 @@ async fn show_create_table_round_trips_for_seed_tables() {
         }
     }
     assert!(checked >= 25, "only {checked} tables checked");
+    assert!(temporary >= 2, "only {temporary} temporary tables checked");
+    // DESCRIBE of a declared kafka table: its columns as declared, all nullable, no key.
+    let describe = rows(&mut session, "DESCRIBE paimon_catalog.test_db.kafka_source").await;
+    let described: Vec<_> = describe
+        .iter()
+        .map(|r| {
+            (
+                field(r, "name"),
+                field(r, "type"),
+                field(r, "null"),
+                field(r, "key"),
+            )
+        })
+        .collect();
+    let some = |s: &str| Some(s.to_string());
+    for column in [
+        (some("id"), some("BIGINT")),
+        (some("name"), some("STRING")),
+        (some("amount"), some("DECIMAL(10, 2)")),
+        (some("event_time"), some("TIMESTAMP(3)")),
+    ] {
+        assert!(
+            described.contains(&(column.0.clone(), column.1.clone(), some("TRUE"), None)),
+            "{column:?} in {described:?}"
+        );
+    }
+    assert_eq!(described.len(), 4);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+fn declared(ddl: &str) -> Box<lakescope_sql::ast::CreateTable> {
+    match lakescope_sql::parse_statement(ddl) {
+        Ok(lakescope_sql::Statement::CreateTable(c)) => c,
+        other => panic!("{ddl}: {other:?}"),
+    }
+}
+
+/// What a declared CREATE TABLE says, without source positions.
+fn declared_shape(t: &lakescope_sql::ast::CreateTable) -> String {
+    let columns: Vec<String> = t
+        .columns
+        .iter()
+        .map(|c| format!("{} {:?} {:?}", c.name.name, c.kind, c.comment))
+        .collect();
+    format!(
+        "temporary {} columns {columns:?} watermark {:?} pk {:?} options {:?}",
+        t.temporary,
+        t.watermark.as_ref().map(|w| &w.text),
+        t.primary_key.as_ref().map(|p| p
+            .columns
+            .iter()
+            .map(|c| c.name.clone())
+            .collect::<Vec<_>>()),
+        t.options
+            .iter()
+            .map(|o| (o.key.clone(), o.value.clone()))
+            .collect::<Vec<_>>()
+    )
 }
 
 fn field(row: &str, column: &str) -> Option<String> {

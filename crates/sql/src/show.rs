@@ -172,3 +172,87 @@ pub fn create_table_schema(t: &CreateTable) -> Result<TableSchema> {
         time_millis: 0,
     })
 }
+
+/// A PARTITIONED BY entry as written (`c`, `days(c)`, `bucket(16, c)`).
+fn partition_entry(p: &crate::ast::PartitionField) -> String {
+    use crate::ast::Transform;
+    let c = quote_ident(&p.column.name);
+    match p.transform {
+        None => c,
+        Some(Transform::Years) => format!("years({c})"),
+        Some(Transform::Months) => format!("months({c})"),
+        Some(Transform::Days) => format!("days({c})"),
+        Some(Transform::Hours) => format!("hours({c})"),
+        Some(Transform::Bucket(n)) => format!("bucket({n}, {c})"),
+        Some(Transform::Truncate(n)) => format!("truncate({n}, {c})"),
+    }
+}
+
+/// The DDL a session table was declared with (TEMPORARY or in-memory catalog tables of other
+/// connectors), as Flink shows it: columns (physical, computed, metadata), WATERMARK, PRIMARY
+/// KEY, COMMENT, PARTITIONED BY and the WITH options in declared order. `name` parts are
+/// backquoted.
+pub fn show_declared(name: &[&str], t: &CreateTable) -> String {
+    let mut lines: Vec<String> = t
+        .columns
+        .iter()
+        .map(|c| {
+            let mut l = format!("  {} ", quote_ident(&c.name.name));
+            match &c.kind {
+                ColumnKind::Physical(dt) => l.push_str(&flink_type(dt)),
+                ColumnKind::Computed { text, .. } => {
+                    let _ = write!(l, "AS {text}");
+                }
+                ColumnKind::Metadata {
+                    data_type,
+                    key,
+                    is_virtual,
+                } => {
+                    let _ = write!(l, "{} METADATA", flink_type(data_type));
+                    if let Some(k) = key {
+                        let _ = write!(l, " FROM {}", quote_str(k));
+                    }
+                    if *is_virtual {
+                        l.push_str(" VIRTUAL");
+                    }
+                }
+            }
+            if let Some(d) = &c.comment {
+                let _ = write!(l, " COMMENT {}", quote_str(d));
+            }
+            l
+        })
+        .collect();
+    if let Some(w) = &t.watermark {
+        lines.push(format!(
+            "  WATERMARK FOR {} AS {}",
+            quote_ident(&w.column.name),
+            w.text
+        ));
+    }
+    if let Some(pk) = &t.primary_key {
+        let keys: Vec<String> = pk.columns.iter().map(|k| quote_ident(&k.name)).collect();
+        lines.push(format!("  PRIMARY KEY ({}) NOT ENFORCED", keys.join(", ")));
+    }
+    let qualified: Vec<String> = name.iter().map(|p| quote_ident(p)).collect();
+    let temporary = if t.temporary { "TEMPORARY " } else { "" };
+    let mut out = format!("CREATE {temporary}TABLE {} (\n", qualified.join("."));
+    out.push_str(&lines.join(",\n"));
+    out.push_str("\n)");
+    if let Some(c) = &t.comment {
+        let _ = write!(out, "\nCOMMENT {}", quote_str(c));
+    }
+    if !t.partitioned_by.is_empty() {
+        let keys: Vec<String> = t.partitioned_by.iter().map(partition_entry).collect();
+        let _ = write!(out, "\nPARTITIONED BY ({})", keys.join(", "));
+    }
+    if !t.options.is_empty() {
+        let opts: Vec<String> = t
+            .options
+            .iter()
+            .map(|o| format!("  {} = {}", quote_str(&o.key), quote_str(&o.value)))
+            .collect();
+        let _ = write!(out, "\nWITH (\n{}\n)", opts.join(",\n"));
+    }
+    out
+}

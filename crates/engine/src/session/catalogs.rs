@@ -2,7 +2,7 @@
 
 use super::{at, show, Outcome, Session, StatementError, StatementResult, DEFAULT_DATABASE};
 use crate::Catalog;
-use lakescope_sql::ast::{CreateDatabase, Ident, ObjectName, OptionEntry};
+use lakescope_sql::ast::{CreateDatabase, CreateTable, Ident, ObjectName, OptionEntry};
 use lakescope_sql::Pos;
 use lakescope_storage::ObjectStore;
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,8 +33,9 @@ pub(super) enum SessionTable {
         store: Rc<dyn ObjectStore>,
         path: String,
     },
-    /// Any other connector: only Flink can read or write it.
-    Connector(String),
+    /// Any other connector: only Flink can read or write it; with the CREATE TABLE it was
+    /// declared with (SHOW CREATE TABLE and DESCRIBE show it back).
+    Connector(String, Box<CreateTable>),
 }
 
 /// A catalog of the session.
@@ -404,7 +405,7 @@ impl Session {
                 store: store.clone(),
                 path: path.clone(),
             }),
-            Some(SessionTable::Connector(c)) => Some(Location::Connector(c.clone())),
+            Some(SessionTable::Connector(c, _)) => Some(Location::Connector(c.clone())),
             None => match &catalog.store {
                 None => None,
                 Some(store) => {

@@ -13,7 +13,7 @@ use lakescope_paimon::write::schema::{create_table, TableDefinition};
 use lakescope_paimon::write::schema_change::commit_schema;
 use lakescope_sql::apply_alter;
 use lakescope_sql::ast::{AlterAction, AlterTable, CreateTable, ObjectName};
-use lakescope_sql::show::{flink_type, show_create_table};
+use lakescope_sql::show::{flink_type, show_create_table, show_declared};
 use lakescope_sql::{create_table_schema, Pos, Statement, TableFormat, ValidationContext};
 use std::collections::BTreeMap;
 
@@ -132,7 +132,7 @@ impl Session {
                         existing: None,
                     },
                 )?;
-                SessionTable::Connector(connector)
+                SessionTable::Connector(connector, Box::new(t.clone()))
             };
             let key = (target.database.clone(), target.table.clone());
             self.catalog_mut(&target.catalog, pos)?
@@ -472,7 +472,16 @@ impl Session {
         }
     }
 
-    /// SHOW CREATE TABLE (Paimon and Iceberg tables).
+    /// The CREATE TABLE a session table of another connector was declared with.
+    fn declared(&self, target: &super::catalogs::Resolved) -> Option<&CreateTable> {
+        let key = (target.database.clone(), target.table.clone());
+        match self.catalogs.get(&target.catalog)?.tables.get(&key)? {
+            SessionTable::Connector(_, create) => Some(create),
+            SessionTable::Paimon { .. } => None,
+        }
+    }
+
+    /// SHOW CREATE TABLE (Paimon and Iceberg tables, and session tables of other connectors).
     pub(super) async fn show_create_table(&self, name: &ObjectName) -> StatementResult<Outcome> {
         let target = self.resolve(name).await?;
         let parts = [
@@ -480,7 +489,9 @@ impl Session {
             target.database.as_str(),
             target.table.as_str(),
         ];
-        let ddl = if let Some(Location::Iceberg { .. }) = &target.location {
+        let ddl = if let Some(declared) = self.declared(&target) {
+            show_declared(&parts, declared)
+        } else if let Some(Location::Iceberg { .. }) = &target.location {
             let table = self.iceberg_table(&target, name.pos).await?;
             crate::iceberg_ddl::show_create_table(&parts, table.metadata()).map_err(|e| {
                 at(
@@ -500,6 +511,9 @@ impl Session {
     /// DESCRIBE: name, type, null, key, extras, watermark (Flink's columns).
     pub(super) async fn describe(&self, name: &ObjectName) -> StatementResult<Outcome> {
         let target = self.resolve(name).await?;
+        if let Some(declared) = self.declared(&target) {
+            return Ok(show::describe_declared(declared));
+        }
         if let Some(Location::Iceberg { .. }) = &target.location {
             let table = self.iceberg_table(&target, name.pos).await?;
             let columns = crate::iceberg_ddl::describe(table.metadata())
