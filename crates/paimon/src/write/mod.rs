@@ -15,6 +15,7 @@ pub mod manifest;
 pub mod orc_file;
 pub mod schema;
 pub mod schema_change;
+mod sequence_field;
 pub mod stats;
 pub mod table_write;
 

@@ -7,6 +7,7 @@ use super::data_file::FileEncoding;
 use super::datum::datum_at;
 use super::dynamic_bucket::{DynamicBucketAssigner, IndexChange};
 use super::env::WriteEnv;
+use super::sequence_field::UserSequence;
 use super::stats;
 use crate::error::{Error, Result};
 use crate::merge::config::{MergeConfig, MergeEngine as MergeConfigEngine};
@@ -60,12 +61,8 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
     let refuse = |what: String| Err(Error::unsupported(table.path(), what));
     check_file_layout(table, schema)?;
     let bucket = options.bucket()?;
-    if schema.primary_keys.is_empty() {
-        if bucket > 0 && options.bucket_key().is_empty() {
-            return refuse("an append table with bucket > 0 needs a 'bucket-key'".into());
-        }
-    } else if !options.sequence_field().is_empty() {
-        return refuse("writing tables with a sequence.field".into());
+    if schema.primary_keys.is_empty() && bucket > 0 && options.bucket_key().is_empty() {
+        return refuse("an append table with bucket > 0 needs a 'bucket-key'".into());
     }
     Ok(())
 }
@@ -476,6 +473,7 @@ pub(crate) async fn write_inner(
             .push(row);
     }
 
+    let user_sequence = UserSequence::new(&schema, &columns)?;
     let writer_uuid = env.uuid();
     let layout = FileLayout::new(&schema, env)?;
     let rows_per_file = layout.rows_per_file(&columns, rows)?;
@@ -507,7 +505,13 @@ pub(crate) async fn write_inner(
             })
             .collect::<Result<_>>()?;
         let mut order: Vec<usize> = (0..rows_of.len()).collect();
-        order.sort_by(|a, b| cmp_keys(&keys[*a], &keys[*b]));
+        // Rows of a key by user sequence (if any), then input order (the sort is stable).
+        order.sort_by(|a, b| {
+            cmp_keys(&keys[*a], &keys[*b]).then_with(|| match &user_sequence {
+                Some(s) => s.cmp(rows_of[*a], rows_of[*b]),
+                None => Ordering::Equal,
+            })
+        });
         if input_changelog {
             // Stable sort: equal keys stay in input (sequence) order.
             for chunk in order.chunks(rows_per_file) {
