@@ -121,10 +121,20 @@ pub fn DdlTab(sel: Selection) -> impl IntoView {
                         }
                         let next = match event {
                             ConsoleEvent::AlterPreview { outcome, .. } => match outcome {
-                                PreviewOutcome::Schemas { current, next, .. } => Check::Valid {
-                                    current: current.clone(),
-                                    next: next.clone(),
-                                },
+                                PreviewOutcome::Schemas { current, next, .. } => {
+                                    match (
+                                        TableSchema::from_json(current.as_bytes()),
+                                        TableSchema::from_json(next.as_bytes()),
+                                    ) {
+                                        (Ok(current), Ok(next)) => Check::Valid {
+                                            current: Box::new(current),
+                                            next: Box::new(next),
+                                        },
+                                        (Err(e), _) | (_, Err(e)) => Check::Unavailable(format!(
+                                            "The SQL engine sent a schema the page cannot read: {e}"
+                                        )),
+                                    }
+                                }
                                 PreviewOutcome::Error {
                                     line,
                                     column,

@@ -10,14 +10,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PreviewOutcome {
-    /// The statement is valid: the schema now and the next one (`id` + 1, not committed).
+    /// The statement is valid: the schema now and the next one (`id` + 1, not committed), each
+    /// as the JSON of a schema file (`TableSchema::from_json` reads it: the page parses it with
+    /// the code it reads schema files with, instead of a second deserializer for this event).
     Schemas {
         /// The qualified name of the altered table (`catalog.db.table`).
         table: String,
-        /// Its current schema.
-        current: Box<TableSchema>,
-        /// The schema a commit would write.
-        next: Box<TableSchema>,
+        /// Its current schema (schema file JSON).
+        current: String,
+        /// The schema a commit would write (schema file JSON).
+        next: String,
     },
     /// The statement does not parse, breaks a rule or is not an ALTER TABLE of a Paimon table.
     Error {
@@ -34,11 +36,22 @@ impl Session {
     /// Parses and validates `sql` (one ALTER TABLE) and applies it to its table's current schema
     /// without committing, as running it would.
     pub async fn preview_alter(&self, sql: &str) -> PreviewOutcome {
-        match self.next_schema(sql).await {
+        let schemas = self
+            .next_schema(sql)
+            .await
+            .and_then(|(table, current, next)| {
+                let json = |s: &TableSchema| {
+                    serde_json::to_string(s).map_err(|e| {
+                        StatementError::new(Pos::new(1, 1), format!("cannot encode a schema: {e}"))
+                    })
+                };
+                Ok((table, json(&current)?, json(&next)?))
+            });
+        match schemas {
             Ok((table, current, next)) => PreviewOutcome::Schemas {
                 table,
-                current: Box::new(current),
-                next: Box::new(next),
+                current,
+                next,
             },
             Err(e) => PreviewOutcome::Error {
                 line: e.pos.line,
