@@ -4,8 +4,8 @@
 
 pub mod binary_row;
 pub mod bucket;
-pub mod chunked;
 pub mod catalog_ops;
+pub mod chunked;
 mod cross_partition;
 pub mod data_file;
 pub mod datum;
