@@ -9,6 +9,9 @@ export const SCREENS =
   process.env.LAKESCOPE_SCREENS ?? fileURLToPath(new URL("../../target/e2e-screens/", import.meta.url));
 /** `../shared` beside the repository (the corpus and its expected rows). */
 export const SHARED = process.env.LAKESCOPE_SHARED ?? fileURLToPath(new URL("../../../shared/", import.meta.url));
+/** The native CLI (built by the native tests; test.sh passes its path in LAKESCOPE_BIN). */
+export const CLI =
+  process.env.LAKESCOPE_BIN ?? process.env.LAKESCOPE_CLI ?? fileURLToPath(new URL("../../target/debug/lakescope", import.meta.url));
 
 /** Headless Chromium with the flags this machine needs (fresh temporary profile each time). */
 export function launchBrowser() {
