@@ -47,6 +47,17 @@ impl CatalogRefresh {
     }
 }
 
+/// What the main panel shows.
+#[derive(Debug, Clone, PartialEq)]
+enum Main {
+    Table(Selection),
+    /// The route names a table the listed warehouse does not have.
+    Missing(String),
+    /// The warehouse's SQL console.
+    Console,
+    Welcome,
+}
+
 /// The whole application.
 #[component]
 pub fn App() -> impl IntoView {
@@ -141,6 +152,19 @@ pub fn App() -> impl IntoView {
         })
     });
 
+    // What the main panel shows: a Memo, so that relisting the catalog or other route changes do
+    // not rebuild it (a running console keeps its results).
+    let main = Memo::new(move |_| {
+        if let Some(selection) = selected.get() {
+            return Main::Table(selection);
+        }
+        match route.with(|r| (r.table.clone(), r.tab)) {
+            (Some(t), _) if matches!(state.get(), LoadState::Loaded(_)) => Main::Missing(t),
+            (None, Tab::Sql) => Main::Console,
+            _ => Main::Welcome,
+        }
+    });
+
     view! {
         <div class="app" data-testid="app">
             <Header />
@@ -151,23 +175,18 @@ pub fn App() -> impl IntoView {
                     <CatalogTree state=state selected=selected />
                 </aside>
                 <section class="content" data-testid="content">
-                    {move || match selected.get() {
-                        Some(selection) => view! { <TablePanel selection=selection /> }.into_any(),
-                        None => {
-                            let missing = route.with(|r| r.table.clone()).filter(|_| matches!(state.get(), LoadState::Loaded(_)));
-                            match missing {
-                                Some(t) => view! {
-                                    <ErrorPanel title="No such table" message=format!("The warehouse has no table {t}.") />
-                                }.into_any(),
-                                None if route.with(|r| r.tab == Tab::Sql) && matches!(state.get(), LoadState::Loaded(_)) => view! {
-                                    <article class="panel" data-testid="sql-console">
-                                        <h1 class="console-title">"SQL console"</h1>
-                                        <SqlTab starter=console_starter() />
-                                    </article>
-                                }.into_any(),
-                                None => view! { <Welcome state=state /> }.into_any(),
-                            }
-                        }
+                    {move || match main.get() {
+                        Main::Table(selection) => view! { <TablePanel selection=selection /> }.into_any(),
+                        Main::Missing(t) => view! {
+                            <ErrorPanel title="No such table" message=format!("The warehouse has no table {t}.") />
+                        }.into_any(),
+                        Main::Console => view! {
+                            <article class="panel" data-testid="sql-console">
+                                <h1 class="console-title">"SQL console"</h1>
+                                <SqlTab starter=console_starter() />
+                            </article>
+                        }.into_any(),
+                        Main::Welcome => view! { <Welcome state=state /> }.into_any(),
                     }}
                 </section>
             </main>
