@@ -134,6 +134,15 @@ async fn browser_opener_picks_the_backend_by_scheme() {
         .expect("opfs is writable");
     let http = open("lakescope-no-such-dir/", &options).expect("relative");
     assert!(http.describe().starts_with("http"), "{}", http.describe());
-    assert!(open("opfs://a/b", &options).is_err());
+    // A folder inside an OPFS warehouse is a warehouse too (a catalog's `opfs://lake/paimon`);
+    // empty, `.` and `..` segments are not.
+    assert_eq!(
+        open("opfs://lakescope-opener-test/paimon", &options)
+            .expect("nested opfs")
+            .describe(),
+        "opfs://lakescope-opener-test/paimon/"
+    );
+    assert!(open("opfs://a/../b", &options).is_err());
+    assert!(open("opfs://a//b", &options).is_err());
     assert!(open("  ", &options).is_err());
 }
