@@ -5,7 +5,8 @@ use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
     UInt64Type, UInt8Type,
 };
-use arrow_array::{Array, ArrowPrimitiveType, RecordBatch};
+use arrow_array::{Array, ArrowPrimitiveType, OffsetSizeTrait, RecordBatch};
+use arrow_buffer::{ArrowNativeType, NullBuffer, OffsetBuffer};
 use arrow_schema::DataType;
 
 /// Row count and a checksum over every cell of `batches`, like the anchors' readers: the sum of
@@ -51,17 +52,14 @@ fn sum_u64(array: &dyn Array) -> f64 {
     a.iter().flatten().fold(0u64, |s, v| s.wrapping_add(v)) as f64
 }
 
-fn string_bytes(
-    offsets_first: usize,
-    offsets_last: usize,
-    nulls: bool,
-    lens: impl Iterator<Item = usize>,
-) -> f64 {
-    if nulls {
-        lens.sum::<usize>() as f64
-    } else {
-        (offsets_last - offsets_first) as f64
-    }
+/// Bytes of the non-null values of a string or binary array, from its offsets alone.
+fn value_bytes<O: OffsetSizeTrait>(offsets: &OffsetBuffer<O>, nulls: Option<&NullBuffer>) -> f64 {
+    let len = |i: usize| (offsets[i + 1] - offsets[i]).as_usize();
+    let total = match nulls {
+        Some(n) if n.null_count() > 0 => n.valid_indices().map(len).sum::<usize>(),
+        _ => (offsets[offsets.len() - 1] - offsets[0]).as_usize(),
+    };
+    total as f64
 }
 
 fn touch_array(array: &dyn Array) -> f64 {
@@ -76,54 +74,14 @@ fn touch_array(array: &dyn Array) -> f64 {
         DataType::UInt64 => sum_u64(array),
         DataType::Float32 => sum::<Float32Type>(array),
         DataType::Float64 => sum::<Float64Type>(array),
-        DataType::Utf8 => {
-            let a = array.as_string::<i32>();
-            let o = a.value_offsets();
-            let lens = a.iter().flatten().map(str::len);
-            string_bytes(
-                o[0] as usize,
-                o[o.len() - 1] as usize,
-                a.null_count() > 0,
-                lens,
-            )
-        }
-        DataType::LargeUtf8 => {
-            let a = array.as_string::<i64>();
-            let o = a.value_offsets();
-            let lens = a.iter().flatten().map(str::len);
-            string_bytes(
-                o[0] as usize,
-                o[o.len() - 1] as usize,
-                a.null_count() > 0,
-                lens,
-            )
-        }
+        DataType::Utf8 => value_bytes(array.as_string::<i32>().offsets(), array.nulls()),
+        DataType::LargeUtf8 => value_bytes(array.as_string::<i64>().offsets(), array.nulls()),
         DataType::Utf8View => {
             let a = array.as_string_view();
             a.iter().flatten().map(str::len).sum::<usize>() as f64
         }
-        DataType::Binary => {
-            let a = array.as_binary::<i32>();
-            let o = a.value_offsets();
-            let lens = a.iter().flatten().map(<[u8]>::len);
-            string_bytes(
-                o[0] as usize,
-                o[o.len() - 1] as usize,
-                a.null_count() > 0,
-                lens,
-            )
-        }
-        DataType::LargeBinary => {
-            let a = array.as_binary::<i64>();
-            let o = a.value_offsets();
-            let lens = a.iter().flatten().map(<[u8]>::len);
-            string_bytes(
-                o[0] as usize,
-                o[o.len() - 1] as usize,
-                a.null_count() > 0,
-                lens,
-            )
-        }
+        DataType::Binary => value_bytes(array.as_binary::<i32>().offsets(), array.nulls()),
+        DataType::LargeBinary => value_bytes(array.as_binary::<i64>().offsets(), array.nulls()),
         _ => (array.len() - array.null_count()) as f64,
     }
 }
@@ -131,7 +89,7 @@ fn touch_array(array: &dyn Array) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::{Float64Array, Int32Array, StringArray};
+    use arrow_array::{Float64Array, Int32Array, LargeBinaryArray, StringArray};
     use std::sync::Arc;
 
     #[test]
@@ -146,10 +104,18 @@ mod tests {
                 "c",
                 Arc::new(StringArray::from(vec![Some("ab"), None, Some("cde")])) as _,
             ),
+            (
+                "d",
+                Arc::new(LargeBinaryArray::from(vec![
+                    Some(&b"wxyz"[..]),
+                    Some(&b""[..]),
+                    None,
+                ])) as _,
+            ),
         ])
         .unwrap();
         let (rows, check) = touch(&[batch.slice(1, 2), batch.slice(0, 1)]);
         assert_eq!(rows, 3);
-        assert_eq!(check, 1.0 + 3.0 + 2.0 + 2.0 + 3.0);
+        assert_eq!(check, 1.0 + 3.0 + 2.0 + 2.0 + 3.0 + 4.0);
     }
 }
