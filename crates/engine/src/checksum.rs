@@ -6,7 +6,7 @@ use arrow_array::types::{
     UInt64Type, UInt8Type,
 };
 use arrow_array::{Array, ArrowPrimitiveType, OffsetSizeTrait, RecordBatch};
-use arrow_buffer::{ArrowNativeType, NullBuffer, OffsetBuffer};
+use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::DataType;
 
 /// Row count and a checksum over every cell of `batches`, like the anchors' readers: the sum of
