@@ -5,6 +5,7 @@ use crate::app::{LoadState, Selection};
 use crate::route::{go, use_route, Tab};
 use crate::util::{bytes, time, Busy, ErrorPanel, Frame, Load};
 use crate::warehouse;
+use futures::future::{AbortHandle, Abortable};
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_engine::TableRef;
 use lakescope_paimon::spec::schema::TableSchema;
@@ -174,7 +175,11 @@ fn Overview(sel: Selection) -> impl IntoView {
     let files = RwSignal::new_local(Load::<(usize, i64, i64)>::Loading("Listing files…".into()));
     let rows = RwSignal::new_local(Load::<usize>::Loading("Counting rows…".into()));
     let s2 = sel.clone();
-    spawn_local(async move {
+    // Leaving the tab stops its reads (the row count scans the whole table): they must not
+    // compete with the tab opened next, e.g. the Data tab's first rows.
+    let (abort, registration) = AbortHandle::new_pair();
+    on_cleanup(move || abort.abort());
+    let work = async move {
         let sel = s2;
         let loaded = async {
             let t = warehouse::table(&sel.table.path).await?;
@@ -229,6 +234,9 @@ fn Overview(sel: Selection) -> impl IntoView {
             Ok(n) => Load::Ready(n),
             Err(m) => Load::Failed(m),
         });
+    };
+    spawn_local(async move {
+        let _ = Abortable::new(work, registration).await;
     });
     let rows_view = move || match rows.get() {
         Load::Loading(t) => view! { <span class="muted">{t}</span> }.into_any(),

@@ -1,22 +1,32 @@
 //! Opening a warehouse from the browser (http(s), s3://, opfs://): the catalog load and plain-words errors.
 
+use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use lakescope_engine::{Catalog, DatabaseEntry};
 use lakescope_paimon::table::Table;
 use lakescope_storage::browser::{self, scheme, Scheme};
 use lakescope_storage::uri::StoreOptions;
 use lakescope_storage::{
-    Error, IoCounts, IoMeter, MeteredStore, ObjectStore, OpfsStore, INDEX_FILE_NAME,
+    CachingStore, Error, IoCounts, IoMeter, MeteredStore, ObjectStore, OpfsStore, INDEX_FILE_NAME,
 };
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
+/// A Paimon table being opened (or opened), shared by every view that asks for it meanwhile.
+type Opening = Shared<LocalBoxFuture<'static, Result<Rc<Table>, String>>>;
+
+/// Bytes of immutable objects (schemas, snapshots, manifests, small data files) the page keeps
+/// from a static host or OPFS: each is read once, although several views read them at once.
+const CACHE_BYTES: u64 = 32 << 20;
+
 thread_local! {
     /// The open warehouse: its base URL, catalog, and how it was reached.
     static CURRENT: RefCell<Option<(String, Catalog, StoreOptions)>> = const { RefCell::new(None) };
+    /// The open warehouse's cache of immutable objects (cleared with the table handles).
+    static CACHE: RefCell<Option<Rc<CachingStore<MeteredStore>>>> = const { RefCell::new(None) };
     /// Opened Paimon tables by path (a table caches its manifests).
-    static TABLES: RefCell<HashMap<String, Rc<Table>>> = RefCell::new(HashMap::new());
+    static TABLES: RefCell<HashMap<String, Opening>> = RefCell::new(HashMap::new());
     /// Every request of every warehouse opened in this page, for progress lines.
     static METER: Arc<IoMeter> = Arc::new(IoMeter::default());
 }
@@ -54,24 +64,48 @@ pub fn is_writable() -> bool {
     })
 }
 
-/// Opens (or returns the cached handle of) the Paimon table at `path` (`db.db/t`).
+/// Opens (or returns the cached handle of) the Paimon table at `path` (`db.db/t`); views that
+/// ask while it is being opened share that open.
 pub async fn table(path: &str) -> Result<Rc<Table>, String> {
-    if let Some(t) = TABLES.with(|t| t.borrow().get(path).cloned()) {
-        return Ok(t);
+    let opening = match TABLES.with(|t| t.borrow().get(path).cloned()) {
+        Some(opening) => opening,
+        None => {
+            let store = catalog()?.store().clone();
+            let key = path.to_string();
+            let opening = async move {
+                Table::open(store, &key)
+                    .await
+                    .map(Rc::new)
+                    .map_err(|e| format!("Cannot open table {key}: {e}"))
+            }
+            .boxed_local()
+            .shared();
+            TABLES.with(|t| t.borrow_mut().insert(path.to_string(), opening.clone()));
+            opening
+        }
+    };
+    let result = opening.clone().await;
+    if result.is_err() {
+        // Let the next view try again (unless the handles were forgotten meanwhile).
+        TABLES.with(|t| {
+            let mut tables = t.borrow_mut();
+            if tables.get(path).is_some_and(|o| o.ptr_eq(&opening)) {
+                tables.remove(path);
+            }
+        });
     }
-    let store = catalog()?.store().clone();
-    let table = Rc::new(
-        Table::open(store, path)
-            .await
-            .map_err(|e| format!("Cannot open table {path}: {e}"))?,
-    );
-    TABLES.with(|t| t.borrow_mut().insert(path.to_string(), table.clone()));
-    Ok(table)
+    result
 }
 
-/// Forgets cached table handles (reload: see new snapshots).
+/// Forgets cached table handles and cached objects (reload, or after a commit: see new
+/// snapshots; a dropped and re-created table or a rollback can write an object name again).
 pub fn forget_tables() {
     TABLES.with(|t| t.borrow_mut().clear());
+    CACHE.with(|c| {
+        if let Some(cache) = c.borrow().as_ref() {
+            cache.clear();
+        }
+    });
 }
 
 /// What kind of table lives at `path`, for the tree badge: (short label, title).
@@ -158,10 +192,24 @@ pub async fn open(uri: &str, options: &StoreOptions) -> Result<Warehouse, String
             ));
         }
     }
-    let store: Rc<dyn ObjectStore> = Rc::new(MeteredStore::new(
-        browser::open(uri, options).map_err(|e| format!("Cannot open {uri}: {e}."))?,
-        METER.with(Arc::clone),
+    // The page's one cache, cleared by `forget_tables` (so not the s3 store's own): s3 keeps its
+    // configured size, static hosts and OPFS a smaller one.
+    let capacity = match kind {
+        Scheme::S3 => options.cache_bytes,
+        _ => options.cache_bytes.min(CACHE_BYTES),
+    };
+    let uncached = StoreOptions {
+        cache_bytes: 0,
+        ..options.clone()
+    };
+    let cache = Rc::new(CachingStore::new(
+        MeteredStore::new(
+            browser::open(uri, &uncached).map_err(|e| format!("Cannot open {uri}: {e}."))?,
+            METER.with(Arc::clone),
+        ),
+        capacity,
     ));
+    let store: Rc<dyn ObjectStore> = cache.clone();
     let mut base_url = store.describe();
     if !base_url.ends_with('/') {
         base_url.push('/');
@@ -172,6 +220,7 @@ pub async fn open(uri: &str, options: &StoreOptions) -> Result<Warehouse, String
         .await
         .map_err(|e| explain(uri, kind, &base_url, options, &e))?;
     forget_tables();
+    CACHE.with(|c| *c.borrow_mut() = Some(cache));
     CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), catalog, options.clone())));
     Ok(Warehouse {
         uri: uri.to_string(),

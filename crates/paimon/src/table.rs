@@ -301,12 +301,21 @@ impl Table {
     /// Id of the latest snapshot, or `None` for a table without snapshots.
     ///
     /// The `LATEST` hint is only a hint: when it names an existing snapshot, snapshots after it
-    /// are probed (`N+1`, `N+2`, …) until one is missing; when it is missing, unparsable or
-    /// names a missing snapshot, `snapshot/` is listed, or, where the store cannot list, the
-    /// probing starts from the earliest snapshot.
+    /// are probed (`N+1`, `N+2`, …) until one is missing — `N` and `N+1` are checked together;
+    /// when it is missing, unparsable or names a missing snapshot, `snapshot/` is listed, or,
+    /// where the store cannot list, the probing starts from the earliest snapshot.
     pub async fn latest_snapshot_id(&self) -> Result<Option<i64>> {
-        if let Some(hint) = self.existing_hint("LATEST").await? {
-            return Ok(Some(self.follow(hint, 1).await?));
+        if let Some(hint) = self.read_hint("LATEST").await? {
+            let (named, next) = futures::future::try_join(
+                self.exists(&Self::snapshot_rel(hint)),
+                self.exists(&Self::snapshot_rel(hint + 1)),
+            )
+            .await?;
+            match (named, next) {
+                (true, false) => return Ok(Some(hint)),
+                (true, true) => return Ok(Some(self.follow(hint + 1, 1).await?)),
+                (false, _) => {}
+            }
         }
         if let Some(ids) = self.listed_snapshot_ids().await? {
             return Ok(ids.last().copied());
@@ -317,8 +326,12 @@ impl Table {
         }
     }
 
-    /// The latest snapshot (see [`Table::latest_snapshot_id`]).
+    /// The latest snapshot (see [`Table::latest_snapshot_id`]): the `LATEST` hint, then snapshot
+    /// `N` and the probe of `N+1` read together (two round trips when the hint is current).
     pub async fn latest_snapshot(&self) -> Result<Option<Snapshot>> {
+        if let Some(s) = self.latest_from_hint().await? {
+            return Ok(Some(s));
+        }
         // A snapshot can expire between finding and reading it; retry a few times.
         for _ in 0..3 {
             let Some(id) = self.latest_snapshot_id().await? else {
@@ -335,6 +348,27 @@ impl Table {
                 self.path
             )),
         })
+    }
+
+    /// The snapshot the `LATEST` hint leads to: snapshot `N` and `N+1` are read together, then
+    /// `N+2`, … while they exist; `None` when the hint is missing, unparsable or names a missing
+    /// snapshot (the caller then lists or probes).
+    async fn latest_from_hint(&self) -> Result<Option<Snapshot>> {
+        let Some(hint) = self.read_hint("LATEST").await? else {
+            return Ok(None);
+        };
+        let (named, mut next) =
+            futures::future::try_join(self.snapshot_opt(hint), self.snapshot_opt(hint + 1)).await?;
+        let Some(mut latest) = named else {
+            return Ok(None);
+        };
+        let mut id = hint + 1;
+        while let Some(s) = next {
+            latest = s;
+            id += 1;
+            next = self.snapshot_opt(id).await?;
+        }
+        Ok(Some(latest))
     }
 
     /// Id of the earliest existing snapshot, or `None` for a table without snapshots.

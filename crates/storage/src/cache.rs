@@ -1,8 +1,10 @@
-//! A bounded in-memory LRU cache (by bytes) of immutable objects and ranges, as a wrapper store.
+//! A bounded in-memory LRU cache (by bytes) of immutable objects and ranges, as a wrapper store;
+//! concurrent reads of one immutable object share one request.
 
-use crate::{Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
+use crate::{Error, Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
 use async_trait::async_trait;
 use bytes::Bytes;
+use futures::channel::oneshot;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::Mutex;
@@ -83,11 +85,42 @@ impl Lru {
     }
 }
 
+/// What a shared read gave its waiters: the bytes, or `None` when the object does not exist.
+type Shared = Option<Bytes>;
+
+/// Whole-object reads in flight, by path, with the readers waiting for each.
+type InFlight = HashMap<String, Vec<oneshot::Sender<Shared>>>;
+
 /// Caches whole objects and exact ranges of immutable objects, up to `capacity` bytes in total.
+///
+/// A read of a whole immutable object that another read of it is already waiting for shares
+/// that request (its bytes, or its "not found"); if that request fails otherwise or is dropped,
+/// the waiting read sends its own.
 pub struct CachingStore<S> {
     inner: S,
     capacity: u64,
     lru: Mutex<Lru>,
+    in_flight: Mutex<InFlight>,
+}
+
+/// Removes a leader's in-flight entry when its read is dropped before it finished (its waiters
+/// then see a closed channel and read for themselves).
+struct Leader<'a> {
+    in_flight: &'a Mutex<InFlight>,
+    path: &'a str,
+    done: bool,
+}
+
+impl Drop for Leader<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            lock(self.in_flight).remove(self.path);
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Hits, misses and bytes held.
@@ -105,7 +138,20 @@ impl<S: ObjectStore> CachingStore<S> {
             inner,
             capacity,
             lru: Mutex::new(Lru::default()),
+            in_flight: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Drops everything cached (e.g. after another writer may have re-created objects: a table
+    /// dropped and created again, snapshots rolled back and committed anew).
+    pub fn clear(&self) {
+        let mut lru = self.lru();
+        let (hits, misses) = (lru.hits, lru.misses);
+        *lru = Lru {
+            hits,
+            misses,
+            ..Lru::default()
+        };
     }
 
     /// Cache counters.
@@ -119,7 +165,64 @@ impl<S: ObjectStore> CachingStore<S> {
     }
 
     fn lru(&self) -> std::sync::MutexGuard<'_, Lru> {
-        self.lru.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.lru)
+    }
+
+    /// Reads the whole immutable object `path` (not cached), sharing a read already in flight.
+    async fn get_shared(&self, path: &str) -> Result<Bytes> {
+        let waiting = {
+            let mut in_flight = lock(&self.in_flight);
+            match in_flight.get_mut(path) {
+                Some(waiters) => {
+                    let (tx, rx) = oneshot::channel();
+                    waiters.push(tx);
+                    Some(rx)
+                }
+                None => {
+                    in_flight.insert(path.to_string(), Vec::new());
+                    None
+                }
+            }
+        };
+        if let Some(rx) = waiting {
+            match rx.await {
+                Ok(Some(data)) => return Ok(data),
+                Ok(None) => {
+                    return Err(Error::NotFound {
+                        path: path.to_string(),
+                    })
+                }
+                // The shared read failed otherwise or was dropped: read alone.
+                Err(oneshot::Canceled) => return self.fetch(path).await,
+            }
+        }
+        let mut leader = Leader {
+            in_flight: &self.in_flight,
+            path,
+            done: false,
+        };
+        let result = self.fetch(path).await;
+        let waiters = lock(&self.in_flight).remove(path).unwrap_or_default();
+        leader.done = true;
+        let shared = match &result {
+            Ok(data) => Some(Some(data.clone())),
+            Err(e) if e.is_not_found() => Some(None),
+            Err(_) => None,
+        };
+        if let Some(shared) = shared {
+            for waiter in waiters {
+                let _ = waiter.send(shared.clone());
+            }
+        }
+        result
+    }
+
+    /// Reads the whole object from the inner store and caches it.
+    async fn fetch(&self, path: &str) -> Result<Bytes> {
+        let data = self.inner.get(path).await?;
+        self.lru()
+            .insert((path.to_string(), None), data.clone(), self.capacity);
+        Ok(data)
     }
 
     fn lookup(&self, key: &Key) -> Option<Bytes> {
@@ -144,13 +247,10 @@ impl<S: ObjectStore> ObjectStore for CachingStore<S> {
         if !is_immutable(path) {
             return self.inner.get(path).await;
         }
-        let key = (path.to_string(), None);
-        if let Some(data) = self.lookup(&key) {
+        if let Some(data) = self.lookup(&(path.to_string(), None)) {
             return Ok(data);
         }
-        let data = self.inner.get(path).await?;
-        self.lru().insert(key, data.clone(), self.capacity);
-        Ok(data)
+        self.get_shared(path).await
     }
 
     async fn get_range(&self, path: &str, range: Range<u64>) -> Result<Bytes> {
@@ -273,6 +373,61 @@ mod tests {
             assert!(
                 !is_immutable("db.db/t/snapshot/EARLIEST") && is_immutable("db.db/t/manifest/m-1")
             );
+        });
+    }
+
+    #[test]
+    fn concurrent_reads_of_an_immutable_object_share_one_request() {
+        use crate::{RequestTrace, TracedStore};
+        use std::rc::Rc;
+        block_on(async {
+            let mem = MemoryStore::new();
+            mem.put("t/schema/schema-0", Bytes::from_static(b"s0"))
+                .await
+                .unwrap();
+            mem.put("t/snapshot/LATEST", Bytes::from_static(b"1"))
+                .await
+                .unwrap();
+            let trace = Rc::new(RequestTrace::default());
+            let c = CachingStore::new(TracedStore::new(Rc::new(mem), trace.clone()), 1 << 20);
+            let (a, b, missing, also_missing, hint, hint2) = futures::join!(
+                c.get("t/schema/schema-0"),
+                c.get("t/schema/schema-0"),
+                c.get("t/snapshot/snapshot-2"),
+                c.get_opt("t/snapshot/snapshot-2"),
+                c.get("t/snapshot/LATEST"),
+                c.get("t/snapshot/LATEST"),
+            );
+            assert_eq!((a.unwrap(), b.unwrap()), ("s0".into(), "s0".into()));
+            // "Not found" is shared too, and not cached.
+            assert!(missing.unwrap_err().is_not_found());
+            assert_eq!(also_missing.unwrap(), None);
+            assert_eq!((hint.unwrap(), hint2.unwrap()), ("1".into(), "1".into()));
+            let paths: Vec<String> = trace.requests().into_iter().map(|r| r.path).collect();
+            // Hints are never shared: each read of LATEST is its own request.
+            assert_eq!(
+                paths,
+                vec![
+                    "t/schema/schema-0",
+                    "t/snapshot/snapshot-2",
+                    "t/snapshot/LATEST",
+                    "t/snapshot/LATEST"
+                ]
+            );
+            assert_eq!(trace.round_trips(), 1);
+            c.inner
+                .put("t/snapshot/snapshot-2", Bytes::from_static(b"s2"))
+                .await
+                .unwrap();
+            assert_eq!(c.get("t/snapshot/snapshot-2").await.unwrap(), "s2");
+            // Cached now; `clear` forgets it (a re-created object is read again).
+            trace.clear();
+            c.get("t/snapshot/snapshot-2").await.unwrap();
+            assert_eq!(trace.round_trips(), 0);
+            c.clear();
+            assert_eq!(c.stats().bytes, 0);
+            c.get("t/snapshot/snapshot-2").await.unwrap();
+            assert_eq!(trace.round_trips(), 1);
         });
     }
 }

@@ -8,7 +8,8 @@
 //! [`browser::open`] opens any warehouse URI in a window or a worker.
 //! [`s3::S3Store`] and [`transport::HttpReadStore`] work over any [`transport::HttpTransport`]
 //! (natively `ReqwestTransport`, feature `native-http`); [`uri::open`] opens a store from a URI;
-//! [`CachingStore`], [`LimitedStore`] and [`MeteredStore`] (I/O counts for progress) wrap any store; [`copy_objects`] copies between stores.
+//! [`CachingStore`], [`LimitedStore`], [`MeteredStore`] (I/O counts for progress) and
+//! [`TracedStore`] (requests and their round-trip depth) wrap any store; [`copy_objects`] copies between stores.
 
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub mod browser;
@@ -28,6 +29,7 @@ mod opfs;
 mod path;
 pub mod retry;
 pub mod s3;
+mod trace;
 pub mod transport;
 pub mod uri;
 
@@ -45,6 +47,7 @@ pub use meter::{IoCounts, IoMeter, MeteredStore};
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub use opfs::OpfsStore;
 pub use path::{join, parent};
+pub use trace::{RequestTrace, TracedRequest, TracedStore};
 
 use async_trait::async_trait;
 use bytes::Bytes;
