@@ -2,12 +2,18 @@
 """Attributes a wasm module's function body bytes to Rust crates, from its `name` section.
 
     python3 scripts/wasm-sizes.py target/wasm32-unknown-unknown/wasm-release/lakescope-web.wasm [--top N]
+    python3 scripts/wasm-sizes.py MODULE --why REGEX [--depth N]
 
 Needs a module with names kept (the cargo output before wasm-bindgen/wasm-opt; the wasm-release
 profile strips only debug info). A function counts for the first crate in its demangled name;
 generic code of core/alloc/std instantiated for another crate's type (`drop_in_place<arrow_…>`,
 `Vec<T>` methods) counts for that crate, so the table answers "what would removing X save".
 Prints sections, then crates by body size (raw bytes: gzip shrinks code ~3x).
+--why REGEX answers "why is this linked": for each function whose demangled name matches, whether
+it is in the table (reachable through a vtable or function pointer, which no linker or wasm-opt pass
+removes) and its direct callers, then their callers, down to --depth levels (default 3). Callers are
+found as `call` instructions with the 5-byte LEB index wasm-ld writes, so calls through the table are
+not among them; where LLVM folded identical functions into one, its one name stands for all of them.
 """
 import re
 import subprocess
@@ -100,6 +106,67 @@ def function_names(body):
     return names
 
 
+def bodies(body):
+    """The code section's function bodies, in order."""
+    count, i = leb(body, 0)
+    out = []
+    for _ in range(count):
+        size, i = leb(body, i)
+        out.append(bytes(body[i:i + size]))
+        i += size
+    return out
+
+
+def table_functions(body):
+    """Function indices placed in the table by active element segments of the MVP form (flags 0)."""
+    count, i = leb(body, 0)
+    found = set()
+    for _ in range(count):
+        flags, i = leb(body, i)
+        if flags != 0:
+            break  # other segment forms do not occur in rustc's output
+        while body[i] != 0x0B:  # the offset expression
+            i += 1
+        n, i = leb(body, i + 1)
+        for _ in range(n):
+            f, i = leb(body, i)
+            found.add(f)
+    return found
+
+
+def padded_leb(value):
+    return bytes(((value >> (7 * k)) & 0x7F) | (0x80 if k < 4 else 0) for k in range(5))
+
+
+def why(pattern, names, imports, code, table, depth):
+    """Prints the functions matching `pattern`, whether the table holds them, and their callers."""
+    callers = {}
+
+    def callers_of(index):
+        if index not in callers:
+            needle = b"\x10" + padded_leb(index)
+            callers[index] = [imports + k for k, b in enumerate(code) if needle in b]
+        return callers[index]
+
+    def walk(index, level, seen):
+        for c in callers_of(index):
+            if c in seen:
+                continue
+            seen.add(c)
+            mark = "  [in table]" if c in table else ""
+            print(f"{'  ' * level}<- {names.get(c, f'func[{c}]')[:150]}{mark}")
+            if level < depth:
+                walk(c, level + 1, seen)
+
+    matches = [k for k in sorted(names) if re.search(pattern, names[k]) and k >= imports]
+    if not matches:
+        sys.exit(f"no function matches {pattern!r}")
+    for k in matches:
+        mark = "  [in table]" if k in table else ""
+        print(f"{len(code[k - imports]):>8}  {names[k][:150]}{mark}")
+        walk(k, 1, {k})
+
+
 def demangle(names):
     mangled = [n for n in names.values() if n.startswith(("_ZN", "_R"))]
     if not mangled:
@@ -149,9 +216,21 @@ def main():
         k = args.index("--top")
         top = int(args[k + 1])
         del args[k:k + 2]
+    pattern, depth = None, 3
+    if "--why" in args:
+        k = args.index("--why")
+        pattern = args[k + 1]
+        del args[k:k + 2]
+    if "--depth" in args:
+        k = args.index("--depth")
+        depth = int(args[k + 1])
+        del args[k:k + 2]
     if len(args) != 1:
         sys.exit(__doc__)
     data = open(args[0], "rb").read()
+    if pattern is not None:
+        why_main(data, pattern, depth)
+        return
     imports, code, names = 0, [], {}
     print(f"{'section':<32} {'bytes':>10}")
     for sid, body in sections(data):
@@ -183,6 +262,24 @@ def main():
     print(f"\nlargest functions:")
     for name, size in per_fn.most_common(15):
         print(f"{size:>8}  {name[:150]}")
+
+
+def why_main(data, pattern, depth):
+    imports, code, names, table = 0, [], {}, set()
+    for sid, body in sections(data):
+        if sid == 0:
+            n, j = leb(body, 0)
+            if body[j:j + n] == b"name":
+                names = function_names(body[j + n:])
+        elif sid == 2:
+            imports = imported_functions(body)
+        elif sid == 9:
+            table = table_functions(body)
+        elif sid == 10:
+            code = bodies(body)
+    if not names:
+        sys.exit("no name section: build with names kept (strip = \"debuginfo\" or \"none\")")
+    why(pattern, demangle(names), imports, code, table, depth)
 
 
 if __name__ == "__main__":
