@@ -336,8 +336,11 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     }
 }
 
-/// Reads the query into `frame`, split by split (first rows show fast). Returns rows and the
-/// snapshot read.
+/// Minimum milliseconds between two grid updates while rows stream in.
+const GRID_REFRESH_MS: f64 = 250.0;
+
+/// Reads the query into `frame`, batch by batch (the first merged batch shows at once). Returns
+/// rows and the snapshot read.
 async fn load(
     sel: &Selection,
     q: &Query,
@@ -399,22 +402,28 @@ async fn load(
     let mut reader = SnapshotReader::open(&t, snapshot.as_ref(), &request)
         .await
         .map_err(e)?;
-    let splits = reader.remaining_splits();
+    let splits = reader.total_splits();
     let mut f = Frame::new(reader.schema().clone(), Vec::new());
     frame.set(Some(Arc::new(f.clone())));
-    let mut split = 0;
-    while let Some(batches) = reader.next_split().await {
+    // The grid shows the first batch as soon as it is merged, then catches up at most every
+    // GRID_REFRESH_MS (re-rendering per batch would dominate a read of millions of rows).
+    let mut shown_at: Option<f64> = None;
+    while let Some(batch) = reader.next_batch().await {
         if !current() {
             return Ok((f.len(), None));
         }
-        split += 1;
-        f.extend(batches.map_err(e)?);
-        frame.set(Some(Arc::new(f.clone())));
-        status.set(Status::Loading {
-            rows: f.len(),
-            split,
-            splits,
-        });
+        f.extend(vec![batch.map_err(e)?]);
+        let now = now();
+        if shown_at.is_none_or(|t| now - t >= GRID_REFRESH_MS) {
+            shown_at = Some(now);
+            frame.set(Some(Arc::new(f.clone())));
+            status.set(Status::Loading {
+                rows: f.len(),
+                split: splits - reader.remaining_splits(),
+                splits,
+            });
+        }
     }
+    frame.set(Some(Arc::new(f.clone())));
     Ok((f.len(), snapshot.map(|s| s.id)))
 }

@@ -35,12 +35,11 @@ pub async fn bench_read(
         .await
         .map_err(err)?;
     let (mut rows, mut checksum, mut batches) = (0u64, 0f64, 0usize);
-    while let Some(split) = reader.next_split().await {
-        let split = split.map_err(err)?;
-        let (r, c) = touch(&split);
+    while let Some(batch) = reader.next_batch().await {
+        let (r, c) = touch(&[batch.map_err(err)?]);
         rows += r;
         checksum += c;
-        batches += split.len();
+        batches += 1;
     }
     Ok(serde_json::json!({
         "reader": concat!("lakescope-", env!("CARGO_PKG_VERSION")),

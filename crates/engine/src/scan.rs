@@ -130,15 +130,14 @@ pub async fn scan_table(
             let mut reader = SnapshotReader::open(table, snapshot.as_ref(), &read).await?;
             let mut batches = Vec::new();
             let mut rows = 0;
-            // Stop reading splits once the limit is reached: first rows come fast.
+            // Stop reading once the limit is reached: first rows come fast.
             while request.limit.is_none_or(|limit| rows < limit) {
-                let Some(split) = reader.next_split().await else {
+                let Some(batch) = reader.next_batch().await else {
                     break;
                 };
-                for batch in split? {
-                    rows += batch.num_rows();
-                    batches.push(batch);
-                }
+                let batch = batch?;
+                rows += batch.num_rows();
+                batches.push(batch);
             }
             (reader.schema().clone(), batches)
         }

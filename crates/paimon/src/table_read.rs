@@ -1,6 +1,8 @@
-//! Reading a whole snapshot: plan → read data files → apply deletion vectors → merge (PK) → rows.
+//! Reading a whole snapshot: plan → read data files → apply deletion vectors → merge (PK) → rows,
+//! streamed batch by batch within an optional memory budget.
 
-use crate::merge::{MergeReader, MergeSettings, RowKind};
+use crate::merge::{MergeReader, MergeSettings, MergeStep, RowKind};
+use crate::read::source::{Fetch, FileSource, FileSpec};
 use crate::read::{self, DeletionVector, FileFormat, FileKind};
 use crate::scan::{self, PartitionFilter, Split};
 use crate::spec::{DataField, DataFileMeta, MergeEngine, Snapshot, TableSchema};
@@ -28,6 +30,14 @@ pub struct ReadRequest {
     /// without time travel (after an ALTER TABLE that wrote no snapshot, the latest snapshot
     /// still names the old schema).
     pub latest_schema: bool,
+    /// Bytes of fetched data-file content to hold at once (`None`: no limit). A split whose
+    /// files together fit is fetched whole, one GET per file, all at once. Otherwise the files
+    /// of a primary-key split are read one Parquet row group at a time with ranged GETs (the
+    /// footer, then the row group's needed column chunks), so memory stays near one row group
+    /// per sorted run plus the batches being merged; the files of an append split are read one
+    /// after another, each whole if it fits the budget, else row group by row group. ORC and
+    /// Avro files are always fetched whole.
+    pub memory_budget: Option<u64>,
 }
 
 /// Rows read, with their schema.
@@ -49,8 +59,8 @@ pub async fn read_snapshot(
 ) -> Result<ReadOutput> {
     let mut reader = SnapshotReader::open(table, snapshot, request).await?;
     let mut batches = Vec::new();
-    while let Some(split_batches) = reader.next_split().await {
-        batches.extend(split_batches?);
+    while let Some(batch) = reader.next_batch().await {
+        batches.push(batch?);
     }
     Ok(ReadOutput {
         schema: reader.schema().clone(),
@@ -58,11 +68,14 @@ pub async fn read_snapshot(
     })
 }
 
-/// Streams the rows of a snapshot one split (partition, bucket) at a time, so memory stays
-/// bounded by the largest bucket and the first rows arrive after the first split.
+/// Streams the rows of a snapshot batch by batch, split (partition, bucket) after split: a
+/// batch is handed on as soon as it is merged, and memory stays bounded by
+/// [`ReadRequest::memory_budget`] (or by the split's files without one).
 pub struct SnapshotReader<'a> {
     reader: SplitReader<'a>,
     splits: std::vec::IntoIter<Split>,
+    total_splits: usize,
+    current: Option<SplitStream>,
     request: ReadRequest,
     projection: Vec<usize>,
     schema: SchemaRef,
@@ -117,6 +130,8 @@ impl<'a> SnapshotReader<'a> {
         };
         Ok(Self {
             reader: SplitReader::new(table, schema)?,
+            total_splits: splits.len(),
+            current: None,
             splits: splits.into_iter(),
             request: request.clone(),
             projection,
@@ -136,40 +151,99 @@ impl<'a> SnapshotReader<'a> {
         &self.schema
     }
 
-    /// Number of splits not read yet.
+    /// Number of splits not started yet.
     pub fn remaining_splits(&self) -> usize {
         self.splits.len()
     }
 
-    /// The rows of the next split, or `None` when every split has been read.
-    pub async fn next_split(&mut self) -> Option<Result<Vec<RecordBatch>>> {
-        let split = self.splits.next()?;
-        Some(self.read(&split).await)
+    /// Number of splits of the plan.
+    pub fn total_splits(&self) -> usize {
+        self.total_splits
     }
 
-    async fn read(&self, split: &Split) -> Result<Vec<RecordBatch>> {
-        self.reader
-            .read_split(split, &self.request)
-            .await?
-            .iter()
-            .map(|batch| {
-                let filtered;
-                let batch = match &self.filter {
-                    Some((p, cols)) => {
-                        let column_of =
-                            |id: i32| cols.iter().find(|(f, _)| *f == id).map(|(_, i)| *i);
-                        filtered = p.filter(batch, &column_of)?;
-                        &filtered
+    /// The next batch of rows (merged, filtered and projected; at most 8192 rows, never empty),
+    /// as soon as it is produced, or `None` when every split has been read.
+    pub async fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
+        loop {
+            if self.current.is_none() {
+                if let Err(e) = self.start_split().await? {
+                    return Some(Err(e));
+                }
+            }
+            match self.pull().await {
+                Ok(Some(batch)) => return Some(Ok(batch)),
+                Ok(None) => {}
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+
+    /// The remaining rows of the split being read, or else of the next split, collected; `None`
+    /// when every split has been read.
+    pub async fn next_split(&mut self) -> Option<Result<Vec<RecordBatch>>> {
+        if self.current.is_none() {
+            if let Err(e) = self.start_split().await? {
+                return Some(Err(e));
+            }
+        }
+        let mut batches = Vec::new();
+        loop {
+            match self.pull().await {
+                Ok(Some(batch)) => batches.push(batch),
+                Ok(None) => return Some(Ok(batches)),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+
+    /// Opens the next split; `None` when there is none.
+    async fn start_split(&mut self) -> Option<Result<()>> {
+        let split = self.splits.next()?;
+        Some(
+            self.reader
+                .open_split(&split, &self.request)
+                .await
+                .map(|stream| self.current = Some(stream)),
+        )
+    }
+
+    /// The next non-empty batch of the current split; `None` (and no current split) at its end
+    /// or on an error.
+    async fn pull(&mut self) -> Result<Option<RecordBatch>> {
+        while let Some(stream) = &mut self.current {
+            match stream.next(&self.reader).await {
+                Ok(Some(batch)) => {
+                    let batch = self.finish(&batch)?;
+                    if batch.num_rows() > 0 {
+                        return Ok(Some(batch));
                     }
-                    None => batch,
-                };
-                let projected = batch
-                    .project(&self.projection)
-                    .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))?;
-                RecordBatch::try_new(self.schema.clone(), projected.columns().to_vec())
-                    .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))
-            })
-            .collect()
+                }
+                Ok(None) => self.current = None,
+                Err(e) => {
+                    self.current = None;
+                    return Err(e);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Filters and projects one batch of a split.
+    fn finish(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let filtered;
+        let batch = match &self.filter {
+            Some((p, cols)) => {
+                let column_of = |id: i32| cols.iter().find(|(f, _)| *f == id).map(|(_, i)| *i);
+                filtered = p.filter(batch, &column_of)?;
+                &filtered
+            }
+            None => batch,
+        };
+        let projected = batch
+            .project(&self.projection)
+            .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))?;
+        RecordBatch::try_new(self.schema.clone(), projected.columns().to_vec())
+            .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))
     }
 }
 
@@ -256,11 +330,22 @@ impl<'a> SplitReader<'a> {
             && (self.deletion_vectors || self.merge_engine == MergeEngine::FirstRow)
     }
 
+    /// The rows of a split, collected ([`Self::open_split`]).
     pub(crate) async fn read_split(
         &self,
         split: &Split,
         request: &ReadRequest,
     ) -> Result<Vec<RecordBatch>> {
+        let mut stream = self.open_split(split, request).await?;
+        let mut batches = Vec::new();
+        while let Some(batch) = stream.next(self).await? {
+            batches.push(batch);
+        }
+        Ok(batches)
+    }
+
+    /// The files of `split` a read of `request` sees.
+    fn files_to_read(&self, split: &Split, request: &ReadRequest) -> Vec<DataFileMeta> {
         let mut files: Vec<&DataFileMeta> = split.files.iter().collect();
         if self.skips_level_zero() || (request.read_optimized && self.is_primary_key_table()) {
             files.retain(|f| f.level > 0);
@@ -269,30 +354,108 @@ impl<'a> SplitReader<'a> {
             let top = files.iter().map(|f| f.level).max();
             files.retain(|f| Some(f.level) == top);
         }
-        let mut per_file = Vec::with_capacity(files.len());
-        for file in &files {
-            per_file.push(self.read_live_rows(split, file).await?);
-        }
-        if !self.is_primary_key_table() || per_file.is_empty() {
-            return Ok(per_file.into_iter().flatten().collect());
-        }
+        files.into_iter().cloned().collect()
+    }
+
+    /// Starts reading a split: fetches its files (all at once when they fit the memory budget,
+    /// see [`ReadRequest::memory_budget`]) and prepares the merge of primary-key buckets.
+    pub(crate) async fn open_split(
+        &self,
+        split: &Split,
+        request: &ReadRequest,
+    ) -> Result<SplitStream> {
+        let files = self.files_to_read(split, request);
+        let size = |f: &DataFileMeta| u64::try_from(f.file_size).unwrap_or(0);
+        let total: u64 = files.iter().map(size).sum();
+        let budget = request.memory_budget;
+        let fits = budget.is_none_or(|b| total <= b);
         let raw_convertible = self.deletion_vectors || request.read_optimized;
-        if raw_convertible && !request.with_row_kind {
-            // Deletion-vector tables: compacted files hold at most one live row per key.
-            return per_file
-                .into_iter()
-                .flatten()
-                .map(|b| drop_system_columns(&b))
-                .collect();
+        if !self.is_primary_key_table() || (raw_convertible && !request.with_row_kind) {
+            // Files one after another; deletion-vector tables: compacted files hold at most one
+            // live row per key.
+            let output = if self.is_primary_key_table() {
+                Output::AdditionsOnly
+            } else {
+                Output::AsRead
+            };
+            let (opened, pending) = if fits {
+                let opens = files.iter().map(|f| self.open_file(split, f, Fetch::Whole));
+                (futures::future::try_join_all(opens).await?, Vec::new())
+            } else {
+                (Vec::new(), files)
+            };
+            return Ok(SplitStream {
+                mode: Mode::Sequential {
+                    split: split.clone(),
+                    opened: opened.into(),
+                    pending: pending.into(),
+                    current: None,
+                    budget,
+                },
+                output,
+            });
         }
-        let merged = self
-            .merge_reader(per_file, request.with_row_kind)?
-            .collect::<Result<Vec<_>>>()?;
-        if request.with_row_kind {
-            merged.iter().map(row_kind_first).collect()
-        } else {
-            merged.iter().map(drop_value_kind).collect()
-        }
+        let fetch = match budget {
+            Some(b) if !fits => Fetch::RowGroups {
+                footer_prefetch: b.min(read::parquet::FOOTER_PREFETCH),
+            },
+            _ => Fetch::Whole,
+        };
+        let opens = files.iter().map(|f| self.open_file(split, f, fetch));
+        let sources = futures::future::try_join_all(opens).await?;
+        let merge = MergeReader::streaming(
+            read::output_schema(&self.schema.fields, FileKind::KeyValue),
+            sources.len(),
+            &self.schema.fields,
+            &self.primary_keys,
+            &self.schema.options,
+            MergeSettings {
+                keep_deletes: request.with_row_kind,
+                ..MergeSettings::default()
+            },
+        )?;
+        Ok(SplitStream {
+            mode: Mode::Merge {
+                sources: sources.into_iter().map(Some).collect(),
+                merge,
+            },
+            output: if request.with_row_kind {
+                Output::RowKindFirst
+            } else {
+                Output::DropValueKind
+            },
+        })
+    }
+
+    /// Opens one data file of `split` as a lazy source with its deletion vector.
+    async fn open_file(
+        &self,
+        split: &Split,
+        file: &DataFileMeta,
+        fetch: Fetch,
+    ) -> Result<FileSource> {
+        let path = self
+            .table
+            .data_file_path(&split.partition, split.bucket, file)?;
+        let format = FileFormat::from_file_name(&file.file_name)
+            .or(self.default_format)
+            .ok_or_else(|| Error::unsupported(&path, "unknown data file format"))?;
+        let file_schema = self.table.schema(file.schema_id).await?;
+        let spec = FileSpec {
+            path,
+            format,
+            size: u64::try_from(file.file_size).unwrap_or(0),
+            file_fields: &file_schema.fields,
+            read_fields: &self.schema.fields,
+            kind: self.kind(),
+        };
+        let store = self.table.store().clone();
+        let (dv, source) = futures::future::try_join(
+            self.deletion_vector(split, file),
+            FileSource::open(store, spec, fetch),
+        )
+        .await?;
+        Ok(source.with_deletion_vector(dv))
     }
 
     /// Merges the runs (the live rows of each file of one primary-key bucket) with the table's
@@ -370,6 +533,112 @@ impl<'a> SplitReader<'a> {
             dv.length as u64,
         )
         .map(Some)
+    }
+}
+
+/// The rows of one split, produced batch by batch (before filtering and projection).
+pub(crate) struct SplitStream {
+    mode: Mode,
+    output: Output,
+}
+
+enum Mode {
+    /// Files one after another (append tables, deletion-vector and read-optimized reads).
+    Sequential {
+        split: Split,
+        /// Files fetched up front (the split fits the budget).
+        opened: std::collections::VecDeque<FileSource>,
+        /// Files not fetched yet.
+        pending: std::collections::VecDeque<DataFileMeta>,
+        current: Option<FileSource>,
+        budget: Option<u64>,
+    },
+    /// A primary-key bucket: the files are the merge's sorted runs.
+    Merge {
+        /// One source per run; `None` once the run ended.
+        sources: Vec<Option<FileSource>>,
+        merge: MergeReader,
+    },
+}
+
+/// How a split's batches become rows of the read schema (plus `rowkind` when asked).
+#[derive(Debug, Clone, Copy)]
+enum Output {
+    /// Append files: as read.
+    AsRead,
+    /// Unmerged key-value files: additions only, without the system columns.
+    AdditionsOnly,
+    /// Merged: without `_VALUE_KIND`.
+    DropValueKind,
+    /// Merged with retractions: `_VALUE_KIND` as a leading `rowkind` column.
+    RowKindFirst,
+}
+
+impl SplitStream {
+    /// The next batch of the split, `None` at its end.
+    pub(crate) async fn next(&mut self, reader: &SplitReader<'_>) -> Result<Option<RecordBatch>> {
+        let raw = match &mut self.mode {
+            Mode::Sequential {
+                split,
+                opened,
+                pending,
+                current,
+                budget,
+            } => loop {
+                if let Some(source) = current {
+                    if let Some(batch) = source.next().await? {
+                        break Some(batch);
+                    }
+                }
+                *current = None;
+                if let Some(source) = opened.pop_front() {
+                    *current = Some(source);
+                    continue;
+                }
+                let Some(file) = pending.pop_front() else {
+                    break None;
+                };
+                let size = u64::try_from(file.file_size).unwrap_or(0);
+                let fetch = match *budget {
+                    Some(b) if size > b => Fetch::RowGroups {
+                        footer_prefetch: b.min(read::parquet::FOOTER_PREFETCH),
+                    },
+                    _ => Fetch::Whole,
+                };
+                *current = Some(reader.open_file(split, &file, fetch).await?);
+            },
+            Mode::Merge { sources, merge } => loop {
+                match merge.step()? {
+                    MergeStep::Batch(batch) => break Some(batch),
+                    MergeStep::Done => break None,
+                    MergeStep::NeedInput(run) => {
+                        let source = sources.get_mut(run).and_then(Option::as_mut);
+                        let batch = match source {
+                            Some(source) => source.next().await?,
+                            None => None,
+                        };
+                        match batch {
+                            Some(batch) => merge.push_batch(run, batch)?,
+                            None => {
+                                if let Some(s) = sources.get_mut(run) {
+                                    *s = None;
+                                }
+                                merge.end_run(run)?;
+                            }
+                        }
+                    }
+                }
+            },
+        };
+        let Some(batch) = raw else {
+            return Ok(None);
+        };
+        match self.output {
+            Output::AsRead => Ok(Some(batch)),
+            Output::AdditionsOnly => drop_system_columns(&batch).map(Some),
+            Output::DropValueKind => drop_value_kind(&batch).map(Some),
+            Output::RowKindFirst => row_kind_first(&batch).map(Some),
+        }
     }
 }
 

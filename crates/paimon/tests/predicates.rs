@@ -152,8 +152,8 @@ async fn pruned_reads_equal_filtered_full_reads_on_every_table() {
                     .unwrap_or_else(|e| panic!("{name} @{} {p}: {e}", snapshot.id));
                 pruned_table += reader.pruned_files();
                 let mut got = Vec::new();
-                while let Some(split) = reader.next_split().await {
-                    got.extend(split.unwrap());
+                while let Some(batch) = reader.next_batch().await {
+                    got.push(batch.unwrap());
                 }
                 assert_eq!(
                     lines(&got),

@@ -32,13 +32,13 @@ function touchArrowVector(vector) {
 }
 
 const readers = {
-  /** lakescope's wasm core: the table's latest snapshot over HTTP, split by split. */
-  async lakescope({ warehouse, table }) {
+  /** lakescope's wasm core: the table's latest snapshot over HTTP, batch by batch (memory_budget: bytes of fetched file data, or none). */
+  async lakescope({ warehouse, table, budget }) {
     const mod = await import(/* @vite-ignore */ `${location.origin}/pkg/lakescope_bench_wasm.js`);
     await mod.default();
     const before = mod.memoryBytes();
     const t = performance.now();
-    const out = JSON.parse(await mod.scanTable(warehouse, table));
+    const out = JSON.parse(await mod.scanTable(warehouse, table, budget ?? undefined));
     return { ms: performance.now() - t, rows: out.rows, checksum: out.checksum, splits: out.splits,
       memory_before: before, memory_bytes: mod.memoryBytes() };
   },

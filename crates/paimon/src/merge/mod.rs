@@ -30,7 +30,7 @@ use self::aggregate::AggregateMerge;
 use self::config::{MergeConfig, MergeEngine};
 use self::output::{output_schema, OutputBuilder};
 use self::partial_update::PartialUpdateMerge;
-use self::sort_merge::{Entry, MergeInput, SortMerger};
+use self::sort_merge::{Entry, MergeInput, SortMerger, Step};
 use crate::spec::types::DataField;
 use crate::{Error, Result};
 
@@ -134,7 +134,8 @@ enum Engine {
     Aggregate(Box<AggregateMerge>),
 }
 
-/// Streaming merge: yields batches of at most `batch_size` rows, in key order.
+/// Streaming merge: yields batches of at most `batch_size` rows, in key order, pulling the
+/// runs' batches one at a time (see [`MergeReader::step`]).
 pub struct MergeReader {
     merger: SortMerger,
     engine: Engine,
@@ -170,7 +171,8 @@ pub fn merge_runs(
 }
 
 impl MergeReader {
-    /// Prepares a merge; `fields` describe the value columns (matched by name).
+    /// Prepares a merge of whole runs given up front; `fields` describe the value columns
+    /// (matched by name).
     pub fn new(
         runs: Vec<Vec<RecordBatch>>,
         fields: &[DataField],
@@ -178,9 +180,50 @@ impl MergeReader {
         options: &BTreeMap<String, String>,
         settings: MergeSettings,
     ) -> Result<Self> {
-        let config = MergeConfig::from_options(options)?;
         let first_schema = runs.iter().flatten().map(|b| b.schema()).next();
-        let value_names: Vec<String> = match &first_schema {
+        let mut reader = Self::build(
+            first_schema,
+            runs.len(),
+            fields,
+            primary_keys,
+            options,
+            settings,
+        )?;
+        for (run, batches) in runs.into_iter().enumerate() {
+            if reader.schema.is_some() {
+                for batch in batches {
+                    reader.merger.push(run, batch)?;
+                }
+            }
+            reader.merger.end(run)?;
+        }
+        Ok(reader)
+    }
+
+    /// Prepares a merge of `runs` sorted runs of batches with `schema` (value columns, then
+    /// `_SEQUENCE_NUMBER` and `_VALUE_KIND`) given one at a time: [`Self::step`] says which run
+    /// needs its next batch, [`Self::push_batch`] / [`Self::end_run`] give it.
+    pub fn streaming(
+        schema: SchemaRef,
+        runs: usize,
+        fields: &[DataField],
+        primary_keys: &[String],
+        options: &BTreeMap<String, String>,
+        settings: MergeSettings,
+    ) -> Result<Self> {
+        Self::build(Some(schema), runs, fields, primary_keys, options, settings)
+    }
+
+    fn build(
+        input_schema: Option<SchemaRef>,
+        runs: usize,
+        fields: &[DataField],
+        primary_keys: &[String],
+        options: &BTreeMap<String, String>,
+        settings: MergeSettings,
+    ) -> Result<Self> {
+        let config = MergeConfig::from_options(options)?;
+        let value_names: Vec<String> = match &input_schema {
             Some(s) => {
                 let n = s.fields().len().saturating_sub(2);
                 s.fields()[..n].iter().map(|f| f.name().clone()).collect()
@@ -223,13 +266,24 @@ impl MergeReader {
                     })
             })
             .collect::<Result<Vec<_>>>()?;
-        let input = MergeInput::new(runs, &key_cols, &seq_cols, config.sequence_ascending)?;
+        // Without any input batch there is nothing to merge; a schema of the value fields keeps
+        // the engines' option checks.
+        let schema_for_input = match &input_schema {
+            Some(s) => s.clone(),
+            None => crate::read::output_schema(&value_fields, crate::read::FileKind::KeyValue),
+        };
+        let mut input = MergeInput::new(
+            schema_for_input,
+            &key_cols,
+            &seq_cols,
+            config.sequence_ascending,
+        )?;
         let engine =
             match config.engine {
                 MergeEngine::Deduplicate => Engine::Deduplicate,
                 MergeEngine::FirstRow => Engine::FirstRow,
                 MergeEngine::PartialUpdate => Engine::PartialUpdate(Box::new(
-                    PartialUpdateMerge::new(&input, &value_fields, primary_keys, &config)?,
+                    PartialUpdateMerge::new(&mut input, &value_fields, primary_keys, &config)?,
                 )),
                 MergeEngine::Aggregation => Engine::Aggregate(Box::new(AggregateMerge::new(
                     &value_fields,
@@ -237,10 +291,10 @@ impl MergeReader {
                     &config,
                 )?)),
             };
-        let schema = first_schema.map(|s| output_schema(&s, input.value_columns));
-        let builder = OutputBuilder::new(input.value_columns, input.batches.len());
+        let schema = input_schema.map(|s| output_schema(&s, input.value_columns));
+        let builder = OutputBuilder::new(input.value_columns);
         Ok(Self {
-            merger: SortMerger::new(input),
+            merger: SortMerger::new(input, runs),
             engine,
             ignore_delete: config.ignore_delete,
             settings: MergeSettings {
@@ -254,6 +308,27 @@ impl MergeReader {
             done: false,
             failed: false,
         })
+    }
+
+    /// Gives `run` its next batch (after [`MergeStep::NeedInput`], or ahead of time).
+    pub fn push_batch(&mut self, run: usize, batch: RecordBatch) -> Result<()> {
+        self.merger.push(run, batch)
+    }
+
+    /// Says that `run` has no further batch.
+    pub fn end_run(&mut self, run: usize) -> Result<()> {
+        self.merger.end(run)
+    }
+
+    /// Number of runs.
+    pub fn runs(&self) -> usize {
+        self.merger.runs()
+    }
+
+    /// Input batches held now (queued or referenced by the merge): at most about one per run
+    /// plus those the pending output batch refers to.
+    pub fn live_batches(&self) -> usize {
+        self.merger.live_batches()
     }
 
     /// Output schema; `None` when there is no input batch.
@@ -343,22 +418,50 @@ impl MergeReader {
         Ok(())
     }
 
-    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
-        let Some(schema) = self.schema.clone() else {
-            return Ok(None);
-        };
+    /// Merges until an output batch is full, a run needs input or the runs are exhausted.
+    pub fn step(&mut self) -> Result<MergeStep> {
+        if self.failed {
+            return Ok(MergeStep::Done);
+        }
+        let step = self.try_step();
+        if step.is_err() {
+            self.failed = true;
+        }
+        step
+    }
+
+    fn try_step(&mut self) -> Result<MergeStep> {
+        if self.schema.is_none() {
+            return Ok(MergeStep::Done);
+        }
         while !self.done && self.builder.len() < self.settings.batch_size {
-            if !self.merger.next_group(&mut self.group)? {
-                self.done = true;
-                break;
+            match self.merger.next_group(&mut self.group)? {
+                Step::Group => {
+                    self.merge_group()?;
+                    // Batches passed by every cursor that no buffered row refers to (e.g. of
+                    // keys merged away) go at once.
+                    let builder = &self.builder;
+                    self.merger.release_passed(|slot| builder.refers_to(slot));
+                }
+                Step::NeedInput(run) => return Ok(MergeStep::NeedInput(run)),
+                Step::End => self.done = true,
             }
-            self.merge_group()?;
         }
         if self.builder.len() == 0 {
-            return Ok(None);
+            return Ok(MergeStep::Done);
         }
+        let batch = self.finish_batch()?;
+        // No group is open and the builder is empty: passed batches are no longer needed.
+        self.merger.release_passed(|_| false);
+        Ok(MergeStep::Batch(batch))
+    }
+
+    fn finish_batch(&mut self) -> Result<RecordBatch> {
+        let Some(schema) = self.schema.clone() else {
+            return Err(Error::Invalid("merge: no input schema".into()));
+        };
         let Some(seqs) = self.sequences.as_mut() else {
-            return self.builder.finish(&self.merger.input, &schema).map(Some);
+            return self.builder.finish(&self.merger.input, &schema);
         };
         // The builder assembles the columns without `_SEQUENCE_NUMBER`; it goes in before
         // `_VALUE_KIND`.
@@ -374,26 +477,37 @@ impl MergeReader {
         let seq: arrow_array::ArrayRef =
             std::sync::Arc::new(arrow_array::Int64Array::from(std::mem::take(seqs)));
         columns.insert(at, seq);
-        RecordBatch::try_new(schema, columns)
-            .map(Some)
-            .map_err(arrow_err)
+        RecordBatch::try_new(schema, columns).map_err(arrow_err)
     }
+}
+
+/// What [`MergeReader::step`] produced.
+#[derive(Debug)]
+pub enum MergeStep {
+    /// An output batch (at most `batch_size` rows).
+    Batch(RecordBatch),
+    /// Run `.0` needs its next batch: [`MergeReader::push_batch`] or [`MergeReader::end_run`].
+    NeedInput(usize),
+    /// Every run is exhausted and every row was output.
+    Done,
 }
 
 impl Iterator for MergeReader {
     type Item = Result<RecordBatch>;
 
+    /// For merges of whole runs ([`MergeReader::new`]); a streaming merge that needs input
+    /// yields an error.
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        match self.next_batch() {
-            Ok(Some(b)) => Some(Ok(b)),
-            Ok(None) => None,
-            Err(e) => {
+        match self.step() {
+            Ok(MergeStep::Batch(b)) => Some(Ok(b)),
+            Ok(MergeStep::Done) => None,
+            Ok(MergeStep::NeedInput(run)) => {
                 self.failed = true;
-                Some(Err(e))
+                Some(Err(Error::Invalid(format!(
+                    "merge: run {run} needs input that was not given"
+                ))))
             }
+            Err(e) => Some(Err(e)),
         }
     }
 }

@@ -28,23 +28,29 @@ pub(crate) struct OutputBuilder {
     columns: usize,
     /// (source, row) of every row, while all rows are whole input rows.
     shared: Vec<(usize, usize)>,
-    /// Per column: (source, row); source < n = input batch, n = null, n + 1 = owned values.
-    /// Empty while `shared` is in use.
+    /// Per column: (source, row); source = input batch slot, [`NULL_SOURCE`] or
+    /// [`OWNED_SOURCE`]. Empty while `shared` is in use.
     indices: Vec<Vec<(usize, usize)>>,
     owned: Vec<Vec<Scalar>>,
     kinds: Vec<i8>,
-    null_source: usize,
+    /// Whether a buffered row refers to each input batch slot.
+    referenced: Vec<bool>,
 }
 
+/// Source marker of a null cell.
+const NULL_SOURCE: usize = usize::MAX;
+/// Source marker of an owned (computed) value.
+const OWNED_SOURCE: usize = usize::MAX - 1;
+
 impl OutputBuilder {
-    pub fn new(columns: usize, batches: usize) -> Self {
+    pub fn new(columns: usize) -> Self {
         Self {
             columns,
             shared: Vec::new(),
             indices: Vec::new(),
             owned: vec![Vec::new(); columns],
             kinds: Vec::new(),
-            null_source: batches,
+            referenced: Vec::new(),
         }
     }
 
@@ -52,10 +58,23 @@ impl OutputBuilder {
         self.kinds.len()
     }
 
+    /// Whether a buffered row refers to input batch slot `slot`.
+    pub fn refers_to(&self, slot: usize) -> bool {
+        self.referenced.get(slot).copied().unwrap_or(false)
+    }
+
+    fn refer(&mut self, slot: usize) {
+        if self.referenced.len() <= slot {
+            self.referenced.resize(slot + 1, false);
+        }
+        self.referenced[slot] = true;
+    }
+
     /// Appends a whole input row.
     #[inline]
     pub fn push_row(&mut self, batch: u32, row: u32, kind: RowKind) {
         let idx = (batch as usize, row as usize);
+        self.refer(idx.0);
         if self.indices.is_empty() {
             self.shared.push(idx);
         } else {
@@ -73,11 +92,14 @@ impl OutputBuilder {
         }
         for (c, cell) in cells.iter_mut().enumerate() {
             let idx = match std::mem::replace(cell, Cell::Null) {
-                Cell::Null | Cell::Owned(Scalar::Null) => (self.null_source, 0),
-                Cell::Pick(b, r) => (b as usize, r as usize),
+                Cell::Null | Cell::Owned(Scalar::Null) => (NULL_SOURCE, 0),
+                Cell::Pick(b, r) => {
+                    self.refer(b as usize);
+                    (b as usize, r as usize)
+                }
                 Cell::Owned(v) => {
                     self.owned[c].push(v);
-                    (self.null_source + 1, self.owned[c].len() - 1)
+                    (OWNED_SOURCE, self.owned[c].len() - 1)
                 }
             };
             self.indices[c].push(idx);
@@ -103,13 +125,23 @@ impl OutputBuilder {
             let data_type = schema.field(c).data_type();
             let null = new_null_array(data_type, 1);
             let owned = build_array(data_type, &self.owned[c])?;
+            let (null_at, owned_at) = (sources.len(), sources.len() + 1);
             sources.push(null.as_ref());
             sources.push(owned.as_ref());
+            let indices: Vec<(usize, usize)> = indices
+                .iter()
+                .map(|&(s, r)| match s {
+                    NULL_SOURCE => (null_at, r),
+                    OWNED_SOURCE => (owned_at, r),
+                    _ => (s, r),
+                })
+                .collect();
             columns
-                .push(arrow_select::interleave::interleave(&sources, indices).map_err(arrow_err)?);
+                .push(arrow_select::interleave::interleave(&sources, &indices).map_err(arrow_err)?);
             self.owned[c].clear();
         }
         self.shared.clear();
+        self.referenced.iter_mut().for_each(|r| *r = false);
         columns.push(Arc::new(Int8Array::from(std::mem::take(&mut self.kinds))));
         RecordBatch::try_new(schema.clone(), columns).map_err(arrow_err)
     }

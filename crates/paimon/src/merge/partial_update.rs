@@ -4,21 +4,20 @@
 use std::cmp::Ordering;
 
 use arrow_array::Array;
-use arrow_row::Rows;
-use arrow_schema::SortOptions;
 
 use super::aggregate::scalar::Cell;
 use super::aggregate::{Col, FieldAgg};
 use super::config::MergeConfig;
-use super::sort_merge::{convert_columns, Entry, MergeInput};
+use super::sort_merge::{Entry, MergeInput};
 use super::RowKind;
 use crate::spec::types::DataField;
 use crate::{Error, Result};
 
 struct Group {
     seq_cols: Vec<usize>,
-    /// Sequence-field rows of every input batch (ascending, nulls first).
-    rows: Vec<Rows>,
+    /// Id of the sequence fields' comparable rows in the input
+    /// ([`MergeInput::add_row_columns`]).
+    rows: usize,
 }
 
 /// State and settings of the partial-update merge of one key group at a time.
@@ -48,7 +47,7 @@ fn find(names: &[String], name: &str) -> Result<usize> {
 impl PartialUpdateMerge {
     /// Validates the options like Paimon's factory. `fields[i]` describes value column `i`.
     pub fn new(
-        input: &MergeInput,
+        input: &mut MergeInput,
         fields: &[DataField],
         primary_keys: &[String],
         config: &MergeConfig,
@@ -91,7 +90,7 @@ impl PartialUpdateMerge {
                 field_group[c] = Some(gi);
                 is_seq_field[c] = true;
             }
-            let rows = convert_columns(&input.batches, &seq_cols, SortOptions::default())?;
+            let rows = input.add_row_columns(&seq_cols)?;
             groups.push(Group { seq_cols, rows });
         }
         let mut aggs = Vec::with_capacity(n);
@@ -205,15 +204,15 @@ impl PartialUpdateMerge {
     }
 
     /// `compare(kv.value(), row)` on the group's sequence fields.
-    fn compare(&self, e: &Entry, g: usize) -> Ordering {
+    fn compare(&self, input: &MergeInput, e: &Entry, g: usize) -> Ordering {
         match &self.group_src[g] {
             // An all-null sequence is the smallest (nulls first); empty groups never get here.
             None => Ordering::Greater,
             Some(s) => {
-                let rows = &self.groups[g].rows;
-                rows[e.batch as usize]
+                let rows = input.row_columns(self.groups[g].rows);
+                rows.of(e.batch as usize)
                     .row(e.row as usize)
-                    .cmp(&rows[s.batch as usize].row(s.row as usize))
+                    .cmp(&rows.of(s.batch as usize).row(s.row as usize))
             }
         }
     }
@@ -312,7 +311,7 @@ impl PartialUpdateMerge {
                 continue;
             }
             let field = cx.cell(e);
-            if self.compare(e, g) != Ordering::Less {
+            if self.compare(input, e, g) != Ordering::Less {
                 if self.is_seq_field[i] {
                     for k in 0..self.groups[g].seq_cols.len() {
                         let c = self.groups[g].seq_cols[k];
@@ -351,7 +350,7 @@ impl PartialUpdateMerge {
                 continue;
             }
             let cx = Col { input, column: i };
-            if self.compare(e, g) != Ordering::Less {
+            if self.compare(input, e, g) != Ordering::Less {
                 if self.is_seq_field[i] {
                     for k in 0..self.groups[g].seq_cols.len() {
                         let c = self.groups[g].seq_cols[k];

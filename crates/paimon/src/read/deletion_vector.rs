@@ -217,29 +217,40 @@ impl DeletionVector {
         let mut out = Vec::with_capacity(batches.len());
         for batch in batches {
             let rows = batch.num_rows() as u64;
-            let any = match self {
-                DeletionVector::Bitmap32(b) => {
-                    let lo = u32::try_from(start).unwrap_or(u32::MAX);
-                    let hi = u32::try_from(start + rows).unwrap_or(u32::MAX);
-                    lo < hi && b.range_cardinality(lo..hi) > 0
-                }
-                DeletionVector::Bitmap64(b) => b.range_cardinality(start..start + rows) > 0,
-            };
-            if any {
-                let keep: BooleanArray = (start..start + rows)
-                    .map(|p| Some(self.is_deleted(p) == deleted))
-                    .collect();
-                let filtered = arrow_select::filter::filter_record_batch(&batch, &keep)
-                    .map_err(|e| Error::Invalid(format!("applying a deletion vector: {e}")))?;
-                out.push(filtered);
-            } else if deleted {
-                out.push(batch.slice(0, 0));
-            } else {
-                out.push(batch);
-            }
+            out.push(self.filter_batch(batch, start, deleted)?);
             start += rows;
         }
         Ok(out)
+    }
+
+    /// Drops the deleted rows of one batch whose first row is at file position `start`.
+    pub(crate) fn apply_at(&self, batch: RecordBatch, start: u64) -> Result<RecordBatch> {
+        self.filter_batch(batch, start, false)
+    }
+
+    /// Keeps the rows of one batch (first row at file position `start`) whose deleted-ness is
+    /// `deleted`.
+    fn filter_batch(&self, batch: RecordBatch, start: u64, deleted: bool) -> Result<RecordBatch> {
+        let rows = batch.num_rows() as u64;
+        let any = match self {
+            DeletionVector::Bitmap32(b) => {
+                let lo = u32::try_from(start).unwrap_or(u32::MAX);
+                let hi = u32::try_from(start + rows).unwrap_or(u32::MAX);
+                lo < hi && b.range_cardinality(lo..hi) > 0
+            }
+            DeletionVector::Bitmap64(b) => b.range_cardinality(start..start + rows) > 0,
+        };
+        if any {
+            let keep: BooleanArray = (start..start + rows)
+                .map(|p| Some(self.is_deleted(p) == deleted))
+                .collect();
+            arrow_select::filter::filter_record_batch(&batch, &keep)
+                .map_err(|e| Error::Invalid(format!("applying a deletion vector: {e}")))
+        } else if deleted {
+            Ok(batch.slice(0, 0))
+        } else {
+            Ok(batch)
+        }
     }
 
     /// The serialized record (`length`, magic, bitmap, CRC) as Paimon writes it in index files.

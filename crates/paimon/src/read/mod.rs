@@ -12,6 +12,7 @@ pub mod deletion_vector;
 pub mod evolution;
 pub mod orc;
 pub mod parquet;
+pub(crate) mod source;
 
 use crate::spec::{DataField, DataType, TypeKind};
 use crate::{Error, Result};
@@ -161,54 +162,68 @@ pub(crate) fn assemble(
     kind: FileKind,
     decoded: Vec<RecordBatch>,
 ) -> Result<Vec<RecordBatch>> {
-    let read_fields: Vec<DataField> = plan.iter().map(|c| c.read.clone()).collect();
-    let schema = output_schema(&read_fields, kind);
+    let schema = plan_schema(plan, kind);
     decoded
         .into_iter()
-        .map(|batch| {
-            let rows = batch.num_rows();
-            let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
-            for column in plan {
-                let source = column
-                    .file
-                    .as_ref()
-                    .and_then(|f| batch.column_by_name(&f.name).map(|a| (a.clone(), f)));
-                columns.push(match source {
-                    Some((array, file_field)) => evolution::conform(
-                        file_name,
-                        array,
-                        Some(&file_field.data_type),
-                        &column.read.data_type,
-                    )?,
-                    // Added after the file was written (or a data-evolution file without it).
-                    None => new_null_array(
-                        &self::arrow_schema::to_arrow_type(&column.read.data_type),
-                        rows,
-                    ),
-                });
-            }
-            if kind == FileKind::KeyValue {
-                for name in [SEQUENCE_NUMBER, VALUE_KIND] {
-                    let array = batch.column_by_name(name).ok_or_else(|| {
-                        Error::corrupt(file_name, format!("key-value file without column {name}"))
-                    })?;
-                    let ty = system_type(name);
-                    columns.push(evolution::conform(
-                        file_name,
-                        array.clone(),
-                        Some(&ty),
-                        &ty,
-                    )?);
-                }
-            }
-            RecordBatch::try_new_with_options(
-                schema.clone(),
-                columns,
-                &RecordBatchOptions::new().with_row_count(Some(rows)),
-            )
-            .map_err(|e| Error::corrupt(file_name, format!("does not fit the read schema: {e}")))
-        })
+        .map(|batch| assemble_batch(file_name, plan, kind, &schema, batch))
         .collect()
+}
+
+/// The read schema of `plan` ([`output_schema`]).
+pub(crate) fn plan_schema(plan: &[ColumnPlan], kind: FileKind) -> SchemaRef {
+    let read_fields: Vec<DataField> = plan.iter().map(|c| c.read.clone()).collect();
+    output_schema(&read_fields, kind)
+}
+
+/// Turns one decoded file batch into a batch of `schema` ([`plan_schema`]).
+pub(crate) fn assemble_batch(
+    file_name: &str,
+    plan: &[ColumnPlan],
+    kind: FileKind,
+    schema: &SchemaRef,
+    batch: RecordBatch,
+) -> Result<RecordBatch> {
+    let rows = batch.num_rows();
+    let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+    for column in plan {
+        let source = column
+            .file
+            .as_ref()
+            .and_then(|f| batch.column_by_name(&f.name).map(|a| (a.clone(), f)));
+        columns.push(match source {
+            Some((array, file_field)) => evolution::conform(
+                file_name,
+                array,
+                Some(&file_field.data_type),
+                &column.read.data_type,
+            )?,
+            // Added after the file was written (or a data-evolution file without it).
+            None => new_null_array(
+                &self::arrow_schema::to_arrow_type(&column.read.data_type),
+                rows,
+            ),
+        });
+    }
+    if kind == FileKind::KeyValue {
+        for name in [SEQUENCE_NUMBER, VALUE_KIND] {
+            let array = batch.column_by_name(name).ok_or_else(|| {
+                Error::corrupt(file_name, format!("key-value file without column {name}"))
+            })?;
+            let ty = system_type(name);
+            columns.push(evolution::conform(
+                file_name,
+                array.clone(),
+                Some(&ty),
+                &ty,
+            )?);
+        }
+    }
+    RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
+    )
+    .map_err(|e| Error::corrupt(file_name, format!("does not fit the read schema: {e}")))
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! Parquet data files: whole-bytes decoding and ranged reads (footer + needed column chunks only).
+//! Parquet data files: whole-bytes decoding, batch-by-batch decoding, and ranged reads (footer +
+//! needed column chunks only, whole file or one row group at a time).
 
 use super::{assemble, evolution, wanted_columns, FileKind, Wanted, BATCH_SIZE};
 use crate::spec::DataField;
@@ -8,7 +9,8 @@ use arrow_schema::Schema;
 use bytes::{Buf, Bytes};
 use lakescope_storage::ObjectStore;
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
 };
 use parquet::arrow::{ProjectionMask, PARQUET_FIELD_ID_META_KEY};
 use parquet::errors::ParquetError;
@@ -91,16 +93,58 @@ fn decode_with<T: ChunkReader + 'static>(
     builder: ParquetRecordBatchReaderBuilder<T>,
     wanted: &[Wanted],
 ) -> Result<Vec<RecordBatch>> {
+    batches_with(file, builder, wanted, None)?.collect()
+}
+
+/// The decoded batches of a Parquet file (or of some of its row groups), one at a time, with
+/// the wanted column names.
+pub(crate) struct ParquetBatches {
+    file: String,
+    reader: ParquetRecordBatchReader,
+    renames: HashMap<String, String>,
+}
+
+impl Iterator for ParquetBatches {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let batch = self.reader.next()?;
+        Some(
+            batch
+                .map_err(|e| corrupt(&self.file, e))
+                .and_then(|b| rename(&self.file, b, &self.renames)),
+        )
+    }
+}
+
+fn batches_with<T: ChunkReader + 'static>(
+    file: &str,
+    builder: ParquetRecordBatchReaderBuilder<T>,
+    wanted: &[Wanted],
+    row_groups: Option<Vec<usize>>,
+) -> Result<ParquetBatches> {
     let (roots, renames) = projection(builder.schema(), wanted);
     let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    let builder = match row_groups {
+        Some(groups) => builder.with_row_groups(groups),
+        None => builder,
+    };
     let reader = builder
         .with_projection(mask)
         .with_batch_size(BATCH_SIZE)
         .build()
         .map_err(|e| corrupt(file, e))?;
-    reader
-        .map(|b| rename(file, b.map_err(|e| corrupt(file, e))?, &renames))
-        .collect()
+    Ok(ParquetBatches {
+        file: file.to_string(),
+        reader,
+        renames,
+    })
+}
+
+/// Decodes the wanted columns of a whole Parquet file batch by batch.
+pub(crate) fn batches(file: &str, bytes: Bytes, wanted: &[Wanted]) -> Result<ParquetBatches> {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(|e| corrupt(file, e))?;
+    batches_with(file, builder, wanted, None)
 }
 
 /// Decodes the wanted columns of a whole Parquet file (columns keep their wanted names).
@@ -145,6 +189,53 @@ pub async fn read_parquet_ranged(
 ) -> Result<Vec<RecordBatch>> {
     let plan = evolution::plan(file_fields, read_fields);
     let wanted = wanted_columns(&plan, kind);
+    let (size, footer) = fetch_footer(store, path, size, footer_prefetch).await?;
+    let arrow_meta = match footer {
+        Footer::Whole(bytes) => {
+            // The prefetch got the whole file.
+            let decoded = decode(path, bytes, &wanted)?;
+            return assemble(path, &plan, kind, decoded);
+        }
+        Footer::Metadata(meta) => meta,
+    };
+    let (roots, _) = projection(arrow_meta.schema(), &wanted);
+    let mask = ProjectionMask::roots(arrow_meta.parquet_schema(), roots);
+    let ranges = chunk_ranges(
+        path,
+        arrow_meta.metadata(),
+        arrow_meta.parquet_schema(),
+        &mask,
+        size,
+        None,
+    )?;
+    let mut chunks = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        let start = range.start;
+        let bytes = store.get_range(path, range).await?;
+        chunks.push((start, bytes));
+    }
+    let reader = SparseFile { len: size, chunks };
+    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, arrow_meta);
+    let decoded = decode_with(path, builder, &wanted)?;
+    assemble(path, &plan, kind, decoded)
+}
+
+/// What the footer request gave.
+enum Footer {
+    /// The whole file (it was no larger than the prefetch).
+    Whole(Bytes),
+    /// The file's metadata.
+    Metadata(ArrowReaderMetadata),
+}
+
+/// The file size (from `size` or a `head` request) and its footer: one request of the last
+/// `footer_prefetch` bytes, two if the footer is larger.
+async fn fetch_footer(
+    store: &dyn ObjectStore,
+    path: &str,
+    size: Option<u64>,
+    footer_prefetch: u64,
+) -> Result<(u64, Footer)> {
     let size = match size {
         Some(s) => s,
         None => store.head(path).await?.size,
@@ -158,9 +249,7 @@ pub async fn read_parquet_ranged(
         return Err(corrupt(path, "short read of the footer"));
     }
     if tail_len == size {
-        // The prefetch got the whole file.
-        let decoded = decode(path, tail, &wanted)?;
-        return assemble(path, &plan, kind, decoded);
+        return Ok((size, Footer::Whole(tail)));
     }
     let end = tail.len();
     if &tail[end - 4..] != b"PAR1" {
@@ -185,37 +274,113 @@ pub async fn read_parquet_ranged(
         ParquetMetaDataReader::decode_metadata(&meta_bytes).map_err(|e| corrupt(path, e))?;
     let arrow_meta = ArrowReaderMetadata::try_new(Arc::new(metadata), ArrowReaderOptions::new())
         .map_err(|e| corrupt(path, e))?;
-    let (roots, _) = projection(arrow_meta.schema(), &wanted);
-    let mask = ProjectionMask::roots(arrow_meta.parquet_schema(), roots);
-    let ranges = chunk_ranges(
-        path,
-        arrow_meta.metadata(),
-        arrow_meta.parquet_schema(),
-        &mask,
-        size,
-    )?;
-    let mut chunks = Vec::with_capacity(ranges.len());
-    for range in ranges {
-        let start = range.start;
-        let bytes = store.get_range(path, range).await?;
-        chunks.push((start, bytes));
-    }
-    let reader = SparseFile { len: size, chunks };
-    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, arrow_meta);
-    let decoded = decode_with(path, builder, &wanted)?;
-    assemble(path, &plan, kind, decoded)
+    Ok((size, Footer::Metadata(arrow_meta)))
 }
 
-/// Byte ranges of the projected column chunks of every row group, coalesced.
+/// A Parquet file read one row group at a time with ranged requests: the footer first, then
+/// per row group only the wanted columns' chunks. Holds one row group's compressed chunks at a
+/// time (while its batches are decoded).
+pub(crate) struct RowGroupFile {
+    path: String,
+    size: u64,
+    wanted: Vec<Wanted>,
+    state: RowGroupState,
+}
+
+enum RowGroupState {
+    /// The file was small enough to come whole with the footer request.
+    Whole(Option<Bytes>),
+    Ranged {
+        meta: ArrowReaderMetadata,
+        mask: ProjectionMask,
+        next: usize,
+    },
+}
+
+impl RowGroupFile {
+    /// Fetches the footer (see [`read_parquet_ranged`]).
+    pub(crate) async fn open(
+        store: &dyn ObjectStore,
+        path: &str,
+        size: Option<u64>,
+        wanted: Vec<Wanted>,
+        footer_prefetch: u64,
+    ) -> Result<Self> {
+        let (size, footer) = fetch_footer(store, path, size, footer_prefetch).await?;
+        let state = match footer {
+            Footer::Whole(bytes) => RowGroupState::Whole(Some(bytes)),
+            Footer::Metadata(meta) => {
+                let (roots, _) = projection(meta.schema(), &wanted);
+                let mask = ProjectionMask::roots(meta.parquet_schema(), roots);
+                RowGroupState::Ranged {
+                    meta,
+                    mask,
+                    next: 0,
+                }
+            }
+        };
+        Ok(Self {
+            path: path.to_string(),
+            size,
+            wanted,
+            state,
+        })
+    }
+
+    /// Fetches the next row group's chunks; its batches, or `None` after the last row group.
+    pub(crate) async fn next_row_group(
+        &mut self,
+        store: &dyn ObjectStore,
+    ) -> Result<Option<ParquetBatches>> {
+        let path = self.path.as_str();
+        match &mut self.state {
+            RowGroupState::Whole(bytes) => match bytes.take() {
+                Some(bytes) => batches(path, bytes, &self.wanted).map(Some),
+                None => Ok(None),
+            },
+            RowGroupState::Ranged { meta, mask, next } => {
+                let group = *next;
+                if group >= meta.metadata().num_row_groups() {
+                    return Ok(None);
+                }
+                *next += 1;
+                let ranges = chunk_ranges(
+                    path,
+                    meta.metadata(),
+                    meta.parquet_schema(),
+                    mask,
+                    self.size,
+                    Some(group),
+                )?;
+                let fetches = ranges.into_iter().map(|range| async move {
+                    let start = range.start;
+                    store.get_range(path, range).await.map(|b| (start, b))
+                });
+                let chunks = futures::future::try_join_all(fetches).await?;
+                let reader = SparseFile {
+                    len: self.size,
+                    chunks,
+                };
+                let builder =
+                    ParquetRecordBatchReaderBuilder::new_with_metadata(reader, meta.clone());
+                batches_with(path, builder, &self.wanted, Some(vec![group])).map(Some)
+            }
+        }
+    }
+}
+
+/// Byte ranges of the projected column chunks of every row group (or only one), coalesced.
 fn chunk_ranges(
     file: &str,
     metadata: &ParquetMetaData,
     schema: &SchemaDescriptor,
     mask: &ProjectionMask,
     size: u64,
+    only_row_group: Option<usize>,
 ) -> Result<Vec<Range<u64>>> {
     let mut ranges: Vec<Range<u64>> = Vec::new();
-    for row_group in metadata.row_groups() {
+    let groups = metadata.row_groups().iter().enumerate();
+    for (_, row_group) in groups.filter(|(i, _)| only_row_group.is_none_or(|g| g == *i)) {
         for (i, column) in row_group.columns().iter().enumerate() {
             if i >= schema.num_columns() || !mask.leaf_included(i) {
                 continue;

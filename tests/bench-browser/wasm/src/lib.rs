@@ -23,11 +23,17 @@ pub fn memory_bytes() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// Reads the latest snapshot of `table` (`db.table`) of the warehouse at `warehouse_url` split by
-/// split (as the app's Data tab does), counts the rows and touches every column; returns JSON
-/// `{rows, checksum, batches, splits, ms, memory_bytes}` (`ms` from opening the table to the end).
+/// Reads the latest snapshot of `table` (`db.table`) of the warehouse at `warehouse_url` batch
+/// by batch (as the app's Data tab does), counts the rows and touches every column, holding no
+/// batch after touching it; `memory_budget` is [`ReadRequest::memory_budget`] in bytes
+/// (`undefined`: none). Returns JSON `{rows, checksum, batches, splits, ms, memory_bytes}`
+/// (`ms` from opening the table to the end).
 #[wasm_bindgen(js_name = scanTable)]
-pub async fn scan_table(warehouse_url: String, table: String) -> Result<String, JsError> {
+pub async fn scan_table(
+    warehouse_url: String,
+    table: String,
+    memory_budget: Option<f64>,
+) -> Result<String, JsError> {
     let started = js_sys::Date::now();
     let store = open(&warehouse_url, &StoreOptions::default())?;
     let table_ref: TableRef = table
@@ -35,16 +41,18 @@ pub async fn scan_table(warehouse_url: String, table: String) -> Result<String, 
         .map_err(|e| JsError::new(&format!("table name {table}: {e}")))?;
     let table = Catalog::new(store).open_table(&table_ref).await?;
     let snapshot = table.latest_snapshot().await?;
-    let mut reader =
-        SnapshotReader::open(&table, snapshot.as_ref(), &ReadRequest::default()).await?;
-    let (mut rows, mut checksum, mut batches, mut splits) = (0u64, 0f64, 0usize, 0usize);
-    while let Some(split) = reader.next_split().await {
-        let split = split?;
-        let (r, c) = touch(&split);
+    let request = ReadRequest {
+        memory_budget: memory_budget.map(|b| b as u64),
+        ..ReadRequest::default()
+    };
+    let mut reader = SnapshotReader::open(&table, snapshot.as_ref(), &request).await?;
+    let splits = reader.total_splits();
+    let (mut rows, mut checksum, mut batches) = (0u64, 0f64, 0usize);
+    while let Some(batch) = reader.next_batch().await {
+        let (r, c) = touch(&[batch?]);
         rows += r;
         checksum += c;
-        batches += split.len();
-        splits += 1;
+        batches += 1;
     }
     Ok(serde_json::json!({
         "rows": rows,

@@ -1,0 +1,156 @@
+//! A data file as a lazy source of read-schema batches: fetched whole (one GET) or one Parquet
+//! row group at a time (ranged GETs), decoded batch by batch, its deletion vector applied per
+//! batch (positions counted from the file's first row).
+
+use std::rc::Rc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use lakescope_storage::ObjectStore;
+
+use super::parquet::{self, ParquetBatches, RowGroupFile};
+use super::{
+    assemble_batch, avro, evolution, orc, plan_schema, wanted_columns, ColumnPlan, DeletionVector,
+    FileFormat, FileKind,
+};
+use crate::spec::DataField;
+use crate::Result;
+
+/// How a source fetches its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fetch {
+    /// One GET of the whole file.
+    Whole,
+    /// Parquet: the footer (a first request of the last `footer_prefetch` bytes), then one row
+    /// group's wanted column chunks at a time (other formats are fetched whole).
+    RowGroups { footer_prefetch: u64 },
+}
+
+/// One data file to read.
+pub(crate) struct FileSpec<'a> {
+    pub path: String,
+    pub format: FileFormat,
+    /// Size from the manifest.
+    pub size: u64,
+    /// The schema the file was written with.
+    pub file_fields: &'a [DataField],
+    /// The read schema.
+    pub read_fields: &'a [DataField],
+    pub kind: FileKind,
+}
+
+/// The batches of one data file, in file order, produced on demand.
+pub(crate) struct FileSource {
+    store: Rc<dyn ObjectStore>,
+    path: String,
+    plan: Vec<ColumnPlan>,
+    kind: FileKind,
+    schema: SchemaRef,
+    dv: Option<DeletionVector>,
+    /// File row position of the next decoded row.
+    position: u64,
+    decoded: Decoded,
+}
+
+enum Decoded {
+    Parquet(ParquetBatches),
+    /// ORC and Avro: decoded whole.
+    Batches(std::vec::IntoIter<RecordBatch>),
+    RowGroups {
+        file: RowGroupFile,
+        current: Option<ParquetBatches>,
+    },
+}
+
+impl FileSource {
+    /// Fetches the file (or its footer and first row group) and prepares decoding.
+    pub(crate) async fn open(
+        store: Rc<dyn ObjectStore>,
+        file: FileSpec<'_>,
+        fetch: Fetch,
+    ) -> Result<Self> {
+        let plan = evolution::plan(file.file_fields, file.read_fields);
+        let wanted = wanted_columns(&plan, file.kind);
+        let path = file.path;
+        let decoded = match (file.format, fetch) {
+            (FileFormat::Parquet, Fetch::RowGroups { footer_prefetch }) => {
+                let size = Some(file.size);
+                let mut rg =
+                    RowGroupFile::open(store.as_ref(), &path, size, wanted, footer_prefetch)
+                        .await?;
+                let current = rg.next_row_group(store.as_ref()).await?;
+                Decoded::RowGroups { file: rg, current }
+            }
+            (format, _) => {
+                let bytes = store.get(&path).await?;
+                match format {
+                    FileFormat::Parquet => {
+                        Decoded::Parquet(parquet::batches(&path, bytes, &wanted)?)
+                    }
+                    FileFormat::Orc => {
+                        Decoded::Batches(orc::decode(&path, bytes, &wanted)?.into_iter())
+                    }
+                    FileFormat::Avro => {
+                        Decoded::Batches(avro::decode(&path, bytes, &wanted)?.into_iter())
+                    }
+                }
+            }
+        };
+        Ok(Self {
+            store,
+            schema: plan_schema(&plan, file.kind),
+            path,
+            plan,
+            kind: file.kind,
+            dv: None,
+            position: 0,
+            decoded,
+        })
+    }
+
+    /// Applies `dv` (positions from the file's first row) to the batches not produced yet;
+    /// call before the first [`Self::next`].
+    pub(crate) fn with_deletion_vector(mut self, dv: Option<DeletionVector>) -> Self {
+        self.dv = dv;
+        self
+    }
+
+    /// The next non-empty batch of live rows (read schema), or `None` at the end of the file.
+    pub(crate) async fn next(&mut self) -> Result<Option<RecordBatch>> {
+        loop {
+            let Some(raw) = self.next_decoded().await? else {
+                return Ok(None);
+            };
+            let rows = raw.num_rows() as u64;
+            let batch = assemble_batch(&self.path, &self.plan, self.kind, &self.schema, raw)?;
+            let batch = match &self.dv {
+                Some(dv) => dv.apply_at(batch, self.position)?,
+                None => batch,
+            };
+            self.position += rows;
+            if batch.num_rows() > 0 {
+                return Ok(Some(batch));
+            }
+        }
+    }
+
+    async fn next_decoded(&mut self) -> Result<Option<RecordBatch>> {
+        match &mut self.decoded {
+            Decoded::Parquet(batches) => batches.next().transpose(),
+            Decoded::Batches(batches) => Ok(batches.next()),
+            Decoded::RowGroups { file, current } => loop {
+                if let Some(batches) = current {
+                    if let Some(batch) = batches.next() {
+                        return batch.map(Some);
+                    }
+                }
+                // Drop the finished row group's chunks before fetching the next.
+                *current = None;
+                match file.next_row_group(self.store.as_ref()).await? {
+                    Some(batches) => *current = Some(batches),
+                    None => return Ok(None),
+                }
+            },
+        }
+    }
+}
