@@ -35,12 +35,7 @@ impl Job {
             generation: StoredValue::new(0),
             abort: StoredValue::new(None),
         };
-        let abort = job.abort;
-        on_cleanup(move || {
-            if let Some(Some(handle)) = abort.try_get_value() {
-                handle.abort();
-            }
-        });
+        on_cleanup(move || job.cancel());
         job
     }
 
@@ -58,9 +53,7 @@ impl Job {
     ) {
         let generation = self.generation.with_value(|g| g + 1);
         self.generation.set_value(generation);
-        if let Some(old) = self.abort.get_value() {
-            old.abort();
-        }
+        self.cancel();
         let (handle, registration) = AbortHandle::new_pair();
         self.abort.set_value(Some(handle));
         self.steps.set((0, 0));
