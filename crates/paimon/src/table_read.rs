@@ -427,13 +427,12 @@ impl<'a> SplitReader<'a> {
         })
     }
 
-    /// Opens one data file of `split` as a lazy source with its deletion vector.
-    async fn open_file(
+    /// The path, format and write schema of one data file of `split`.
+    async fn locate(
         &self,
         split: &Split,
         file: &DataFileMeta,
-        fetch: Fetch,
-    ) -> Result<FileSource> {
+    ) -> Result<(String, FileFormat, Rc<TableSchema>)> {
         let path = self
             .table
             .data_file_path(&split.partition, split.bucket, file)?;
@@ -441,6 +440,17 @@ impl<'a> SplitReader<'a> {
             .or(self.default_format)
             .ok_or_else(|| Error::unsupported(&path, "unknown data file format"))?;
         let file_schema = self.table.schema(file.schema_id).await?;
+        Ok((path, format, file_schema))
+    }
+
+    /// Opens one data file of `split` as a lazy source with its deletion vector.
+    async fn open_file(
+        &self,
+        split: &Split,
+        file: &DataFileMeta,
+        fetch: Fetch,
+    ) -> Result<FileSource> {
+        let (path, format, file_schema) = self.locate(split, file).await?;
         let spec = FileSpec {
             path,
             format,
@@ -484,13 +494,7 @@ impl<'a> SplitReader<'a> {
         split: &Split,
         file: &DataFileMeta,
     ) -> Result<Vec<RecordBatch>> {
-        let path = self
-            .table
-            .data_file_path(&split.partition, split.bucket, file)?;
-        let format = FileFormat::from_file_name(&file.file_name)
-            .or(self.default_format)
-            .ok_or_else(|| Error::unsupported(&path, "unknown data file format"))?;
-        let file_schema = self.table.schema(file.schema_id).await?;
+        let (path, format, file_schema) = self.locate(split, file).await?;
         let bytes = self.table.store().get(&path).await?;
         read::read_file(
             &path,
