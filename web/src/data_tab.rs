@@ -10,6 +10,7 @@ use crate::versions::Versions;
 use crate::warehouse;
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_paimon::predicate::parse::parse as parse_filter;
+use lakescope_paimon::table::Snapshots;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -380,10 +381,22 @@ async fn load(
         frame.set(Some(Arc::new(f)));
         return Ok((n, None));
     }
-    let t = warehouse::table(&sel.table.path).await?;
     let e = |e: lakescope_paimon::Error| e.to_string();
+    // The latest snapshot needs no schema: it is read while the table opens.
+    let store = warehouse::catalog()?.store().clone();
+    let latest = async {
+        match q.at {
+            At::Latest => Snapshots::new(store.as_ref(), &sel.table.path)
+                .latest()
+                .await
+                .map_err(e),
+            _ => Ok(None),
+        }
+    };
+    let (t, latest) = futures::join!(warehouse::table(&sel.table.path), latest);
+    let t = t?;
     let snapshot = match &q.at {
-        At::Latest => t.latest_snapshot().await.map_err(e)?,
+        At::Latest => latest?,
         At::Snapshot(id) => Some(t.snapshot(*id).await.map_err(e)?),
         At::Tag(name) => Some(t.tag(name).await.map_err(e)?.snapshot),
         At::Timestamp(ms) => Some(

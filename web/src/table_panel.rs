@@ -184,21 +184,17 @@ fn Overview(sel: Selection) -> impl IntoView {
         let loaded = async {
             let t = warehouse::table(&sel.table.path).await?;
             let e = |e: lakescope_paimon::Error| e.to_string();
-            let schemas = t.schemas().await.map_err(e)?.len();
-            let snaps = t.snapshots().await.map_err(e)?;
-            let tags = t
-                .tags()
-                .await
-                .map_err(e)?
-                .into_iter()
-                .map(|(n, _)| n)
-                .collect();
+            // The count as Paimon's snapshotCount (listed files) and the latest snapshot only:
+            // reading every snapshot would compete with the tab opened next.
+            let (schemas, ids, latest, tags) =
+                futures::try_join!(t.schemas(), t.snapshot_ids(), t.latest_snapshot(), t.tags())
+                    .map_err(e)?;
             Ok::<_, String>(OverviewData {
                 schema: (**t.current_schema()).clone(),
-                schemas,
-                latest: snaps.last().cloned(),
-                snapshots: snaps.len(),
-                tags,
+                schemas: schemas.len(),
+                latest,
+                snapshots: ids.len(),
+                tags: tags.into_iter().map(|(n, _)| n).collect(),
             })
         };
         data.set(match loaded.await {

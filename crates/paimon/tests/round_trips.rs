@@ -1,14 +1,15 @@
 //! Sequential round trips of opening a table at its latest snapshot, as the browser app does over
 //! a static host (listings from the index file, every request one latency): each metadata file
-//! is read once, the latest snapshot and the probe after it are read together, and planning
-//! the latest snapshot of an opened table takes at most 4 round trips.
+//! is read once, the `LATEST` hint, the newest listed snapshot and the probe after it are read
+//! together, planning the latest snapshot of an opened table takes 3 round trips, and opening a
+//! table while reading its latest snapshot (a deep link to its data) 3 too.
 
 use arrow_array::{ArrayRef, Int64Array, Int8Array, StringArray};
 use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
 use lakescope_paimon::scan::{plan, PartitionFilter};
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::spec::TypeKind;
-use lakescope_paimon::table::Table;
+use lakescope_paimon::table::{Snapshots, Table};
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::{create_table, write, FixedEnv};
 use lakescope_storage::{
@@ -119,7 +120,7 @@ async fn plan_latest(table: &Table) -> (Snapshot, usize) {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn an_opened_table_plans_its_latest_snapshot_in_four_round_trips() {
+async fn an_opened_table_plans_its_latest_snapshot_in_three_round_trips() {
     let lake = written_table().await;
     let (store, trace) = app_store(&lake).await;
     // The catalog's badge opened the table already (schema read once).
@@ -129,8 +130,9 @@ async fn an_opened_table_plans_its_latest_snapshot_in_four_round_trips() {
     let (snapshot, splits) = plan_latest(&table).await;
     assert_eq!((snapshot.id, splits), (3, 2));
     let requests = trace.requests();
-    // LATEST; snapshot-3 with the snapshot-4 probe; the manifest lists; the manifests.
-    assert_eq!(trace.round_trips(), 4, "{requests:#?}");
+    // LATEST with snapshot-3 (the newest the index lists) and the snapshot-4 probe; the
+    // manifest lists; the manifests.
+    assert_eq!(trace.round_trips(), 3, "{requests:#?}");
     let at = |depth: usize| -> Vec<String> {
         let mut paths: Vec<String> = requests
             .iter()
@@ -140,29 +142,92 @@ async fn an_opened_table_plans_its_latest_snapshot_in_four_round_trips() {
         paths.sort();
         paths
     };
-    assert_eq!(at(1), vec!["LATEST"]);
-    assert_eq!(at(2), vec!["snapshot-3", "snapshot-4"]);
+    assert_eq!(at(1), vec!["LATEST", "snapshot-3", "snapshot-4"]);
     assert!(
-        at(3).iter().all(|p| p.starts_with("manifest-list-")),
+        at(2).iter().all(|p| p.starts_with("manifest-list-")),
         "{requests:#?}"
     );
     assert!(
-        at(4).iter().all(|p| p.starts_with("manifest-")),
+        at(3).iter().all(|p| p.starts_with("manifest-")),
         "{requests:#?}"
     );
     assert!(repeated_reads(&requests).is_empty(), "{requests:#?}");
 
-    // A stale hint costs one more probe, and still finds the latest snapshot.
+    // A stale hint costs nothing more: the listing names snapshot 3 (cached now), and only the
+    // hint and the probe of 4 are sent.
     lake.put(&format!("{PATH}/snapshot/LATEST"), "2".into())
         .await
         .unwrap();
     trace.clear();
     assert_eq!(table.latest_snapshot().await.unwrap().unwrap().id, 3);
-    assert_eq!(trace.round_trips(), 3, "{:#?}", trace.requests());
-    // Snapshots 2 and 3 are cached now: only the hint and the probe of 4 are sent.
+    assert_eq!(trace.round_trips(), 1, "{:#?}", trace.requests());
+    assert_eq!(trace.requests().len(), 2, "{:#?}", trace.requests());
+    // A listing older than the table's last commits (the index was made at snapshot 3, the
+    // hint says 5): one more round trip, from the hint, finds snapshot 5.
+    for seed in [8, 9] {
+        commit_more(&lake, seed).await;
+    }
     trace.clear();
-    assert_eq!(table.latest_snapshot_id().await.unwrap(), Some(3));
+    assert_eq!(table.latest_snapshot().await.unwrap().unwrap().id, 5);
     assert_eq!(trace.round_trips(), 2, "{:#?}", trace.requests());
+    // The index names snapshot 3, which expired meanwhile: from the hint.
+    lake.delete(&format!("{PATH}/snapshot/snapshot-3"))
+        .await
+        .unwrap();
+    lake.put(&format!("{PATH}/snapshot/LATEST"), "4".into())
+        .await
+        .unwrap();
+    let fresh: Rc<dyn ObjectStore> = Rc::new(CachingStore::new(
+        IndexedStore::new(TracedStore::new(lake.clone(), trace.clone())),
+        16 << 20,
+    ));
+    let stale_index = IndexedStore::<MemoryStore>::render_index(vec![ObjectMeta {
+        path: format!("{PATH}/snapshot/snapshot-3"),
+        size: 1,
+    }]);
+    lake.put(INDEX_FILE_NAME, stale_index.into()).await.unwrap();
+    fresh.list_dir("db.db").await.unwrap();
+    let latest = Snapshots::new(fresh.as_ref(), PATH).latest().await.unwrap();
+    assert_eq!(latest.unwrap().id, 5);
+}
+
+/// One more commit of two rows to the table at [`PATH`] (`seed`: its file names).
+async fn commit_more(store: &Rc<dyn ObjectStore>, seed: u64) {
+    let env = FixedEnv::new(1_700_000_100_000, seed);
+    let table = Table::open(store.clone(), PATH).await.unwrap();
+    let rows = batch(vec![
+        ("id", Arc::new(Int64Array::from(vec![1i64, 2])) as ArrayRef),
+        ("v", Arc::new(StringArray::from(vec!["a", "b"]))),
+        ("_VALUE_KIND", Arc::new(Int8Array::from(vec![0i8; 2]))),
+    ]);
+    let seq = next_sequence_number(&table).await.unwrap();
+    let message = write(&table, &env, &[rows], seq).await.unwrap();
+    let options = CommitOptions::for_table(&table, "round-trips").unwrap();
+    Committer::new(&table, &env, options)
+        .commit(message, None)
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_deep_link_opens_the_table_while_reading_its_latest_snapshot() {
+    let lake = written_table().await;
+    let (store, trace) = app_store(&lake).await;
+    // As the Data tab opened by a link: the table (schema) and its latest snapshot together,
+    // then the plan.
+    let snapshots = Snapshots::new(store.as_ref(), PATH);
+    let (table, latest) = futures::join!(Table::open(store.clone(), PATH), snapshots.latest());
+    let (table, snapshot) = (table.unwrap(), latest.unwrap().unwrap());
+    assert_eq!(snapshot.id, 3);
+    assert_eq!(trace.round_trips(), 1, "{:#?}", trace.requests());
+    let planned = plan(&table, &snapshot, &PartitionFilter::All)
+        .await
+        .unwrap();
+    assert_eq!(planned.splits.len(), 2);
+    let requests = trace.requests();
+    // schema-0, LATEST, snapshot-3 and the snapshot-4 probe; manifest lists; manifests.
+    assert_eq!(trace.round_trips(), 3, "{requests:#?}");
+    assert!(repeated_reads(&requests).is_empty(), "{requests:#?}");
 }
 
 #[tokio::test(flavor = "current_thread")]

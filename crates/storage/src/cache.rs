@@ -242,6 +242,9 @@ impl<S: ObjectStore> ObjectStore for CachingStore<S> {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+    fn lists_without_requests(&self) -> bool {
+        self.inner.lists_without_requests()
+    }
 
     async fn get(&self, path: &str) -> Result<Bytes> {
         if !is_immutable(path) {

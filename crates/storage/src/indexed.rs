@@ -71,6 +71,12 @@ impl<S: ObjectStore> ObjectStore for IndexedStore<S> {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+    fn lists_without_requests(&self) -> bool {
+        self.index
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
     async fn get(&self, path: &str) -> Result<Bytes> {
         self.inner.get(path).await
     }

@@ -101,6 +101,12 @@ pub trait ObjectStore {
     /// The children of `prefix` (a directory-like key, with or without trailing `/`).
     async fn list_dir(&self, prefix: &str) -> Result<Listing>;
 
+    /// Whether [`ObjectStore::list_dir`] now answers without a request (a static host's index
+    /// file already read): callers may then list for free where they would otherwise guess.
+    fn lists_without_requests(&self) -> bool {
+        false
+    }
+
     /// Writes (or replaces) the object.
     async fn put(&self, path: &str, data: Bytes) -> Result<()>;
 

@@ -70,6 +70,9 @@ impl<S: ObjectStore> ObjectStore for LimitedStore<S> {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+    fn lists_without_requests(&self) -> bool {
+        self.inner.lists_without_requests()
+    }
     async fn get(&self, path: &str) -> Result<Bytes> {
         let _p = self.permit().await;
         self.inner.get(path).await

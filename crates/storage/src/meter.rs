@@ -84,6 +84,9 @@ impl ObjectStore for MeteredStore {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+    fn lists_without_requests(&self) -> bool {
+        self.inner.lists_without_requests()
+    }
     async fn get(&self, path: &str) -> Result<Bytes> {
         let r = self.inner.get(path).await;
         self.counted(r, |b| (b.len(), 0))

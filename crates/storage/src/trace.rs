@@ -129,6 +129,9 @@ impl ObjectStore for TracedStore {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+    fn lists_without_requests(&self) -> bool {
+        self.inner.lists_without_requests()
+    }
     async fn get(&self, path: &str) -> Result<Bytes> {
         self.traced("get", path, self.inner.get(path)).await
     }

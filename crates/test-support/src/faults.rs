@@ -85,6 +85,9 @@ impl ObjectStore for FaultStore {
     fn describe(&self) -> String {
         format!("faulty {}", self.inner.describe())
     }
+    fn lists_without_requests(&self) -> bool {
+        self.inner.lists_without_requests()
+    }
 
     async fn get(&self, path: &str) -> Result<Bytes> {
         self.inner.get(path).await
