@@ -33,10 +33,11 @@ pub struct ReadRequest {
     /// Bytes of fetched data-file content to hold at once (`None`: no limit). A split whose
     /// files together fit is fetched whole, one GET per file, all at once. Otherwise the files
     /// of a primary-key split are read one Parquet row group at a time with ranged GETs (the
-    /// footer, then the row group's needed column chunks), so memory stays near one row group
-    /// per sorted run plus the batches being merged; the files of an append split are read one
-    /// after another, each whole if it fits the budget, else row group by row group. ORC and
-    /// Avro files are always fetched whole.
+    /// footer, then the row group's needed column chunks), and a row group larger than the
+    /// budget's share of one sorted run a few pages at a time (through the file's offset
+    /// index), so memory stays near the budget plus the batches being merged; the files of an
+    /// append split are read one after another, each whole if it fits the budget, else the same
+    /// way with the whole budget. ORC and Avro files are always fetched whole.
     pub memory_budget: Option<u64>,
 }
 
@@ -395,9 +396,12 @@ impl<'a> SplitReader<'a> {
                 output,
             });
         }
+        // Every sorted run holds one piece at a time: the budget is shared between them.
+        let runs = u64::try_from(files.len().max(1)).unwrap_or(u64::MAX);
         let fetch = match budget {
             Some(b) if !fits => Fetch::RowGroups {
                 footer_prefetch: b.min(read::parquet::FOOTER_PREFETCH),
+                window_bytes: b / runs,
             },
             _ => Fetch::Whole,
         };
@@ -606,6 +610,7 @@ impl SplitStream {
                 let fetch = match *budget {
                     Some(b) if size > b => Fetch::RowGroups {
                         footer_prefetch: b.min(read::parquet::FOOTER_PREFETCH),
+                        window_bytes: b,
                     },
                     _ => Fetch::Whole,
                 };

@@ -12,6 +12,7 @@ pub mod deletion_vector;
 pub mod evolution;
 pub mod orc;
 pub mod parquet;
+pub(crate) mod parquet_pages;
 pub(crate) mod source;
 
 use crate::spec::{DataField, DataType, TypeKind};

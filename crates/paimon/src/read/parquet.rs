@@ -1,6 +1,7 @@
 //! Parquet data files: whole-bytes decoding, batch-by-batch decoding, and ranged reads (footer +
-//! needed column chunks only, whole file or one row group at a time).
+//! needed column chunks only: whole file, one row group at a time, or a few pages at a time).
 
+use super::parquet_pages::{self, Window};
 use super::{assemble, evolution, wanted_columns, FileKind, Wanted, BATCH_SIZE};
 use crate::spec::DataField;
 use crate::{Error, Result};
@@ -10,14 +11,14 @@ use bytes::{Buf, Bytes};
 use lakescope_storage::ObjectStore;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
-    ParquetRecordBatchReaderBuilder,
+    ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy,
 };
 use parquet::arrow::{ProjectionMask, PARQUET_FIELD_ID_META_KEY};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
 use parquet::file::reader::{ChunkReader, Length};
 use parquet::schema::types::SchemaDescriptor;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -93,7 +94,7 @@ fn decode_with<T: ChunkReader + 'static>(
     builder: ParquetRecordBatchReaderBuilder<T>,
     wanted: &[Wanted],
 ) -> Result<Vec<RecordBatch>> {
-    batches_with(file, builder, wanted, None)?.collect()
+    batches_with(file, builder, wanted, None, None)?.collect()
 }
 
 /// The decoded batches of a Parquet file (or of some of its row groups), one at a time, with
@@ -122,11 +123,19 @@ fn batches_with<T: ChunkReader + 'static>(
     builder: ParquetRecordBatchReaderBuilder<T>,
     wanted: &[Wanted],
     row_groups: Option<Vec<usize>>,
+    selection: Option<RowSelection>,
 ) -> Result<ParquetBatches> {
     let (roots, renames) = projection(builder.schema(), wanted);
     let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
     let builder = match row_groups {
         Some(groups) => builder.with_row_groups(groups),
+        None => builder,
+    };
+    // Skipped rows' pages are passed over by the offset index, never read.
+    let builder = match selection {
+        Some(selection) => builder
+            .with_row_selection(selection)
+            .with_row_selection_policy(RowSelectionPolicy::Selectors),
         None => builder,
     };
     let reader = builder
@@ -144,7 +153,7 @@ fn batches_with<T: ChunkReader + 'static>(
 /// Decodes the wanted columns of a whole Parquet file batch by batch.
 pub(crate) fn batches(file: &str, bytes: Bytes, wanted: &[Wanted]) -> Result<ParquetBatches> {
     let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(|e| corrupt(file, e))?;
-    batches_with(file, builder, wanted, None)
+    batches_with(file, builder, wanted, None, None)
 }
 
 /// Decodes the wanted columns of a whole Parquet file (columns keep their wanted names).
@@ -196,7 +205,7 @@ pub async fn read_parquet_ranged(
             let decoded = decode(path, bytes, &wanted)?;
             return assemble(path, &plan, kind, decoded);
         }
-        Footer::Metadata(meta) => meta,
+        Footer::Metadata { meta, .. } => meta,
     };
     let (roots, _) = projection(arrow_meta.schema(), &wanted);
     let mask = ProjectionMask::roots(arrow_meta.parquet_schema(), roots);
@@ -224,8 +233,11 @@ pub async fn read_parquet_ranged(
 enum Footer {
     /// The whole file (it was no larger than the prefetch).
     Whole(Bytes),
-    /// The file's metadata.
-    Metadata(ArrowReaderMetadata),
+    /// The file's metadata, and the end of the file fetched with it (its offset and bytes).
+    Metadata {
+        meta: ArrowReaderMetadata,
+        tail: (u64, Bytes),
+    },
 }
 
 /// The file size (from `size` or a `head` request) and its footer: one request of the last
@@ -274,12 +286,20 @@ async fn fetch_footer(
         ParquetMetaDataReader::decode_metadata(&meta_bytes).map_err(|e| corrupt(path, e))?;
     let arrow_meta = ArrowReaderMetadata::try_new(Arc::new(metadata), ArrowReaderOptions::new())
         .map_err(|e| corrupt(path, e))?;
-    Ok((size, Footer::Metadata(arrow_meta)))
+    let tail = (size - tail_len, tail);
+    Ok((
+        size,
+        Footer::Metadata {
+            meta: arrow_meta,
+            tail,
+        },
+    ))
 }
 
-/// A Parquet file read one row group at a time with ranged requests: the footer first, then
-/// per row group only the wanted columns' chunks. Holds one row group's compressed chunks at a
-/// time (while its batches are decoded).
+/// A Parquet file read a piece at a time with ranged requests: the footer first, then per row
+/// group only the wanted columns' chunks, or, for a row group whose wanted chunks are larger
+/// than `window_bytes`, a few pages at a time (found through the offset index, when the file
+/// has one). Holds one piece's compressed bytes at a time (while its batches are decoded).
 pub(crate) struct RowGroupFile {
     path: String,
     size: u64,
@@ -290,33 +310,62 @@ pub(crate) struct RowGroupFile {
 enum RowGroupState {
     /// The file was small enough to come whole with the footer request.
     Whole(Option<Bytes>),
-    Ranged {
-        meta: ArrowReaderMetadata,
-        mask: ProjectionMask,
-        next: usize,
-    },
+    Ranged(Box<Ranged>),
+}
+
+/// Reading position in a file fetched with ranged requests.
+struct Ranged {
+    meta: ArrowReaderMetadata,
+    mask: ProjectionMask,
+    /// The end of the file fetched with the footer (offset, bytes): may hold the offset index.
+    tail: (u64, Bytes),
+    window_bytes: u64,
+    index: OffsetIndex,
+    /// The next row group to start.
+    next: usize,
+    /// The pages still to read of the row group being read in windows.
+    windows: VecDeque<Window>,
+    /// That row group's dictionary pages (offset, bytes), fetched with its first window.
+    dictionaries: Vec<(u64, Bytes)>,
+}
+
+/// Whether the offset index is in the metadata.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OffsetIndex {
+    /// Not needed yet: every row group so far fitted `window_bytes`.
+    NotLoaded,
+    Loaded,
+    /// The file has none: large row groups are read whole.
+    Absent,
 }
 
 impl RowGroupFile {
-    /// Fetches the footer (see [`read_parquet_ranged`]).
+    /// Fetches the footer (see [`read_parquet_ranged`]). Row groups whose wanted chunks exceed
+    /// `window_bytes` are read in windows of pages.
     pub(crate) async fn open(
         store: &dyn ObjectStore,
         path: &str,
         size: Option<u64>,
         wanted: Vec<Wanted>,
         footer_prefetch: u64,
+        window_bytes: u64,
     ) -> Result<Self> {
         let (size, footer) = fetch_footer(store, path, size, footer_prefetch).await?;
         let state = match footer {
             Footer::Whole(bytes) => RowGroupState::Whole(Some(bytes)),
-            Footer::Metadata(meta) => {
+            Footer::Metadata { meta, tail } => {
                 let (roots, _) = projection(meta.schema(), &wanted);
                 let mask = ProjectionMask::roots(meta.parquet_schema(), roots);
-                RowGroupState::Ranged {
+                RowGroupState::Ranged(Box::new(Ranged {
                     meta,
                     mask,
+                    tail,
+                    window_bytes,
+                    index: OffsetIndex::NotLoaded,
                     next: 0,
-                }
+                    windows: VecDeque::new(),
+                    dictionaries: Vec::new(),
+                }))
             }
         };
         Ok(Self {
@@ -327,46 +376,126 @@ impl RowGroupFile {
         })
     }
 
-    /// Fetches the next row group's chunks; its batches, or `None` after the last row group.
-    pub(crate) async fn next_row_group(
+    /// Fetches the next piece (a row group, or a window of one's pages); its batches, or
+    /// `None` after the last row group.
+    pub(crate) async fn next_piece(
         &mut self,
         store: &dyn ObjectStore,
     ) -> Result<Option<ParquetBatches>> {
         let path = self.path.as_str();
-        match &mut self.state {
-            RowGroupState::Whole(bytes) => match bytes.take() {
-                Some(bytes) => batches(path, bytes, &self.wanted).map(Some),
-                None => Ok(None),
-            },
-            RowGroupState::Ranged { meta, mask, next } => {
-                let group = *next;
-                if group >= meta.metadata().num_row_groups() {
-                    return Ok(None);
+        let Ranged {
+            meta,
+            mask,
+            tail,
+            window_bytes,
+            index,
+            next,
+            windows,
+            dictionaries,
+        } = match &mut self.state {
+            RowGroupState::Whole(bytes) => {
+                return match bytes.take() {
+                    Some(bytes) => batches(path, bytes, &self.wanted).map(Some),
+                    None => Ok(None),
                 }
-                *next += 1;
-                let ranges = chunk_ranges(
-                    path,
-                    meta.metadata(),
-                    meta.parquet_schema(),
-                    mask,
-                    self.size,
-                    Some(group),
-                )?;
-                let fetches = ranges.into_iter().map(|range| async move {
-                    let start = range.start;
-                    store.get_range(path, range).await.map(|b| (start, b))
-                });
-                let chunks = futures::future::try_join_all(fetches).await?;
+            }
+            RowGroupState::Ranged(ranged) => ranged.as_mut(),
+        };
+        if windows.is_empty() {
+            let group = *next;
+            if group >= meta.metadata().num_row_groups() {
+                return Ok(None);
+            }
+            *next += 1;
+            let ranges = chunk_ranges(
+                path,
+                meta.metadata(),
+                meta.parquet_schema(),
+                mask,
+                self.size,
+                Some(group),
+            )?;
+            let bytes: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+            if bytes > *window_bytes {
+                if *index == OffsetIndex::NotLoaded {
+                    let loaded = parquet_pages::load_offset_index(
+                        store,
+                        path,
+                        self.size,
+                        meta.metadata(),
+                        tail,
+                    )
+                    .await?;
+                    *index = match loaded {
+                        Some(with_index) => {
+                            *meta =
+                                ArrowReaderMetadata::try_new(with_index, ArrowReaderOptions::new())
+                                    .map_err(|e| corrupt(path, e))?;
+                            OffsetIndex::Loaded
+                        }
+                        None => OffsetIndex::Absent,
+                    };
+                }
+                if *index == OffsetIndex::Loaded {
+                    let cut =
+                        parquet_pages::windows(path, meta.metadata(), mask, group, *window_bytes)?;
+                    if let Some(paged) = cut {
+                        *dictionaries = fetch_ranges(store, path, paged.dictionaries).await?;
+                        *windows = paged.windows.into();
+                    }
+                }
+            }
+            if windows.is_empty() {
+                let chunks = fetch_ranges(store, path, ranges).await?;
                 let reader = SparseFile {
                     len: self.size,
                     chunks,
                 };
                 let builder =
                     ParquetRecordBatchReaderBuilder::new_with_metadata(reader, meta.clone());
-                batches_with(path, builder, &self.wanted, Some(vec![group])).map(Some)
+                return batches_with(path, builder, &self.wanted, Some(vec![group]), None)
+                    .map(Some);
             }
         }
+        let Some(window) = windows.pop_front() else {
+            return Ok(None);
+        };
+        let total = usize::try_from(meta.metadata().row_group(window.group).num_rows())
+            .map_err(|e| corrupt(path, e))?;
+        let selection = window.selection(total);
+        // Only touching ranges are merged: a gap may be most of the row group.
+        let mut chunks = fetch_ranges(store, path, coalesce(window.ranges, 0)).await?;
+        chunks.extend(dictionaries.iter().cloned());
+        if windows.is_empty() {
+            dictionaries.clear();
+        }
+        let reader = SparseFile {
+            len: self.size,
+            chunks,
+        };
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, meta.clone());
+        batches_with(
+            path,
+            builder,
+            &self.wanted,
+            Some(vec![window.group]),
+            Some(selection),
+        )
+        .map(Some)
     }
+}
+
+/// Fetches `ranges` of the file concurrently, each with its offset.
+async fn fetch_ranges(
+    store: &dyn ObjectStore,
+    path: &str,
+    ranges: Vec<Range<u64>>,
+) -> Result<Vec<(u64, Bytes)>> {
+    let fetches = ranges.into_iter().map(|range| async move {
+        let start = range.start;
+        store.get_range(path, range).await.map(|b| (start, b))
+    });
+    Ok(futures::future::try_join_all(fetches).await?)
 }
 
 /// Byte ranges of the projected column chunks of every row group (or only one), coalesced.
@@ -403,15 +532,20 @@ fn chunk_ranges(
             ranges.push(start..end);
         }
     }
+    Ok(coalesce(ranges, COALESCE_GAP))
+}
+
+/// `ranges` sorted, those at most `gap` bytes apart merged into one.
+fn coalesce(mut ranges: Vec<Range<u64>>, gap: u64) -> Vec<Range<u64>> {
     ranges.sort_by_key(|r| r.start);
     let mut merged: Vec<Range<u64>> = Vec::with_capacity(ranges.len());
     for r in ranges {
         match merged.last_mut() {
-            Some(last) if r.start <= last.end + COALESCE_GAP => last.end = last.end.max(r.end),
+            Some(last) if r.start <= last.end + gap => last.end = last.end.max(r.end),
             _ => merged.push(r),
         }
     }
-    Ok(merged)
+    merged
 }
 
 /// A file of which only some byte ranges were fetched.

@@ -1,5 +1,5 @@
 //! A data file as a lazy source of read-schema batches: fetched whole (one GET) or one Parquet
-//! row group at a time (ranged GETs), decoded batch by batch, its deletion vector applied per
+//! row group (or a few pages) at a time (ranged GETs), decoded batch by batch, its deletion vector applied per
 //! batch (positions counted from the file's first row).
 
 use std::rc::Rc;
@@ -22,8 +22,12 @@ pub(crate) enum Fetch {
     /// One GET of the whole file.
     Whole,
     /// Parquet: the footer (a first request of the last `footer_prefetch` bytes), then one row
-    /// group's wanted column chunks at a time (other formats are fetched whole).
-    RowGroups { footer_prefetch: u64 },
+    /// group's wanted column chunks at a time, or, in a row group whose chunks are larger than
+    /// `window_bytes`, a few pages at a time (other formats are fetched whole).
+    RowGroups {
+        footer_prefetch: u64,
+        window_bytes: u64,
+    },
 }
 
 /// One data file to read.
@@ -73,12 +77,24 @@ impl FileSource {
         let wanted = wanted_columns(&plan, file.kind);
         let path = file.path;
         let decoded = match (file.format, fetch) {
-            (FileFormat::Parquet, Fetch::RowGroups { footer_prefetch }) => {
+            (
+                FileFormat::Parquet,
+                Fetch::RowGroups {
+                    footer_prefetch,
+                    window_bytes,
+                },
+            ) => {
                 let size = Some(file.size);
-                let mut rg =
-                    RowGroupFile::open(store.as_ref(), &path, size, wanted, footer_prefetch)
-                        .await?;
-                let current = rg.next_row_group(store.as_ref()).await?;
+                let mut rg = RowGroupFile::open(
+                    store.as_ref(),
+                    &path,
+                    size,
+                    wanted,
+                    footer_prefetch,
+                    window_bytes,
+                )
+                .await?;
+                let current = rg.next_piece(store.as_ref()).await?;
                 Decoded::RowGroups { file: rg, current }
             }
             (format, _) => {
@@ -144,9 +160,9 @@ impl FileSource {
                         return batch.map(Some);
                     }
                 }
-                // Drop the finished row group's chunks before fetching the next.
+                // Drop the finished piece's bytes before fetching the next.
                 *current = None;
-                match file.next_row_group(self.store.as_ref()).await? {
+                match file.next_piece(self.store.as_ref()).await? {
                     Some(batches) => *current = Some(batches),
                     None => return Ok(None),
                 }
