@@ -4,7 +4,7 @@
 //! together, planning the latest snapshot of an opened table takes 3 round trips, and opening a
 //! table while reading its latest snapshot (a deep link to its data) 3 too.
 
-use arrow_array::{ArrayRef, Int64Array, Int8Array, StringArray};
+use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch, StringArray};
 use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
 use lakescope_paimon::scan::{plan, PartitionFilter};
 use lakescope_paimon::spec::snapshot::Snapshot;
@@ -56,16 +56,21 @@ async fn written_table() -> Rc<dyn ObjectStore> {
                 Arc::new(Int8Array::from(vec![0i8; ids.len()])),
             ),
         ]);
-        let table = Table::open(store.clone(), PATH).await.unwrap();
-        let seq = next_sequence_number(&table).await.unwrap();
-        let message = write(&table, &env, &[rows], seq).await.unwrap();
-        let options = CommitOptions::for_table(&table, "round-trips").unwrap();
-        Committer::new(&table, &env, options)
-            .commit(message, None)
-            .await
-            .unwrap();
+        commit_rows(&store, &env, rows).await;
     }
     store
+}
+
+/// Writes `rows` to the table at [`PATH`] and commits them.
+async fn commit_rows(store: &Rc<dyn ObjectStore>, env: &FixedEnv, rows: RecordBatch) {
+    let table = Table::open(store.clone(), PATH).await.unwrap();
+    let seq = next_sequence_number(&table).await.unwrap();
+    let message = write(&table, env, &[rows], seq).await.unwrap();
+    let options = CommitOptions::for_table(&table, "round-trips").unwrap();
+    Committer::new(&table, env, options)
+        .commit(message, None)
+        .await
+        .unwrap();
 }
 
 /// Every object below `prefix`, for the static host's index file.
@@ -194,19 +199,12 @@ async fn an_opened_table_plans_its_latest_snapshot_in_three_round_trips() {
 /// One more commit of two rows to the table at [`PATH`] (`seed`: its file names).
 async fn commit_more(store: &Rc<dyn ObjectStore>, seed: u64) {
     let env = FixedEnv::new(1_700_000_100_000, seed);
-    let table = Table::open(store.clone(), PATH).await.unwrap();
     let rows = batch(vec![
         ("id", Arc::new(Int64Array::from(vec![1i64, 2])) as ArrayRef),
         ("v", Arc::new(StringArray::from(vec!["a", "b"]))),
         ("_VALUE_KIND", Arc::new(Int8Array::from(vec![0i8; 2]))),
     ]);
-    let seq = next_sequence_number(&table).await.unwrap();
-    let message = write(&table, &env, &[rows], seq).await.unwrap();
-    let options = CommitOptions::for_table(&table, "round-trips").unwrap();
-    Committer::new(&table, &env, options)
-        .commit(message, None)
-        .await
-        .unwrap();
+    commit_rows(store, &env, rows).await;
 }
 
 #[tokio::test(flavor = "current_thread")]
