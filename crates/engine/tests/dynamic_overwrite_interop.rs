@@ -28,7 +28,6 @@ use lakescope_test_support::tables::{behavior_rows, behavior_table};
 use lakescope_test_support::{copy_dir, temp_dir};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -67,10 +66,7 @@ fn pypaimon_rows(o: &Oracles, warehouse: &Path, table: &TableRef, id: i64) -> Ve
 /// Java's own writer on `table_dir`: `upsert` or `overwrite <mode>` of `rows`.
 fn java_write(o: &Oracles, table_dir: &Path, command: &[&str], rows: &[String]) {
     run(
-        Command::new("java")
-            .arg("-cp")
-            .arg(&o.java_cp)
-            .arg("DynOverwriteJava")
+        o.java("DynOverwriteJava")
             .arg(command[0])
             .arg(table_dir)
             .args(&command[1..])

@@ -15,7 +15,6 @@ use lakescope_test_support::oracles::{run, Oracles};
 use lakescope_test_support::tables::{batch, t};
 use lakescope_test_support::temp_dir;
 use std::path::Path;
-use std::process::Command;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -62,11 +61,8 @@ async fn java_commits_nothing_when_ignore_delete_drops_every_row() {
             ("v", Arc::new(StringArray::from(vec!["x", "y"]))),
         ]);
         catalog.insert_with(&env, &tr, &[b], None).await.unwrap();
-        let mut cmd = Command::new("java");
-        cmd.arg("-cp")
-            .arg(&o.java_cp)
-            .arg("TagsJava")
-            .arg("delete-rows")
+        let mut cmd = o.java("TagsJava");
+        cmd.arg("delete-rows")
             .arg(wh.join(tr.path()))
             .args(["a", "1", "2"]);
         let out = run(&mut cmd, "Java Paimon 0.9 delete-rows");

@@ -27,152 +27,39 @@ use lakescope_paimon::spec::types::MAX_LENGTH;
 use lakescope_paimon::spec::{DataType, TypeKind};
 use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::LocalStore;
+use lakescope_test_support::oracles::{normalize, read_pypaimon, run, sections, Oracles, Sections};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::rc::Rc;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-struct Oracles {
-    python: PathBuf,
-    java_cp: String,
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The oracles, with `MergeEngineJava` compiled once per test process next to `ReadJava`.
+/// The oracles, with `MergeEngineJava` compiled next to `ReadJava`.
 fn oracles() -> Option<Oracles> {
-    let root = std::env::var("LAKE_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/lake-oracles")
-        });
-    let python = root.join("venv/bin/python");
-    let classes = root.join("java/lakescope-classes");
-    let ok = python.exists()
-        && classes.join("ReadJava.class").exists()
-        && root.join("java/lib").exists();
-    if !ok {
-        if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() == Ok("1") {
-            eprintln!("skipping: oracles missing and LAKESCOPE_SKIP_ORACLES=1");
-            return None;
-        }
-        panic!(
-            "interop oracles missing under {}: run `bash scripts/oracles.sh` (or set LAKESCOPE_SKIP_ORACLES=1)",
-            root.display()
-        );
-    }
-    let base_cp = format!(
-        "{}/*:{}",
-        root.join("java/lib").display(),
-        classes.display()
-    );
-    static COMPILED: OnceLock<PathBuf> = OnceLock::new();
-    let out = COMPILED.get_or_init(|| {
-        let out = std::env::temp_dir().join(format!("lakescope-mergeeng-{}", std::process::id()));
-        std::fs::create_dir_all(&out).unwrap();
-        run(
-            Command::new("javac")
-                .arg("-nowarn")
-                .arg("-cp")
-                .arg(&base_cp)
-                .arg("-d")
-                .arg(&out)
-                .arg(
-                    Path::new(env!("CARGO_MANIFEST_DIR"))
-                        .join("tests/merge_engine_oracle/MergeEngineJava.java"),
-                ),
-            "javac MergeEngineJava",
-        );
-        out
-    });
-    Some(Oracles {
-        python,
-        java_cp: format!("{base_cp}:{}", out.display()),
-    })
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    Some(
+        lakescope_test_support::oracles::oracles()?.with_java(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/merge_engine_oracle/MergeEngineJava.java"),
+            &Path::new(env!("CARGO_TARGET_TMPDIR")).join("merge-engine-classes"),
+        ),
+    )
 }
 
 fn temp_warehouse(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("lakescope-mergeeng-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Canonical lines re-serialized through serde_json (numbers normalized), sorted.
-fn normalize(lines: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut out: Vec<String> = lines
-        .into_iter()
-        .map(|l| {
-            let v: serde_json::Value =
-                serde_json::from_str(&l).unwrap_or_else(|e| panic!("bad JSON line {l}: {e}"));
-            v.to_string()
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-type Sections = BTreeMap<i64, Result<Vec<String>, String>>;
-
-/// Parses "== id" sections of an oracle's output; an "!! id error" line becomes Err.
-fn sections(output: &str) -> Sections {
-    let mut out = BTreeMap::new();
-    let mut current: Option<(i64, Vec<String>)> = None;
-    for line in output.lines() {
-        if let Some(id) = line.strip_prefix("== ") {
-            if let Some((id, lines)) = current.take() {
-                out.insert(id, Ok(normalize(lines)));
-            }
-            current = Some((id.trim().parse().unwrap(), Vec::new()));
-        } else if let Some(err) = line.strip_prefix("!! ") {
-            let (id, msg) = err.split_once(' ').unwrap_or((err, ""));
-            out.insert(id.parse().unwrap(), Err(msg.to_string()));
-            current = None;
-        } else if let Some((_, lines)) = current.as_mut() {
-            if line.starts_with('{') {
-                lines.push(line.to_string());
-            }
-        }
-    }
-    if let Some((id, lines)) = current {
-        out.insert(id, Ok(normalize(lines)));
-    }
-    out
+    lakescope_test_support::temp_dir("lakescope-mergeeng", name)
 }
 
 fn pypaimon(o: &Oracles, warehouse: &Path, table: &TableRef, ids: &[i64]) -> Sections {
-    let mut cmd = Command::new(&o.python);
-    cmd.arg(repo().join("tests/oracles/read_pypaimon.py"))
-        .arg(warehouse)
-        .arg(format!("{}.{}", table.database, table.table));
-    cmd.args(ids.iter().map(|i| i.to_string()));
-    sections(&run(&mut cmd, "pypaimon"))
+    read_pypaimon(
+        o,
+        warehouse,
+        &format!("{}.{}", table.database, table.table),
+        ids,
+    )
 }
 
 fn java(o: &Oracles, warehouse: &Path, table: &TableRef, ids: &[i64]) -> Sections {
-    let mut cmd = Command::new("java");
-    cmd.arg("-cp")
-        .arg(&o.java_cp)
-        .arg("ReadJava")
-        .arg("read")
-        .arg(warehouse.join(table.path()));
+    let mut cmd = o.java("ReadJava");
+    cmd.arg("read").arg(warehouse.join(table.path()));
     cmd.args(ids.iter().map(|i| i.to_string()));
     sections(&run(&mut cmd, "Java Paimon 0.9"))
 }
@@ -180,10 +67,7 @@ fn java(o: &Oracles, warehouse: &Path, table: &TableRef, ids: &[i64]) -> Section
 /// One commit of Java 0.9's writer; returns the latest snapshot id after it.
 fn java_write(o: &Oracles, warehouse: &Path, table: &TableRef, rows: &[&str]) -> i64 {
     let out = run(
-        Command::new("java")
-            .arg("-cp")
-            .arg(&o.java_cp)
-            .arg("MergeEngineJava")
+        o.java("MergeEngineJava")
             .arg("write")
             .arg(warehouse.join(table.path()))
             .args(rows),

@@ -44,8 +44,8 @@ fn here() -> PathBuf {
 }
 
 fn java(o: &Oracles, args: &[&str]) -> String {
-    let mut cmd = Command::new("java");
-    cmd.arg("-cp").arg(&o.java_cp).arg("TagsJava").args(args);
+    let mut cmd = o.java("TagsJava");
+    cmd.args(args);
     run(&mut cmd, &format!("Java Paimon 0.9 {args:?}"))
 }
 

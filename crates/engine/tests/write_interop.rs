@@ -20,7 +20,6 @@ use lakescope_test_support::tables::{batch, t};
 use lakescope_test_support::temp_dir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -386,10 +385,7 @@ async fn lakescope_written_tables_read_identically_in_java_and_pypaimon() {
     // Java's writer upserts keys we placed (and one new key) through our HASH index: each key
     // must stay in one bucket, or the table would show duplicates.
     run(
-        Command::new("java")
-            .arg("-cp")
-            .arg(&o.java_cp)
-            .arg("ReadJava")
+        o.java("ReadJava")
             .arg("upsert-int-string")
             .arg(wh.join("w.db/dyn"))
             .args(["1", "java", "13", "java", "99", "java"]),
@@ -407,12 +403,7 @@ async fn lakescope_appends_on_java_written_tables() {
     let Some(o) = oracles() else { return };
     let wh = temp_warehouse("reverse");
     run(
-        Command::new("java")
-            .arg("-cp")
-            .arg(&o.java_cp)
-            .arg("ReadJava")
-            .arg("write-seed")
-            .arg(&wh),
+        o.java("ReadJava").arg("write-seed").arg(&wh),
         "Java write-seed",
     );
     let catalog = Catalog::new(Rc::new(LocalStore::new(&wh)));

@@ -175,11 +175,7 @@ fn java_reads(
     tables: &[(PathBuf, Vec<Ref>)],
 ) -> BTreeMap<String, BTreeMap<String, Read>> {
     let raw = run(
-        Command::new("java")
-            .arg("-cp")
-            .arg(&o.java_cp)
-            .arg("ReadRefs")
-            .args(oracle_args(tables)),
+        o.java("ReadRefs").args(oracle_args(tables)),
         "Java Paimon 0.9 (ReadRefs)",
     );
     // Java spells numbers its own way (1.0E16); Python's json module re-spells them.

@@ -35,13 +35,8 @@ pub fn oracles() -> Option<Oracles> {
 
 /// Java 0.9's streaming read from snapshot 1: the records of each planned snapshot.
 pub fn java_stream(o: &Oracles, table_dir: &Path) -> Sections {
-    let mut cmd = Command::new("java");
-    cmd.arg("-cp")
-        .arg(&o.java_cp)
-        .arg("ChangelogJava")
-        .arg("stream")
-        .arg(table_dir)
-        .arg("1");
+    let mut cmd = o.java("ChangelogJava");
+    cmd.arg("stream").arg(table_dir).arg("1");
     sections(&run(&mut cmd, "Java Paimon 0.9 streaming read"))
 }
 
@@ -63,13 +58,8 @@ pub fn java_write(o: &Oracles, table_dir: &Path, rows: &[&str]) {
 /// compaction of the written buckets before the commit, as Flink's batch sink does for
 /// `changelog-producer` = `full-compaction`).
 pub fn java_write_with(o: &Oracles, command: &str, table_dir: &Path, rows: &[&str]) {
-    let mut cmd = Command::new("java");
-    cmd.arg("-cp")
-        .arg(&o.java_cp)
-        .arg("MergeEngineJava")
-        .arg(command)
-        .arg(table_dir)
-        .args(rows);
+    let mut cmd = o.java("MergeEngineJava");
+    cmd.arg(command).arg(table_dir).args(rows);
     run(&mut cmd, "Java Paimon 0.9 write");
 }
 
