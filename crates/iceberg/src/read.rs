@@ -26,7 +26,7 @@ pub const DELETE_POS_ID: i32 = 2_147_483_545;
 const DV_MAGIC: [u8; 4] = [0xD1, 0xD3, 0x39, 0x64];
 
 /// Decodes a whole data file (bytes of `key`) onto `read_fields`, matching columns by field id.
-pub fn decode_file(
+pub async fn decode_file(
     key: &str,
     bytes: Bytes,
     format: FileFormat,
@@ -49,14 +49,7 @@ pub fn decode_file(
             return Err(Error::unsupported(key, "a Puffin file is not a data file"))
         }
     };
-    Ok(read_file(
-        key,
-        bytes,
-        fmt,
-        &file_side,
-        read_fields,
-        FileKind::Append,
-    )?)
+    Ok(read_file(key, bytes, fmt, &file_side, read_fields, FileKind::Append).await?)
 }
 
 /// The top-level fields of an Avro data file: names from its writer schema, matched to the read
@@ -143,7 +136,8 @@ impl DeleteCache {
                 bytes,
                 delete.file.file_format,
                 &position_fields(),
-            )?;
+            )
+            .await?;
             let mut by_file: HashMap<String, Vec<i64>> = HashMap::new();
             for batch in &batches {
                 let paths = batch.column(0).as_string::<i32>();
@@ -177,7 +171,7 @@ impl DeleteCache {
     ) -> Result<&(Vec<i32>, HashSet<Vec<u8>>)> {
         if !self.equality.contains_key(&delete.key) {
             let bytes = table.store().get(&delete.key).await?;
-            let batches = decode_file(&delete.key, bytes, delete.file.file_format, fields)?;
+            let batches = decode_file(&delete.key, bytes, delete.file.file_format, fields).await?;
             let converter = converter(&delete.key, fields)?;
             let mut keys = HashSet::new();
             for batch in &batches {
@@ -245,7 +239,7 @@ pub async fn read_task(
 ) -> Result<Vec<RecordBatch>> {
     let key = &task.data.key;
     let bytes = table.store().get(key).await?;
-    let mut batches = decode_file(key, bytes, task.data.file.file_format, read_fields)?;
+    let mut batches = decode_file(key, bytes, task.data.file.file_format, read_fields).await?;
     let mut deleted = BTreeSet::new();
     for d in &task.position_deletes {
         cache.positions(table, d, key, &mut deleted).await?;
@@ -318,8 +312,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn avro_columns_by_field_id() {
+    #[tokio::test]
+    async fn avro_columns_by_field_id() {
         let schema = apache_avro::Schema::parse_str(
             r#"{"type":"record","name":"r","fields":[
                 {"name":"ident","type":"long","field-id":1},
@@ -343,7 +337,9 @@ mod tests {
             field(2, "name", TypeKind::VarChar(100)),
             field(3, "added", TypeKind::Int),
         ];
-        let batches = decode_file("d.avro", bytes, FileFormat::Avro, &read).unwrap();
+        let batches = decode_file("d.avro", bytes, FileFormat::Avro, &read)
+            .await
+            .unwrap();
         let b = &batches[0];
         assert_eq!(b.column(0).as_primitive::<Int64Type>().value(0), 7);
         assert_eq!(b.column(1).as_string::<i32>().value(0), "x");
@@ -354,6 +350,7 @@ mod tests {
             FileFormat::Avro,
             &read,
         )
+        .await
         .unwrap_err();
         assert!(err.to_string().contains("bad.avro"), "{err}");
     }

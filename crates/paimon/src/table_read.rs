@@ -508,6 +508,7 @@ impl<'a> SplitReader<'a> {
             &self.schema.fields,
             self.kind(),
         )
+        .await
     }
 
     /// The rows of one data file still live in `split`: [`Self::read_data_file`] with the

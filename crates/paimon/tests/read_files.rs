@@ -11,13 +11,16 @@ use arrow_array::types::{Int64Type, Int8Type};
 use arrow_array::{Array, RecordBatch};
 use bytes::Bytes;
 use lakescope_paimon::read::deletion_vector::{self, DeletionVector};
+use lakescope_paimon::read::orc::{self, OrcCodec, OrcRequest};
 use lakescope_paimon::read::{
     output_schema, read_file, to_arrow_schema, FileFormat, FileKind, SEQUENCE_NUMBER, VALUE_KIND,
 };
 use lakescope_paimon::spec::DataField;
 use lakescope_paimon::Error;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 fn corpus() -> PathBuf {
     match std::env::var("LAKESCOPE_CORPUS") {
@@ -80,7 +83,15 @@ fn read_path(
     let name = name_of(path);
     let format = FileFormat::from_file_name(&name).unwrap();
     let bytes = Bytes::from(std::fs::read(path).unwrap());
-    let batches = read_file(&name, bytes, format, file_fields, read_fields, kind).unwrap();
+    let batches = futures::executor::block_on(read_file(
+        &name,
+        bytes,
+        format,
+        file_fields,
+        read_fields,
+        kind,
+    ))
+    .unwrap();
     let schema = output_schema(read_fields, kind);
     for b in &batches {
         assert_eq!(b.schema(), schema, "{name}");
@@ -185,6 +196,84 @@ fn projection_reads_a_subset_in_read_order() {
             "{got:?}"
         );
     }
+}
+
+/// Hands ORC files to orc-rust and records each request; or fails with a fixed cause.
+struct RecordingCodec {
+    requests: RefCell<Vec<OrcRequest>>,
+    fail: Option<&'static str>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl OrcCodec for RecordingCodec {
+    async fn decode(
+        &self,
+        _file: &str,
+        bytes: Bytes,
+        request: &OrcRequest,
+    ) -> Result<Vec<RecordBatch>, String> {
+        self.requests.borrow_mut().push(request.clone());
+        match self.fail {
+            Some(cause) => Err(cause.to_string()),
+            None => orc::decode_with_orc_rust(bytes, request),
+        }
+    }
+}
+
+#[test]
+fn orc_files_decode_through_a_set_codec() {
+    // The codec is per thread: a thread of its own keeps it away from the other tests.
+    std::thread::spawn(|| {
+        let fields = schema_fields("corpus", "append_types_orc", 0);
+        let read: Vec<DataField> = ["m", "id", "tsltz"]
+            .iter()
+            .map(|n| fields.iter().find(|f| f.name == *n).unwrap().clone())
+            .collect();
+        let codec = Rc::new(RecordingCodec {
+            requests: RefCell::default(),
+            fail: None,
+        });
+        orc::set_codec(codec.clone());
+        let files = data_files("corpus", "append_types_orc");
+        let mut batches = Vec::new();
+        for f in &files {
+            batches.extend(read_path(f, &fields, &read, FileKind::Append));
+        }
+        let got = lines(&batches);
+        assert_eq!(got.len(), 10);
+        assert!(
+            got.contains(
+                &r#"{"m":[["k0",null],["k1",1]],"id":2,"tsltz":"2024-06-01T08:30:00.638539Z"}"#
+                    .to_string()
+            ),
+            "{got:?}"
+        );
+        let requests = codec.requests.borrow();
+        assert_eq!(requests.len(), files.len());
+        assert_eq!(requests[0].columns, ["m", "id", "tsltz"]);
+        assert!(!requests[0].nanosecond_timestamps);
+
+        orc::set_codec(Rc::new(RecordingCodec {
+            requests: RefCell::default(),
+            fail: Some("the ORC worker did not start"),
+        }));
+        let name = name_of(&files[0]);
+        let bytes = Bytes::from(std::fs::read(&files[0]).unwrap());
+        let err = futures::executor::block_on(read_file(
+            &name,
+            bytes,
+            FileFormat::Orc,
+            &fields,
+            &read,
+            FileKind::Append,
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains(&name), "{err}");
+        assert!(err.contains("the ORC worker did not start"), "{err}");
+    })
+    .join()
+    .unwrap();
 }
 
 #[test]
@@ -462,14 +551,14 @@ fn corrupt_or_truncated_files_are_errors_naming_the_file() {
         attempts.push(footer);
         for (i, data) in attempts.into_iter().enumerate() {
             let result = std::panic::catch_unwind(|| {
-                read_file(
+                futures::executor::block_on(read_file(
                     &name,
                     Bytes::from(data),
                     format,
                     &fields,
                     &fields,
                     FileKind::Append,
-                )
+                ))
             });
             let result = result.unwrap_or_else(|_| panic!("{table} attempt {i} panicked"));
             match result {

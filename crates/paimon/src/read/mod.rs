@@ -138,7 +138,7 @@ pub(crate) fn wanted_columns(plan: &[ColumnPlan], kind: FileKind) -> Vec<Wanted>
 ///
 /// `file_fields` is the schema the file was written with (`schema-N` of its `_SCHEMA_ID`): it
 /// gives the column names in the file. Columns are decoded only if the read schema needs them.
-pub fn read_file(
+pub async fn read_file(
     file_name: &str,
     bytes: Bytes,
     format: FileFormat,
@@ -150,7 +150,7 @@ pub fn read_file(
     let wanted = wanted_columns(&plan, kind);
     let decoded = match format {
         FileFormat::Parquet => parquet::decode(file_name, bytes, &wanted)?,
-        FileFormat::Orc => orc::decode(file_name, bytes, &wanted)?,
+        FileFormat::Orc => orc::decode(file_name, bytes, &wanted).await?,
         FileFormat::Avro => avro::decode(file_name, bytes, &wanted)?,
     };
     assemble(file_name, &plan, kind, decoded)

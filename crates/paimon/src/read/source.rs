@@ -104,7 +104,7 @@ impl FileSource {
                         Decoded::Parquet(parquet::batches(&path, bytes, &wanted)?)
                     }
                     FileFormat::Orc => {
-                        Decoded::Batches(orc::decode(&path, bytes, &wanted)?.into_iter())
+                        Decoded::Batches(orc::decode(&path, bytes, &wanted).await?.into_iter())
                     }
                     FileFormat::Avro => {
                         Decoded::Batches(avro::decode(&path, bytes, &wanted)?.into_iter())

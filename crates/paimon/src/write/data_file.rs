@@ -4,6 +4,7 @@
 //! Parquet crate's own choice for p ≥ 2), TIMESTAMP(p ≤ 3) as INT64 millis and p ≤ 6 as INT64
 //! micros, TIME as INT32 millis, root group `paimon_schema`, NOT NULL columns `required`.
 
+#[cfg(feature = "orc")]
 use super::orc_file;
 use crate::error::{Error, Result};
 use crate::read::arrow_schema::to_arrow_field;
@@ -156,6 +157,7 @@ pub enum FileEncoding {
         row_group_rows: usize,
     },
     /// ORC with this codec (`None` = uncompressed).
+    #[cfg(feature = "orc")]
     Orc {
         /// Stream compression.
         compression: Option<orc_rust::compression::CompressionType>,
@@ -175,9 +177,16 @@ impl FileEncoding {
                 compression: compression(compression_name, zstd_level)?,
                 row_group_rows,
             }),
+            #[cfg(feature = "orc")]
             "orc" => Ok(Self::Orc {
                 compression: orc_file::compression(compression_name)?,
             }),
+            // The browser app writes data files only in its SQL worker, which has orc-rust.
+            #[cfg(not(feature = "orc"))]
+            "orc" => Err(Error::unsupported(
+                "file.format",
+                "writing ORC: this build has no ORC encoder (lakescope-paimon feature `orc`)",
+            )),
             other => Err(Error::unsupported(
                 "file.format",
                 format!("writing file.format={other} (only parquet and orc)"),
@@ -189,6 +198,7 @@ impl FileEncoding {
     pub fn extension(&self) -> &'static str {
         match self {
             Self::Parquet { .. } => "parquet",
+            #[cfg(feature = "orc")]
             Self::Orc { .. } => "orc",
         }
     }
@@ -197,6 +207,7 @@ impl FileEncoding {
     pub fn check_field(&self, field: &DataField) -> Result<()> {
         match self {
             Self::Parquet { .. } => physical_field(field).map(|_| ()),
+            #[cfg(feature = "orc")]
             Self::Orc { .. } => orc_file::physical_field(field).map(|_| ()),
         }
     }
@@ -223,6 +234,7 @@ impl FileEncoding {
                 )?;
                 Ok((bytes, batch.num_rows()))
             }
+            #[cfg(feature = "orc")]
             Self::Orc { compression } => {
                 let batch = cast_batch(orc_file::physical_schema(fields)?, columns)?;
                 Ok((

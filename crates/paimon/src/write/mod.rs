@@ -12,6 +12,7 @@ pub mod datum;
 pub mod dynamic_bucket;
 pub mod env;
 pub mod manifest;
+#[cfg(feature = "orc")]
 pub mod orc_file;
 pub mod schema;
 pub mod schema_change;
