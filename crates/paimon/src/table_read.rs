@@ -39,6 +39,13 @@ pub struct ReadRequest {
     /// append split are read one after another, each whole if it fits the budget, else the same
     /// way with the whole budget. ORC and Avro files are always fetched whole.
     pub memory_budget: Option<u64>,
+    /// Bytes of data pages the first batch may wait for (`None`: no such limit), so a viewer
+    /// shows the first rows before whole files arrive. When the first split read is an append
+    /// split that fits the budget, its first Parquet file is read alone: its footer, a first
+    /// piece of at most about this many bytes of pages (through the offset index; without one,
+    /// its first row group), then the rest in row groups; the split's other files are fetched
+    /// (whole, together) once that file is read. Merged splits are read as without it.
+    pub first_batch_bytes: Option<u64>,
 }
 
 /// Rows read, with their schema.
@@ -200,12 +207,10 @@ impl<'a> SnapshotReader<'a> {
     /// Opens the next split; `None` when there is none.
     async fn start_split(&mut self) -> Option<Result<()>> {
         let split = self.splits.next()?;
-        Some(
-            self.reader
-                .open_split(&split, &self.request)
-                .await
-                .map(|stream| self.current = Some(stream)),
-        )
+        let opened = self.reader.open_split(&split, &self.request).await;
+        // Only the first rows are wanted soon: later splits are fetched whole.
+        self.request.first_batch_bytes = None;
+        Some(opened.map(|stream| self.current = Some(stream)))
     }
 
     /// The next non-empty batch of the current split; `None` (and no current split) at its end
@@ -379,11 +384,24 @@ impl<'a> SplitReader<'a> {
             } else {
                 Output::AsRead
             };
-            let (opened, pending) = if fits {
-                let opens = files.iter().map(|f| self.open_file(split, f, Fetch::Whole));
-                (futures::future::try_join_all(opens).await?, Vec::new())
-            } else {
-                (Vec::new(), files)
+            let (opened, pending) = match (fits, request.first_batch_bytes) {
+                (true, Some(first)) => {
+                    // The first file alone, from a small first piece; the others later.
+                    let mut files = files;
+                    let rest = files.split_off(files.len().min(1));
+                    let fetch = Fetch::RowGroups {
+                        footer_prefetch: read::parquet::FOOTER_PREFETCH,
+                        window_bytes: u64::MAX,
+                        first_window: Some(first),
+                    };
+                    let opens = files.iter().map(|f| self.open_file(split, f, fetch));
+                    (futures::future::try_join_all(opens).await?, rest)
+                }
+                (true, None) => {
+                    let opens = files.iter().map(|f| self.open_file(split, f, Fetch::Whole));
+                    (futures::future::try_join_all(opens).await?, Vec::new())
+                }
+                (false, _) => (Vec::new(), files),
             };
             return Ok(SplitStream {
                 mode: Mode::Sequential {
@@ -392,16 +410,20 @@ impl<'a> SplitReader<'a> {
                     pending: pending.into(),
                     current: None,
                     budget,
+                    fits,
                 },
                 output,
             });
         }
         // Every sorted run holds one piece at a time: the budget is shared between them.
         let runs = u64::try_from(files.len().max(1)).unwrap_or(u64::MAX);
+        // (No small first piece here: the first merged rows may need several pieces of every
+        // run, each a round trip, where whole files that fit come in one.)
         let fetch = match budget {
             Some(b) if !fits => Fetch::RowGroups {
                 footer_prefetch: b.min(read::parquet::FOOTER_PREFETCH),
                 window_bytes: b / runs,
+                first_window: None,
             },
             _ => Fetch::Whole,
         };
@@ -561,6 +583,8 @@ enum Mode {
         pending: std::collections::VecDeque<DataFileMeta>,
         current: Option<FileSource>,
         budget: Option<u64>,
+        /// The split fits the budget: pending files are fetched whole, together.
+        fits: bool,
     },
     /// A primary-key bucket: the files are the merge's sorted runs.
     Merge {
@@ -593,6 +617,7 @@ impl SplitStream {
                 pending,
                 current,
                 budget,
+                fits,
             } => loop {
                 if let Some(source) = current {
                     if let Some(batch) = source.next().await? {
@@ -604,6 +629,14 @@ impl SplitStream {
                     *current = Some(source);
                     continue;
                 }
+                if *fits && !pending.is_empty() {
+                    let files = std::mem::take(pending);
+                    let opens = files
+                        .iter()
+                        .map(|f| reader.open_file(split, f, Fetch::Whole));
+                    *opened = futures::future::try_join_all(opens).await?.into();
+                    continue;
+                }
                 let Some(file) = pending.pop_front() else {
                     break None;
                 };
@@ -612,6 +645,7 @@ impl SplitStream {
                     Some(b) if size > b => Fetch::RowGroups {
                         footer_prefetch: b.min(read::parquet::FOOTER_PREFETCH),
                         window_bytes: b,
+                        first_window: None,
                     },
                     _ => Fetch::Whole,
                 };

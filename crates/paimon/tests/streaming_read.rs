@@ -1,6 +1,7 @@
 //! Streaming merge-on-read: a merge fed batch by batch equals the merge of whole runs for every
 //! merge engine and holds few input batches; reads under a memory budget (row group by row
-//! group with ranged requests) give the rows of unbudgeted reads.
+//! group with ranged requests) give the rows of unbudgeted reads; a read for a viewer's first
+//! rows (`first_batch_bytes`) fetches a first piece of an append split, not its whole files.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -14,7 +15,7 @@ use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{read_snapshot, ReadRequest, SnapshotReader};
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::FixedEnv;
-use lakescope_storage::{MemoryStore, ObjectStore};
+use lakescope_storage::{IoMeter, MemoryStore, MeteredStore, ObjectStore};
 use lakescope_test_support::tables::{batch, create, rows, string, t, write_and_commit};
 
 fn field(id: i32, name: &str, kind: TypeKind, nullable: bool) -> DataField {
@@ -322,4 +323,55 @@ async fn budgeted_reads_of_multi_row_group_files_equal_unbudgeted() {
     .unwrap();
     let first = reader.next_batch().await.unwrap().unwrap();
     assert!(first.num_rows() > 0);
+}
+
+/// Bytes fetched through `table`'s data files until the first batch of a read of `request`, and
+/// every row of that read.
+async fn first_batch_bytes_and_rows(table: &Table, request: &ReadRequest) -> (u64, Vec<String>) {
+    let meter = Arc::new(IoMeter::default());
+    let store: Rc<dyn ObjectStore> =
+        Rc::new(MeteredStore::new(table.store().clone(), meter.clone()));
+    let metered = Table::open(store, "db.db/t").await.unwrap();
+    let snapshot = metered.latest_snapshot().await.unwrap();
+    let mut reader = SnapshotReader::open(&metered, snapshot.as_ref(), request)
+        .await
+        .unwrap();
+    let planned = meter.read();
+    let mut batches = vec![reader.next_batch().await.unwrap().unwrap()];
+    let fetched = meter.read().since(&planned).bytes_read;
+    while let Some(batch) = reader.next_batch().await {
+        batches.push(batch.unwrap());
+    }
+    (fetched, rows(&batches))
+}
+
+#[tokio::test]
+async fn the_first_rows_of_an_append_table_wait_for_a_first_piece_not_whole_files() {
+    // Two files of 10 row groups each (well over the footer request's 64 KiB).
+    let options = opts(&[("bucket", "-1"), ("parquet.row-group.rows", "4000")]);
+    let table = table_with(
+        TableDefinition {
+            columns: vec![
+                ("id".to_string(), t(TypeKind::BigInt), None),
+                ("name".to_string(), string(), None),
+            ],
+            options,
+            ..Default::default()
+        },
+        vec![kv(0..40_000, "first-file-"), kv(0..40_000, "second-file-")],
+    )
+    .await;
+    let (whole, all) = first_batch_bytes_and_rows(&table, &ReadRequest::default()).await;
+    assert_eq!(all.len(), 80_000);
+    let request = ReadRequest {
+        first_batch_bytes: Some(1),
+        ..ReadRequest::default()
+    };
+    let (first_piece, got) = first_batch_bytes_and_rows(&table, &request).await;
+    assert_eq!(got, all, "the same rows");
+    // Before: both files whole. Now: the first file's footer and its first row group.
+    assert!(
+        first_piece * 4 < whole,
+        "{first_piece} bytes fetched before the first batch, {whole} without first_batch_bytes"
+    );
 }

@@ -46,7 +46,11 @@ impl HttpStore {
         let url = self.url(path);
         let mut request = RequestBuilder::new(&url).method(method);
         if let Some(r) = range {
-            request = request.header("Range", &format!("bytes={}-{}", r.start, r.end - 1));
+            // Past the HTTP cache: Chromium lets one request at a time write a URL's cache
+            // entry, so concurrent ranges of one file would be sent one after another.
+            request = request
+                .header("Range", &format!("bytes={}-{}", r.start, r.end - 1))
+                .cache(web_sys::RequestCache::NoStore);
         }
         let response = request.send().await.map_err(|e| Error::Io {
             operation: "fetch",

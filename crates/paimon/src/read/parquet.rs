@@ -320,6 +320,8 @@ struct Ranged {
     /// The end of the file fetched with the footer (offset, bytes): may hold the offset index.
     tail: (u64, Bytes),
     window_bytes: u64,
+    /// A smaller limit for the first piece (the first rows, wanted soon), until it is read.
+    first_window: Option<u64>,
     index: OffsetIndex,
     /// The next row group to start.
     next: usize,
@@ -327,6 +329,8 @@ struct Ranged {
     windows: VecDeque<Window>,
     /// That row group's dictionary pages (offset, bytes), fetched with its first window.
     dictionaries: Vec<(u64, Bytes)>,
+    /// Where they are, until that first window is fetched.
+    dictionary_ranges: Vec<Range<u64>>,
 }
 
 /// Whether the offset index is in the metadata.
@@ -341,7 +345,9 @@ enum OffsetIndex {
 
 impl RowGroupFile {
     /// Fetches the footer (see [`read_parquet_ranged`]). Row groups whose wanted chunks exceed
-    /// `window_bytes` are read in windows of pages.
+    /// `window_bytes` are read in windows of pages; with `first_window`, the first piece is at
+    /// most that many bytes of pages (when the file has an offset index) and the rest of its row
+    /// group comes in windows of `window_bytes`.
     pub(crate) async fn open(
         store: &dyn ObjectStore,
         path: &str,
@@ -349,6 +355,7 @@ impl RowGroupFile {
         wanted: Vec<Wanted>,
         footer_prefetch: u64,
         window_bytes: u64,
+        first_window: Option<u64>,
     ) -> Result<Self> {
         let (size, footer) = fetch_footer(store, path, size, footer_prefetch).await?;
         let state = match footer {
@@ -361,10 +368,12 @@ impl RowGroupFile {
                     mask,
                     tail,
                     window_bytes,
+                    first_window,
                     index: OffsetIndex::NotLoaded,
                     next: 0,
                     windows: VecDeque::new(),
                     dictionaries: Vec::new(),
+                    dictionary_ranges: Vec::new(),
                 }))
             }
         };
@@ -388,10 +397,12 @@ impl RowGroupFile {
             mask,
             tail,
             window_bytes,
+            first_window,
             index,
             next,
             windows,
             dictionaries,
+            dictionary_ranges,
         } = match &mut self.state {
             RowGroupState::Whole(bytes) => {
                 return match bytes.take() {
@@ -416,7 +427,9 @@ impl RowGroupFile {
                 Some(group),
             )?;
             let bytes: u64 = ranges.iter().map(|r| r.end - r.start).sum();
-            if bytes > *window_bytes {
+            let first = first_window.take().filter(|f| f < window_bytes);
+            let limit = first.unwrap_or(*window_bytes);
+            if bytes > limit {
                 if *index == OffsetIndex::NotLoaded {
                     let loaded = parquet_pages::load_offset_index(
                         store,
@@ -437,10 +450,21 @@ impl RowGroupFile {
                     };
                 }
                 if *index == OffsetIndex::Loaded {
-                    let cut =
-                        parquet_pages::windows(path, meta.metadata(), mask, group, *window_bytes)?;
-                    if let Some(paged) = cut {
-                        *dictionaries = fetch_ranges(store, path, paged.dictionaries).await?;
+                    let md = meta.metadata();
+                    let cut = parquet_pages::windows(path, md, mask, group, 0, limit)?;
+                    if let Some(mut paged) = cut {
+                        if first.is_some() && paged.windows.len() > 1 {
+                            // Only the first window is small: the rest with the usual limit.
+                            paged.windows.truncate(1);
+                            let from = paged.windows[0].rows.end;
+                            let rest =
+                                parquet_pages::windows(path, md, mask, group, from, *window_bytes)?;
+                            paged
+                                .windows
+                                .extend(rest.into_iter().flat_map(|r| r.windows));
+                        }
+                        *dictionaries = Vec::new();
+                        *dictionary_ranges = paged.dictionaries;
                         *windows = paged.windows.into();
                     }
                 }
@@ -463,8 +487,14 @@ impl RowGroupFile {
         let total = usize::try_from(meta.metadata().row_group(window.group).num_rows())
             .map_err(|e| corrupt(path, e))?;
         let selection = window.selection(total);
-        // Only touching ranges are merged: a gap may be most of the row group.
-        let mut chunks = fetch_ranges(store, path, coalesce(window.ranges, 0)).await?;
+        // Only touching ranges are merged: a gap may be most of the row group. The row group's
+        // dictionary pages come with its first window.
+        let (mut chunks, fetched) = futures::future::try_join(
+            fetch_ranges(store, path, coalesce(window.ranges, 0)),
+            fetch_ranges(store, path, std::mem::take(dictionary_ranges)),
+        )
+        .await?;
+        dictionaries.extend(fetched);
         chunks.extend(dictionaries.iter().cloned());
         if windows.is_empty() {
             dictionaries.clear();

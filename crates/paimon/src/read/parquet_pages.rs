@@ -141,15 +141,16 @@ pub(crate) struct PagedRowGroup {
     pub windows: Vec<Window>,
 }
 
-/// Cuts row group `group` into windows of whole pages whose wanted columns' bytes stay within
-/// `window_bytes` where the pages allow (a window holds at least one page of each column; the
-/// dictionary pages come on top). `None` when the metadata has no offset index for it.
-/// `metadata` must hold the offset index ([`load_offset_index`]).
+/// Cuts the rows of row group `group` from `from_row` on into windows of whole pages whose
+/// wanted columns' bytes stay within `window_bytes` where the pages allow (a window holds at
+/// least one page of each column; the dictionary pages come on top). `None` when the metadata
+/// has no offset index for it. `metadata` must hold the offset index ([`load_offset_index`]).
 pub(crate) fn windows(
     path: &str,
     metadata: &ParquetMetaData,
     mask: &ProjectionMask,
     group: usize,
+    from_row: usize,
     window_bytes: u64,
 ) -> Result<Option<PagedRowGroup>> {
     let Some(index) = metadata.offset_index().and_then(|i| i.get(group)) else {
@@ -181,7 +182,7 @@ pub(crate) fn windows(
         .iter()
         .flat_map(|c| c.pages.iter())
         .filter_map(|p| usize::try_from(p.first_row_index).ok())
-        .filter(|&r| r > 0 && r < total)
+        .filter(|&r| r > from_row && r < total)
         .chain(std::iter::once(total))
         .collect();
     boundaries.sort_unstable();
@@ -194,7 +195,7 @@ pub(crate) fn windows(
             .sum()
     };
     let mut out = Vec::new();
-    let mut start = 0;
+    let mut start = from_row;
     let mut next = boundaries.iter().peekable();
     while start < total {
         let Some(&first_end) = next.next() else { break };
@@ -288,6 +289,15 @@ mod tests {
     /// Reads the file piece by piece with `window_bytes`: the rows, and the bytes fetched for
     /// each piece.
     async fn read_in_pieces(bytes: Bytes, window_bytes: u64) -> (Vec<RecordBatch>, Vec<u64>) {
+        read_from_first_piece(bytes, window_bytes, None).await
+    }
+
+    /// [`read_in_pieces`] with a first piece of at most `first_window` bytes.
+    async fn read_from_first_piece(
+        bytes: Bytes,
+        window_bytes: u64,
+        first_window: Option<u64>,
+    ) -> (Vec<RecordBatch>, Vec<u64>) {
         let memory = MemoryStore::new();
         let size = bytes.len() as u64;
         memory.put("f.parquet", bytes).await.unwrap();
@@ -300,6 +310,7 @@ mod tests {
             wanted(),
             FOOTER_PREFETCH,
             window_bytes,
+            first_window,
         )
         .await
         .unwrap();
@@ -361,6 +372,32 @@ mod tests {
         let (_, fetched) = read_in_pieces(bytes.clone(), 1).await;
         let (_, wider) = read_in_pieces(bytes, 5_000).await;
         assert!(fetched.len() > wider.len(), "a smaller window cuts finer");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_small_first_window_then_the_rest_of_its_row_group_at_once() {
+        let (bytes, schema) = file(true);
+        let whole = rows(
+            &schema,
+            &decode("f.parquet", bytes.clone(), &wanted()).unwrap(),
+        );
+        let (_, by_group) = read_in_pieces(bytes.clone(), u64::MAX).await;
+        let (batches, fetched) = read_from_first_piece(bytes, u64::MAX, Some(1)).await;
+        assert_eq!(rows(&schema, &batches), whole);
+        // The first window, the rest of the first row group, then the other row groups whole.
+        assert_eq!(fetched.len(), 4, "pieces fetched: {fetched:?}");
+        // (The first piece brings the dictionaries: `id`'s is most of the row group here.)
+        assert!(
+            fetched[0] < by_group[0],
+            "the first piece fetched {} bytes of a {}-byte row group",
+            fetched[0],
+            by_group[0]
+        );
+        assert!(
+            fetched[0] + fetched[1] <= by_group[0],
+            "nothing fetched twice"
+        );
+        assert_eq!(fetched[2..], by_group[1..]);
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -23,10 +23,12 @@ pub(crate) enum Fetch {
     Whole,
     /// Parquet: the footer (a first request of the last `footer_prefetch` bytes), then one row
     /// group's wanted column chunks at a time, or, in a row group whose chunks are larger than
-    /// `window_bytes`, a few pages at a time (other formats are fetched whole).
+    /// `window_bytes`, a few pages at a time (other formats are fetched whole). With
+    /// `first_window`, the first piece is at most that many bytes of pages (the first rows soon).
     RowGroups {
         footer_prefetch: u64,
         window_bytes: u64,
+        first_window: Option<u64>,
     },
 }
 
@@ -82,6 +84,7 @@ impl FileSource {
                 Fetch::RowGroups {
                     footer_prefetch,
                     window_bytes,
+                    first_window,
                 },
             ) => {
                 let size = Some(file.size);
@@ -92,6 +95,7 @@ impl FileSource {
                     wanted,
                     footer_prefetch,
                     window_bytes,
+                    first_window,
                 )
                 .await?;
                 let current = rg.next_piece(store.as_ref()).await?;
