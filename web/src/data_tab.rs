@@ -339,6 +339,8 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
 
 /// Minimum milliseconds between two grid updates while rows stream in.
 const GRID_REFRESH_MS: f64 = 250.0;
+/// Bytes of data pages the first rows wait for (see [`ReadRequest::first_batch_bytes`]).
+const FIRST_BATCH_BYTES: u64 = 512 * 1024;
 
 /// Reads the query into `frame`, batch by batch (the first merged batch shows at once). Returns
 /// rows and the snapshot read.
@@ -410,6 +412,7 @@ async fn load(
         columns,
         with_row_kind: q.audit,
         filter,
+        first_batch_bytes: Some(FIRST_BATCH_BYTES),
         ..ReadRequest::default()
     };
     let mut reader = SnapshotReader::open(&t, snapshot.as_ref(), &request)
@@ -419,7 +422,9 @@ async fn load(
     let mut f = Frame::new(reader.schema().clone(), Vec::new());
     frame.set(Some(Arc::new(f.clone())));
     // The grid shows the first batch as soon as it is merged, then catches up at most every
-    // GRID_REFRESH_MS (re-rendering per batch would dominate a read of millions of rows).
+    // GRID_REFRESH_MS (re-rendering per batch would dominate a read of millions of rows). After
+    // each update the read yields to the browser: batches decoded from fetched bytes come
+    // without any await pending, so without it nothing would render until the next fetch.
     let mut shown_at: Option<f64> = None;
     while let Some(batch) = reader.next_batch().await {
         if !current() {
@@ -435,8 +440,22 @@ async fn load(
                 split: splits - reader.remaining_splits(),
                 splits,
             });
+            yield_to_browser().await;
         }
     }
     frame.set(Some(Arc::new(f.clone())));
     Ok((f.len(), snapshot.map(|s| s.id)))
+}
+
+/// Lets the browser run its pending work (render, input) before the caller goes on: resolves in a
+/// later task.
+async fn yield_to_browser() {
+    let (done, wait) = futures::channel::oneshot::channel::<()>();
+    set_timeout(
+        move || {
+            let _ = done.send(());
+        },
+        std::time::Duration::ZERO,
+    );
+    let _ = wait.await;
 }
