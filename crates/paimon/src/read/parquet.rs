@@ -488,14 +488,23 @@ impl RowGroupFile {
             .map_err(|e| corrupt(path, e))?;
         let selection = window.selection(total);
         // Only touching ranges are merged: a gap may be most of the row group. The row group's
-        // dictionary pages come with its first window.
-        let (mut chunks, fetched) = futures::future::try_join(
-            fetch_ranges(store, path, coalesce(window.ranges, 0)),
-            fetch_ranges(store, path, std::mem::take(dictionary_ranges)),
-        )
-        .await?;
-        dictionaries.extend(fetched);
+        // dictionary pages come with its first window, in the same requests as the data pages
+        // they touch (requests beyond the browser's few connections per host wait a round trip).
+        let new_dictionaries = std::mem::take(dictionary_ranges);
+        let mut ranges = window.ranges;
+        ranges.extend(new_dictionaries.iter().cloned());
+        let mut chunks = fetch_ranges(store, path, coalesce(ranges, 0)).await?;
         chunks.extend(dictionaries.iter().cloned());
+        for range in new_dictionaries {
+            let held = chunks.iter().find_map(|(offset, bytes)| {
+                let from = usize::try_from(range.start.checked_sub(*offset)?).ok()?;
+                let to = usize::try_from(range.end - offset).ok()?;
+                (to <= bytes.len()).then(|| bytes.slice(from..to))
+            });
+            if let Some(bytes) = held {
+                dictionaries.push((range.start, bytes));
+            }
+        }
         if windows.is_empty() {
             dictionaries.clear();
         }
