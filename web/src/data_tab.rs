@@ -59,16 +59,26 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     // Known once the versions are loaded: uploads are for Paimon tables.
     let iceberg_table = RwSignal::new(None::<bool>);
 
-    spawn_local(async move {
-        let s = sel.get_value();
-        let (iceberg, loaded) = crate::versions::versions(&s).await;
-        iceberg_table.set(Some(iceberg));
-        if let Ok(v) = loaded {
-            versions.set(v);
+    // The version picker and the column menu are read once the first rows show (or the read
+    // ends): their reads (every snapshot file) would otherwise hold connections the rows wait for.
+    let menus_started = StoredValue::new(false);
+    Effect::new(move |_| {
+        let waiting = matches!(status.get(), Status::Idle | Status::Loading { rows: 0, .. });
+        if waiting || menus_started.get_value() {
+            return;
         }
-        if let Ok(columns) = crate::versions::current_columns(&s, iceberg).await {
-            all_columns.set(columns);
-        }
+        menus_started.set_value(true);
+        spawn_local(async move {
+            let s = sel.get_value();
+            let (iceberg, loaded) = crate::versions::versions(&s).await;
+            iceberg_table.set(Some(iceberg));
+            if let Ok(v) = loaded {
+                versions.set(v);
+            }
+            if let Ok(columns) = crate::versions::current_columns(&s, iceberg).await {
+                all_columns.set(columns);
+            }
+        });
     });
 
     let query = Memo::new(move |_| {
