@@ -29,6 +29,8 @@ mod iceberg_schema;
 #[cfg(target_arch = "wasm32")]
 mod iceberg_snapshots;
 #[cfg(target_arch = "wasm32")]
+mod orc_worker;
+#[cfg(target_arch = "wasm32")]
 mod progress;
 #[cfg(target_arch = "wasm32")]
 mod route;
@@ -58,6 +60,7 @@ mod warehouse;
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
+    lakescope_paimon::read::orc::set_codec(std::rc::Rc::new(orc_worker::WorkerCodec));
     leptos::mount::mount_to_body(app::App);
 }
 

@@ -1,0 +1,81 @@
+//! The worker's message handler. In: `{id, file, bytes: Uint8Array, columns: string[], nanos}`;
+//! out: `{id, ipc: Uint8Array}` (an Arrow IPC stream; no schema message when no rows) or
+//! `{id, error}`. Posts the string `"ready"` once it listens.
+
+use arrow_ipc::writer::StreamWriter;
+use bytes::Bytes;
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use lakescope_paimon::read::orc::{decode_with_orc_rust, OrcRequest};
+use wasm_bindgen::prelude::*;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn field(message: &JsValue, name: &str) -> Result<JsValue, String> {
+    Reflect::get(message, &JsValue::from_str(name))
+        .map_err(|e| format!("message field {name}: {e:?}"))
+}
+
+/// Decodes one request into an Arrow IPC stream.
+fn decode(message: &JsValue) -> Result<Vec<u8>, String> {
+    let bytes = field(message, "bytes")?
+        .dyn_into::<Uint8Array>()
+        .map_err(|_| "message field bytes is not a Uint8Array".to_string())?
+        .to_vec();
+    let columns = field(message, "columns")?
+        .dyn_into::<Array>()
+        .map_err(|_| "message field columns is not an array".to_string())?
+        .iter()
+        .map(|c| c.as_string().ok_or("a column name is not a string"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let request = OrcRequest {
+        columns,
+        nanosecond_timestamps: field(message, "nanos")?.is_truthy(),
+    };
+    let batches = decode_with_orc_rust(Bytes::from(bytes), &request)?;
+    let mut out = Vec::new();
+    if let Some(first) = batches.first() {
+        let ipc = |e: &dyn std::fmt::Display| format!("encoding Arrow IPC: {e}");
+        let mut writer =
+            StreamWriter::try_new(&mut out, first.schema_ref()).map_err(|e| ipc(&e))?;
+        for batch in &batches {
+            writer.write(batch).map_err(|e| ipc(&e))?;
+        }
+        writer.finish().map_err(|e| ipc(&e))?;
+    }
+    Ok(out)
+}
+
+fn reply(message: &JsValue) -> Result<(), JsValue> {
+    let out = Object::new();
+    Reflect::set(&out, &"id".into(), &field(message, "id")?)?;
+    match decode(message) {
+        Ok(ipc) => {
+            let ipc = Uint8Array::from(ipc.as_slice());
+            Reflect::set(&out, &"ipc".into(), &ipc)?;
+            scope().post_message_with_transfer(&out, &Array::of1(&ipc.buffer()))
+        }
+        Err(e) => {
+            Reflect::set(&out, &"error".into(), &JsValue::from_str(&e))?;
+            scope().post_message(&out)
+        }
+    }
+}
+
+/// Installs the message handler and tells the page it is ready.
+pub fn start() {
+    console_error_panic_hook::set_once();
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
+        if let Err(e) = reply(&event.data()) {
+            web_sys::console::error_2(&JsValue::from_str("lakescope ORC worker:"), &e);
+        }
+    });
+    scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_message.forget();
+    if let Err(e) = scope().post_message(&JsValue::from_str("ready")) {
+        web_sys::console::error_2(&JsValue::from_str("lakescope ORC worker:"), &e);
+    }
+}

@@ -1,0 +1,188 @@
+//! ORC data files for the explorer: an [`OrcCodec`] that hands each file to the ORC worker
+//! (orc-rust, a separate download started on the first ORC file) and reads back Arrow IPC.
+
+use arrow_array::RecordBatch;
+use bytes::Bytes;
+use futures::channel::oneshot;
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use lakescope_paimon::read::orc::{OrcCodec, OrcRequest};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{ErrorEvent, Event, MessageEvent, Worker};
+
+/// The worker's loader script, next to the page (Trunk's worker target in web/index.html).
+const WORKER_SCRIPT: &str = "lakescope-orc-worker_loader.js";
+
+type Reply = oneshot::Sender<Result<Vec<u8>, String>>;
+
+struct Running {
+    worker: Worker,
+    ready: bool,
+    /// Requests posted before the worker listened, with the buffers to transfer.
+    queued: Vec<(Object, Array)>,
+    waiting: HashMap<u32, Reply>,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(Event)>,
+}
+
+thread_local! {
+    static WORKER: RefCell<Option<Running>> = const { RefCell::new(None) };
+    static NEXT_ID: RefCell<u32> = const { RefCell::new(1) };
+}
+
+/// Decodes ORC files in the ORC worker.
+pub struct WorkerCodec;
+
+#[async_trait::async_trait(?Send)]
+impl OrcCodec for WorkerCodec {
+    async fn decode(
+        &self,
+        _file: &str,
+        bytes: Bytes,
+        request: &OrcRequest,
+    ) -> Result<Vec<RecordBatch>, String> {
+        let ipc = call(&bytes, request)?
+            .await
+            .map_err(|_| "the ORC worker stopped".to_string())??;
+        // An empty stream: the file has no rows.
+        if ipc.is_empty() {
+            return Ok(Vec::new());
+        }
+        let invalid =
+            |e: &dyn std::fmt::Display| format!("reading the ORC worker's Arrow IPC: {e}");
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(ipc), None)
+            .map_err(|e| invalid(&e))?
+            .map(|b| b.map_err(|e| invalid(&e)))
+            .collect()
+    }
+}
+
+/// Posts one file to the worker (starting it if needed); the receiver gets the IPC stream.
+fn call(
+    bytes: &[u8],
+    request: &OrcRequest,
+) -> Result<oneshot::Receiver<Result<Vec<u8>, String>>, String> {
+    if WORKER.with(|w| w.borrow().is_none()) {
+        start()?;
+    }
+    let id = NEXT_ID.with(|n| {
+        let id = *n.borrow();
+        *n.borrow_mut() = id.wrapping_add(1);
+        id
+    });
+    let data = Uint8Array::from(bytes);
+    let columns: Array = request
+        .columns
+        .iter()
+        .map(|c| JsValue::from_str(c))
+        .collect();
+    let message = Object::new();
+    let set = |k: &str, v: &JsValue| Reflect::set(&message, &k.into(), v).map(|_| ());
+    set("id", &JsValue::from(id))
+        .and_then(|_| set("bytes", &data))
+        .and_then(|_| set("columns", &columns))
+        .and_then(|_| set("nanos", &JsValue::from_bool(request.nanosecond_timestamps)))
+        .map_err(|e| format!("building the ORC worker's message: {e:?}"))?;
+    let transfer = Array::of1(&data.buffer());
+    let (sender, receiver) = oneshot::channel();
+    WORKER.with(|w| {
+        let mut w = w.borrow_mut();
+        let running = w.as_mut().ok_or("the ORC worker is not running")?;
+        running.waiting.insert(id, sender);
+        if running.ready {
+            running
+                .worker
+                .post_message_with_transfer(&message, &transfer)
+                .map_err(|e| format!("cannot reach the ORC worker: {e:?}"))
+        } else {
+            running.queued.push((message, transfer));
+            Ok(())
+        }
+    })?;
+    Ok(receiver)
+}
+
+/// Delivers one message from the worker.
+fn on_reply(data: JsValue) {
+    if data.as_string().as_deref() == Some("ready") {
+        let queued = WORKER.with(|w| {
+            let mut w = w.borrow_mut();
+            let running = w.as_mut()?;
+            running.ready = true;
+            Some((running.worker.clone(), std::mem::take(&mut running.queued)))
+        });
+        if let Some((worker, queued)) = queued {
+            for (message, transfer) in queued {
+                if let Err(e) = worker.post_message_with_transfer(&message, &transfer) {
+                    fail_all(&format!("cannot reach the ORC worker: {e:?}"));
+                    return;
+                }
+            }
+        }
+        return;
+    }
+    let get = |k: &str| Reflect::get(&data, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    let Some(id) = get("id").as_f64().map(|id| id as u32) else {
+        return;
+    };
+    let Some(reply) = WORKER.with(|w| w.borrow_mut().as_mut()?.waiting.remove(&id)) else {
+        return;
+    };
+    let result = match get("ipc").dyn_into::<Uint8Array>() {
+        Ok(ipc) => Ok(ipc.to_vec()),
+        Err(_) => Err(get("error")
+            .as_string()
+            .unwrap_or_else(|| "the ORC worker sent no result".to_string())),
+    };
+    let _ = reply.send(result);
+}
+
+/// Fails every waiting file with `message` and forgets the worker (the next ORC file restarts it).
+fn fail_all(message: &str) {
+    let waiting = WORKER.with(|w| {
+        w.borrow_mut()
+            .take()
+            .map(|mut running| {
+                running.worker.terminate();
+                std::mem::take(&mut running.waiting)
+            })
+            .unwrap_or_default()
+    });
+    for reply in waiting.into_values() {
+        let _ = reply.send(Err(message.to_string()));
+    }
+}
+
+fn start() -> Result<(), String> {
+    let worker = Worker::new(WORKER_SCRIPT)
+        .map_err(|e| format!("cannot start the ORC worker ({WORKER_SCRIPT}): {e:?}"))?;
+    let on_message =
+        Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| on_reply(event.data()));
+    // A script that cannot be fetched fires a plain `Event`; one that throws an `ErrorEvent`.
+    let on_error = Closure::<dyn FnMut(Event)>::new(|event: Event| {
+        let detail = event
+            .dyn_ref::<ErrorEvent>()
+            .map(ErrorEvent::message)
+            .unwrap_or_default();
+        fail_all(&if detail.is_empty() {
+            format!("the ORC worker could not be loaded ({WORKER_SCRIPT})")
+        } else {
+            format!("the ORC worker stopped: {detail}")
+        });
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    WORKER.with(|w| {
+        *w.borrow_mut() = Some(Running {
+            worker,
+            ready: false,
+            queued: Vec::new(),
+            waiting: HashMap::new(),
+            _on_message: on_message,
+            _on_error: on_error,
+        })
+    });
+    Ok(())
+}
