@@ -8,14 +8,15 @@ const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/ja
 
 /**
  * Serves `mounts` ({"/prefix/": "/dir"}) on 127.0.0.1 (random port). Every response is delayed by `latencyMs`
- * (held before the first byte). `log` gets one entry per request: {url, range, start, end} in ms since the server started.
+ * (held before the first byte). `log` gets one entry per request: {url, range, start, end} in ms since the server started,
+ * and `at`, the wall-clock ms (Date.now()) it arrived.
  */
 export function serve(mounts, { latencyMs = 0 } = {}) {
   mounts = Object.fromEntries(Object.entries(mounts).map(([p, dir]) => [p, path.resolve(dir)]));
   const t0 = performance.now();
   const log = [];
   const server = http.createServer((req, res) => {
-    const entry = { url: req.url, range: req.headers.range ?? null, start: performance.now() - t0, end: null, status: 0 };
+    const entry = { url: req.url, range: req.headers.range ?? null, start: performance.now() - t0, end: null, status: 0, at: Date.now() };
     log.push(entry);
     res.on("finish", () => { entry.end = performance.now() - t0; });
     setTimeout(() => answer(mounts, req, res, entry), latencyMs);
