@@ -181,8 +181,9 @@ run "toolchain set-up" setup
 run "cargo fetch" cargo fetch
 run "cargo fmt --check" cargo fmt --all --check
 run "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
-run "clippy (wasm32: app + storage)" cargo clippy --target wasm32-unknown-unknown \
-  -p lakescope-web -p lakescope-storage --features lakescope-storage/browser --all-targets -- -D warnings
+run "clippy (wasm32: app, ORC worker, storage)" cargo clippy --target wasm32-unknown-unknown \
+  -p lakescope-web -p lakescope-orc-worker -p lakescope-storage --features lakescope-storage/browser \
+  --all-targets -- -D warnings
 run "layer 1: native cargo test" layer1
 run "layer 2: wasm-bindgen-test" layer2
 run "trunk build --release" build_app

@@ -84,6 +84,7 @@ fn call(
         .and_then(|_| set("bytes", &data))
         .and_then(|_| set("columns", &columns))
         .and_then(|_| set("nanos", &JsValue::from_bool(request.nanosecond_timestamps)))
+        .and_then(|_| set("batchSize", &JsValue::from(request.batch_size as f64)))
         .map_err(|e| format!("building the ORC worker's message: {e:?}"))?;
     let transfer = Array::of1(&data.buffer());
     let (sender, receiver) = oneshot::channel();

@@ -1,11 +1,11 @@
-//! The worker's message handler. In: `{id, file, bytes: Uint8Array, columns: string[], nanos}`;
+//! The worker's message handler. In: `{id, file, bytes: Uint8Array, columns: string[], nanos,
+//! batchSize}`;
 //! out: `{id, ipc: Uint8Array}` (an Arrow IPC stream; no schema message when no rows) or
 //! `{id, error}`. Posts the string `"ready"` once it listens.
 
 use arrow_ipc::writer::StreamWriter;
 use bytes::Bytes;
 use js_sys::{Array, Object, Reflect, Uint8Array};
-use lakescope_paimon::read::orc::{decode_with_orc_rust, OrcRequest};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
@@ -30,11 +30,12 @@ fn decode(message: &JsValue) -> Result<Vec<u8>, String> {
         .iter()
         .map(|c| c.as_string().ok_or("a column name is not a string"))
         .collect::<Result<Vec<_>, _>>()?;
-    let request = OrcRequest {
-        columns,
-        nanosecond_timestamps: field(message, "nanos")?.is_truthy(),
-    };
-    let batches = decode_with_orc_rust(Bytes::from(bytes), &request)?;
+    let batch_size = field(message, "batchSize")?
+        .as_f64()
+        .filter(|n| *n >= 1.0)
+        .ok_or("message field batchSize is not a positive number")? as usize;
+    let nanos = field(message, "nanos")?.is_truthy();
+    let batches = lakescope_orc::decode(Bytes::from(bytes), &columns, nanos, batch_size)?;
     let mut out = Vec::new();
     if let Some(first) = batches.first() {
         let ipc = |e: &dyn std::fmt::Display| format!("encoding Arrow IPC: {e}");
