@@ -56,6 +56,8 @@ mod util;
 mod versions;
 #[cfg(target_arch = "wasm32")]
 mod warehouse;
+#[cfg(target_arch = "wasm32")]
+mod worker_port;
 
 #[cfg(target_arch = "wasm32")]
 fn main() {

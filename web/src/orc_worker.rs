@@ -1,6 +1,7 @@
 //! ORC data files for the explorer: an [`OrcCodec`] that hands each file to the ORC worker
 //! (orc-rust, a separate download started on the first ORC file) and reads back Arrow IPC.
 
+use crate::worker_port::{WorkerFailure, WorkerPort};
 use arrow_array::RecordBatch;
 use bytes::Bytes;
 use futures::channel::oneshot;
@@ -10,7 +11,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{ErrorEvent, Event, MessageEvent, Worker};
 
 /// The worker's loader script, next to the page (Trunk's worker target in web/index.html).
 const WORKER_SCRIPT: &str = "lakescope-orc-worker_loader.js";
@@ -18,13 +18,8 @@ const WORKER_SCRIPT: &str = "lakescope-orc-worker_loader.js";
 type Reply = oneshot::Sender<Result<Vec<u8>, String>>;
 
 struct Running {
-    worker: Worker,
-    ready: bool,
-    /// Requests posted before the worker listened, with the buffers to transfer.
-    queued: Vec<(Object, Array)>,
+    port: WorkerPort,
     waiting: HashMap<u32, Reply>,
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(Event)>,
 }
 
 thread_local! {
@@ -92,15 +87,10 @@ fn call(
         let mut w = w.borrow_mut();
         let running = w.as_mut().ok_or("the ORC worker is not running")?;
         running.waiting.insert(id, sender);
-        if running.ready {
-            running
-                .worker
-                .post_message_with_transfer(&message, &transfer)
-                .map_err(|e| format!("cannot reach the ORC worker: {e:?}"))
-        } else {
-            running.queued.push((message, transfer));
-            Ok(())
-        }
+        running
+            .port
+            .post(message.into(), Some(transfer))
+            .map_err(|e| format!("cannot reach the ORC worker: {e}"))
     })?;
     Ok(receiver)
 }
@@ -108,19 +98,9 @@ fn call(
 /// Delivers one message from the worker.
 fn on_reply(data: JsValue) {
     if data.as_string().as_deref() == Some("ready") {
-        let queued = WORKER.with(|w| {
-            let mut w = w.borrow_mut();
-            let running = w.as_mut()?;
-            running.ready = true;
-            Some((running.worker.clone(), std::mem::take(&mut running.queued)))
-        });
-        if let Some((worker, queued)) = queued {
-            for (message, transfer) in queued {
-                if let Err(e) = worker.post_message_with_transfer(&message, &transfer) {
-                    fail_all(&format!("cannot reach the ORC worker: {e:?}"));
-                    return;
-                }
-            }
+        let posted = WORKER.with(|w| w.borrow_mut().as_mut().map(|r| r.port.mark_ready()));
+        if let Some(Err(e)) = posted {
+            fail_all(&format!("cannot reach the ORC worker: {e}"));
         }
         return;
     }
@@ -146,7 +126,7 @@ fn fail_all(message: &str) {
         w.borrow_mut()
             .take()
             .map(|mut running| {
-                running.worker.terminate();
+                running.port.terminate();
                 std::mem::take(&mut running.waiting)
             })
             .unwrap_or_default()
@@ -157,32 +137,20 @@ fn fail_all(message: &str) {
 }
 
 fn start() -> Result<(), String> {
-    let worker = Worker::new(WORKER_SCRIPT)
-        .map_err(|e| format!("cannot start the ORC worker ({WORKER_SCRIPT}): {e:?}"))?;
-    let on_message =
-        Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| on_reply(event.data()));
-    // A script that cannot be fetched fires a plain `Event`; one that throws an `ErrorEvent`.
-    let on_error = Closure::<dyn FnMut(Event)>::new(|event: Event| {
-        let detail = event
-            .dyn_ref::<ErrorEvent>()
-            .map(ErrorEvent::message)
-            .unwrap_or_default();
-        fail_all(&if detail.is_empty() {
-            format!("the ORC worker could not be loaded ({WORKER_SCRIPT})")
-        } else {
-            format!("the ORC worker stopped: {detail}")
-        });
-    });
-    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    let on_failure = |failure| {
+        fail_all(&match failure {
+            WorkerFailure::NotLoaded => {
+                format!("the ORC worker could not be loaded ({WORKER_SCRIPT})")
+            }
+            WorkerFailure::Stopped(detail) => format!("the ORC worker stopped: {detail}"),
+        })
+    };
+    let port = WorkerPort::start(WORKER_SCRIPT, on_reply, on_failure)
+        .map_err(|e| format!("cannot start the ORC worker ({WORKER_SCRIPT}): {e}"))?;
     WORKER.with(|w| {
         *w.borrow_mut() = Some(Running {
-            worker,
-            ready: false,
-            queued: Vec::new(),
+            port,
             waiting: HashMap::new(),
-            _on_message: on_message,
-            _on_error: on_error,
         })
     });
     Ok(())

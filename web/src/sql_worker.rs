@@ -1,14 +1,13 @@
 //! The page's side of the SQL worker: started on first use (the SQL engine is a separate download),
 //! requests queued until it is ready, events routed to the caller, cancel by termination.
 
+use crate::worker_port::{WorkerFailure, WorkerPort};
 use lakescope_engine::session::{ConsoleEvent, ConsoleRequest};
 use lakescope_storage::uri::StoreOptions;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{ErrorEvent, Event, MessageEvent, Worker};
 
 /// The worker's loader script, next to the page (written by `scripts/build-sql-worker.sh`).
 const WORKER_SCRIPT: &str = "lakescope-sql-worker_loader.js";
@@ -20,16 +19,11 @@ type SharedListener = Rc<RefCell<dyn FnMut(&ConsoleEvent)>>;
 
 /// A running worker and what it is doing.
 struct Running {
-    worker: Worker,
-    ready: bool,
-    /// Requests posted before the worker was ready (JSON text, or an upload object).
-    queued: Vec<JsValue>,
+    /// The worker; it queues requests (JSON text, or an upload object) until it is ready.
+    port: WorkerPort,
     /// The warehouse the worker's session has open: its URI and options (JSON).
     opened: Option<String>,
     listeners: HashMap<u64, Listener>,
-    /// Keeps the JS callbacks alive as long as the worker.
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(Event)>,
 }
 
 thread_local! {
@@ -66,16 +60,9 @@ fn event_id(event: &ConsoleEvent) -> Option<u64> {
 /// Delivers one event from the worker.
 fn dispatch(event: ConsoleEvent) {
     if matches!(event, ConsoleEvent::Ready) {
-        let queued = WORKER.with(|w| {
-            let mut w = w.borrow_mut();
-            let running = w.as_mut()?;
-            running.ready = true;
-            Some((running.worker.clone(), std::mem::take(&mut running.queued)))
-        });
-        if let Some((worker, queued)) = queued {
-            for message in queued {
-                let _ = worker.post_message(&message);
-            }
+        let posted = WORKER.with(|w| w.borrow_mut().as_mut().map(|r| r.port.mark_ready()));
+        if let Some(Err(e)) = posted {
+            fail_all(&format!("Cannot reach the SQL engine: {e}"));
         }
         return;
     }
@@ -105,7 +92,7 @@ fn fail_all(message: &str) {
         w.borrow_mut()
             .take()
             .map(|mut running| {
-                running.worker.terminate();
+                running.port.terminate();
                 std::mem::take(&mut running.listeners)
             })
             .unwrap_or_default()
@@ -119,10 +106,8 @@ fn fail_all(message: &str) {
 }
 
 fn start() -> Result<(), String> {
-    let worker = Worker::new(WORKER_SCRIPT)
-        .map_err(|e| format!("Cannot start the SQL engine ({WORKER_SCRIPT}): {e:?}"))?;
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
-        let Some(text) = event.data().as_string() else {
+    let on_message = |data: JsValue| {
+        let Some(text) = data.as_string() else {
             return;
         };
         if crate::upload_client::dispatch(&text) {
@@ -134,34 +119,25 @@ fn start() -> Result<(), String> {
                 "The SQL engine sent a message the page does not understand: {e}"
             )),
         }
-    });
-    // A script that cannot be fetched fires a plain `Event` (no message); a script that throws
-    // fires an `ErrorEvent`.
-    let on_error = Closure::<dyn FnMut(Event)>::new(|event: Event| {
-        let detail = event
-            .dyn_ref::<ErrorEvent>()
-            .map(ErrorEvent::message)
-            .unwrap_or_default();
-        fail_all(&if detail.is_empty() {
-            format!(
+    };
+    let on_failure = |failure| {
+        fail_all(&match failure {
+            WorkerFailure::NotLoaded => format!(
                 "The SQL engine could not be loaded ({WORKER_SCRIPT}): this build of lakescope may \
                  not include it — `bash scripts/build-sql-worker.sh dist` adds it."
-            )
-        } else {
-            format!("The SQL engine stopped: {detail} — run again to restart it.")
-        });
-    });
-    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+            ),
+            WorkerFailure::Stopped(detail) => {
+                format!("The SQL engine stopped: {detail} — run again to restart it.")
+            }
+        })
+    };
+    let port = WorkerPort::start(WORKER_SCRIPT, on_message, on_failure)
+        .map_err(|e| format!("Cannot start the SQL engine ({WORKER_SCRIPT}): {e}"))?;
     WORKER.with(|w| {
         *w.borrow_mut() = Some(Running {
-            worker,
-            ready: false,
-            queued: Vec::new(),
+            port,
             opened: None,
             listeners: HashMap::new(),
-            _on_message: on_message,
-            _on_error: on_error,
         })
     });
     Ok(())
@@ -177,15 +153,10 @@ fn send(request: ConsoleRequest, listener: Listener) -> Result<(), String> {
         let mut w = w.borrow_mut();
         let running = w.as_mut().ok_or("The SQL engine is not running.")?;
         running.listeners.insert(request_id(&request), listener);
-        if running.ready {
-            running
-                .worker
-                .post_message(&JsValue::from_str(&text))
-                .map_err(|e| format!("Cannot reach the SQL engine: {e:?}"))
-        } else {
-            running.queued.push(JsValue::from_str(&text));
-            Ok(())
-        }
+        running
+            .port
+            .post(JsValue::from_str(&text), None)
+            .map_err(|e| format!("Cannot reach the SQL engine: {e}"))
     })
 }
 
@@ -283,21 +254,16 @@ pub fn post(message: JsValue) -> Result<(), String> {
     WORKER.with(|w| {
         let mut w = w.borrow_mut();
         let running = w.as_mut().ok_or("The SQL engine is not running.")?;
-        if running.ready {
-            running
-                .worker
-                .post_message(&message)
-                .map_err(|e| format!("Cannot reach the SQL engine: {e:?}"))
-        } else {
-            running.queued.push(message);
-            Ok(())
-        }
+        running
+            .port
+            .post(message, None)
+            .map_err(|e| format!("Cannot reach the SQL engine: {e}"))
     })
 }
 
 /// Whether the SQL engine has been downloaded and started.
 pub fn is_ready() -> bool {
-    WORKER.with(|w| w.borrow().as_ref().is_some_and(|r| r.ready))
+    WORKER.with(|w| w.borrow().as_ref().is_some_and(|r| r.port.is_ready()))
 }
 
 /// Stops whatever the worker is running (its session is lost; the next run starts a new one).
