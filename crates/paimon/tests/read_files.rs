@@ -171,6 +171,19 @@ fn append_types_match_expected_rows_in_every_format() {
     }
 }
 
+/// The 10 rows of `m, id, tsltz` of the corpus's `append_types_*` tables, one of them checked.
+fn assert_projected_rows(batches: &[RecordBatch]) {
+    let got = lines(batches);
+    assert_eq!(got.len(), 10);
+    assert!(
+        got.contains(
+            &r#"{"m":[["k0",null],["k1",1]],"id":2,"tsltz":"2024-06-01T08:30:00.638539Z"}"#
+                .to_string()
+        ),
+        "{got:?}"
+    );
+}
+
 #[test]
 fn projection_reads_a_subset_in_read_order() {
     let fields = schema_fields("corpus", "append_types_parquet", 0);
@@ -186,15 +199,7 @@ fn projection_reads_a_subset_in_read_order() {
         for f in data_files("corpus", table) {
             batches.extend(read_path(&f, &fields, &read, FileKind::Append));
         }
-        let got = lines(&batches);
-        assert_eq!(got.len(), 10);
-        assert!(
-            got.contains(
-                &r#"{"m":[["k0",null],["k1",1]],"id":2,"tsltz":"2024-06-01T08:30:00.638539Z"}"#
-                    .to_string()
-            ),
-            "{got:?}"
-        );
+        assert_projected_rows(&batches);
     }
 }
 
@@ -239,15 +244,7 @@ fn orc_files_decode_through_a_set_codec() {
         for f in &files {
             batches.extend(read_path(f, &fields, &read, FileKind::Append));
         }
-        let got = lines(&batches);
-        assert_eq!(got.len(), 10);
-        assert!(
-            got.contains(
-                &r#"{"m":[["k0",null],["k1",1]],"id":2,"tsltz":"2024-06-01T08:30:00.638539Z"}"#
-                    .to_string()
-            ),
-            "{got:?}"
-        );
+        assert_projected_rows(&batches);
         let requests = codec.requests.borrow();
         assert_eq!(requests.len(), files.len());
         assert_eq!(requests[0].columns, ["m", "id", "tsltz"]);
