@@ -495,23 +495,18 @@ impl RowGroupFile {
         ranges.extend(new_dictionaries.iter().cloned());
         let mut chunks = fetch_ranges(store, path, coalesce(ranges, 0)).await?;
         chunks.extend(dictionaries.iter().cloned());
+        let reader = SparseFile {
+            len: self.size,
+            chunks,
+        };
         for range in new_dictionaries {
-            let held = chunks.iter().find_map(|(offset, bytes)| {
-                let from = usize::try_from(range.start.checked_sub(*offset)?).ok()?;
-                let to = usize::try_from(range.end - offset).ok()?;
-                (to <= bytes.len()).then(|| bytes.slice(from..to))
-            });
-            if let Some(bytes) = held {
+            if let Ok(bytes) = reader.find(range.start, range.end - range.start) {
                 dictionaries.push((range.start, bytes));
             }
         }
         if windows.is_empty() {
             dictionaries.clear();
         }
-        let reader = SparseFile {
-            len: self.size,
-            chunks,
-        };
         let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, meta.clone());
         batches_with(
             path,
