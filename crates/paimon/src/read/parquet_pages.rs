@@ -9,7 +9,9 @@ use bytes::Bytes;
 use lakescope_storage::ObjectStore;
 use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
 use parquet::arrow::ProjectionMask;
-use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataPushDecoder};
+use parquet::file::metadata::{
+    ColumnChunkMetaData, PageIndexPolicy, ParquetMetaData, ParquetMetaDataPushDecoder,
+};
 use parquet::file::page_index::offset_index::PageLocation;
 use parquet::DecodeResult;
 
@@ -68,7 +70,10 @@ pub(crate) async fn load_offset_index(
         .with_offset_index_policy(PageIndexPolicy::Optional);
     loop {
         match decoder.try_decode().map_err(|e| corrupt(path, e))? {
-            DecodeResult::Data(loaded) => return Ok(Some(Arc::new(loaded))),
+            DecodeResult::Data(loaded) => {
+                check_offset_index(path, &loaded)?;
+                return Ok(Some(Arc::new(loaded)));
+            }
             DecodeResult::Finished => return Err(corrupt(path, "decoder finished early")),
             DecodeResult::NeedsData(ranges) => {
                 let fetches = ranges.iter().map(|r| fetch(store, path, r.clone(), tail));
@@ -97,19 +102,138 @@ async fn fetch(
     Ok(store.get_range(path, range).await?)
 }
 
-/// One wanted column chunk's data page locations.
-struct ColumnPages<'a> {
-    pages: &'a [PageLocation],
+/// One data page: its bytes in the file and the first row (of its row group) it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Page {
+    bytes: Range<u64>,
+    first_row: usize,
 }
 
-impl ColumnPages<'_> {
+/// The bytes of column chunk `column` (from its dictionary page when it has one).
+fn chunk_bytes(path: &str, index: usize, column: &ColumnChunkMetaData) -> Result<Range<u64>> {
+    let start = column
+        .dictionary_page_offset()
+        .filter(|o| *o > 0)
+        .unwrap_or_else(|| column.data_page_offset());
+    let len = column.compressed_size();
+    let (Ok(start), Ok(len)) = (u64::try_from(start), u64::try_from(len)) else {
+        return Err(corrupt(
+            path,
+            format!("column {index}: negative column chunk offset {start} or size {len}"),
+        ));
+    };
+    let end = start.checked_add(len).ok_or_else(|| {
+        corrupt(
+            path,
+            format!("column {index}: column chunk {start}+{len} overflows"),
+        )
+    })?;
+    Ok(start..end)
+}
+
+/// The data pages of column `index` of a row group of `rows` rows whose chunk is `chunk`, with
+/// its offset index `locations` checked: every page non-empty, inside the chunk and after the
+/// previous one; the first at row 0, each later one at a later row below `rows`.
+fn checked_pages(
+    path: &str,
+    index: usize,
+    chunk: &Range<u64>,
+    locations: &[PageLocation],
+    rows: usize,
+) -> Result<Vec<Page>> {
+    let mut pages: Vec<Page> = Vec::with_capacity(locations.len());
+    for (i, p) in locations.iter().enumerate() {
+        let bad = |what: String| corrupt(path, format!("column {index} page {i}: {what}"));
+        let (Ok(start), Ok(len)) = (
+            u64::try_from(p.offset),
+            u64::try_from(p.compressed_page_size),
+        ) else {
+            return Err(bad(format!(
+                "negative offset {} or size {}",
+                p.offset, p.compressed_page_size
+            )));
+        };
+        if len == 0 {
+            return Err(bad(format!("empty page at offset {start}")));
+        }
+        let end = start
+            .checked_add(len)
+            .filter(|end| start >= chunk.start && *end <= chunk.end)
+            .ok_or_else(|| {
+                bad(format!(
+                    "bytes {start}+{len} lie outside its column chunk {}..{}",
+                    chunk.start, chunk.end
+                ))
+            })?;
+        let first_row = usize::try_from(p.first_row_index)
+            .ok()
+            .filter(|r| *r < rows)
+            .ok_or_else(|| {
+                bad(format!(
+                    "first row {} outside the row group's {rows} rows",
+                    p.first_row_index
+                ))
+            })?;
+        match pages.last() {
+            None if first_row != 0 => {
+                return Err(bad(format!(
+                    "the first page starts at row {first_row}, not 0"
+                )))
+            }
+            Some(last) if start < last.bytes.end => {
+                return Err(bad(format!(
+                    "offset {start} is before the end {} of page {}",
+                    last.bytes.end,
+                    i - 1
+                )))
+            }
+            Some(last) if first_row <= last.first_row => {
+                return Err(bad(format!(
+                    "first row {first_row} is not after page {}'s first row {}",
+                    i - 1,
+                    last.first_row
+                )))
+            }
+            _ => {}
+        }
+        pages.push(Page {
+            bytes: start..end,
+            first_row,
+        });
+    }
+    Ok(pages)
+}
+
+/// Checks the offset index of every column chunk of `metadata` ([`checked_pages`]): the
+/// Parquet reader follows its page locations for every read once it is loaded.
+fn check_offset_index(path: &str, metadata: &ParquetMetaData) -> Result<()> {
+    let Some(index) = metadata.offset_index() else {
+        return Ok(());
+    };
+    for (group, columns) in metadata.row_groups().iter().zip(index) {
+        let rows = usize::try_from(group.num_rows()).map_err(|e| corrupt(path, e))?;
+        for (i, (column, pages)) in group.columns().iter().zip(columns).enumerate() {
+            checked_pages(
+                path,
+                i,
+                &chunk_bytes(path, i, column)?,
+                &pages.page_locations,
+                rows,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// One wanted column chunk's data pages, checked ([`checked_pages`]): at least one.
+struct ColumnPages {
+    pages: Vec<Page>,
+}
+
+impl ColumnPages {
     /// Indices of the pages holding rows `rows` (rows of a page run to the next page's first).
     fn pages_for(&self, rows: &Range<usize>, total: usize) -> Range<usize> {
-        let first_row = |i: usize| {
-            self.pages
-                .get(i)
-                .map_or(total, |p| usize::try_from(p.first_row_index).unwrap_or(0))
-        };
+        let first_row = |i: usize| self.pages.get(i).map_or(total, |p| p.first_row);
         let start = (0..self.pages.len())
             .find(|&i| first_row(i + 1) > rows.start)
             .unwrap_or(self.pages.len());
@@ -119,17 +243,10 @@ impl ColumnPages<'_> {
         start..end
     }
 
-    fn page_range(&self, i: usize) -> Range<u64> {
-        let p = &self.pages[i];
-        let start = u64::try_from(p.offset).unwrap_or(0);
-        start..start + u64::try_from(p.compressed_page_size).unwrap_or(0)
-    }
-
     /// The bytes of the pages holding rows `rows`.
     fn range(&self, rows: &Range<usize>, total: usize) -> Option<Range<u64>> {
-        let pages = self.pages_for(rows, total);
-        (!pages.is_empty())
-            .then(|| self.page_range(pages.start).start..self.page_range(pages.end - 1).end)
+        let pages = self.pages.get(self.pages_for(rows, total))?;
+        Some(pages.first()?.bytes.start..pages.last()?.bytes.end)
     }
 }
 
@@ -144,7 +261,8 @@ pub(crate) struct PagedRowGroup {
 /// Cuts the rows of row group `group` from `from_row` on into windows of whole pages whose
 /// wanted columns' bytes stay within `window_bytes` where the pages allow (a window holds at
 /// least one page of each column; the dictionary pages come on top). `None` when the metadata
-/// has no offset index for it. `metadata` must hold the offset index ([`load_offset_index`]).
+/// has no offset index for it, an error when the wanted columns' index is malformed
+/// ([`checked_pages`]). `metadata` must hold the offset index ([`load_offset_index`]).
 pub(crate) fn windows(
     path: &str,
     metadata: &ParquetMetaData,
@@ -164,16 +282,19 @@ pub(crate) fn windows(
         if !mask.leaf_included(i) {
             continue;
         }
-        let Some(pages) = index.get(i).map(|c| c.page_locations.as_slice()) else {
+        let Some(locations) = index.get(i).map(|c| c.page_locations.as_slice()) else {
             return Ok(None);
         };
+        let chunk = chunk_bytes(path, i, column)?;
+        let pages = checked_pages(path, i, &chunk, locations, total)?;
         let Some(first) = pages.first() else {
-            return Ok(None);
+            return Err(corrupt(
+                path,
+                format!("column {i}: no pages in its offset index"),
+            ));
         };
-        let (start, _) = column.byte_range();
-        let first_offset = u64::try_from(first.offset).map_err(|e| corrupt(path, e))?;
-        if first_offset > start {
-            dictionaries.push(start..first_offset);
+        if first.bytes.start > chunk.start {
+            dictionaries.push(chunk.start..first.bytes.start);
         }
         columns.push(ColumnPages { pages });
     }
@@ -181,8 +302,8 @@ pub(crate) fn windows(
     let mut boundaries: Vec<usize> = columns
         .iter()
         .flat_map(|c| c.pages.iter())
-        .filter_map(|p| usize::try_from(p.first_row_index).ok())
-        .filter(|&r| r > from_row && r < total)
+        .map(|p| p.first_row)
+        .filter(|&r| r > from_row)
         .chain(std::iter::once(total))
         .collect();
     boundaries.sort_unstable();
@@ -236,7 +357,9 @@ mod tests {
     use arrow_select::concat::concat_batches;
     use bytes::Bytes;
     use lakescope_storage::{IoMeter, MemoryStore, MeteredStore, ObjectStore};
-    use parquet::arrow::ArrowWriter;
+    use parquet::arrow::{ArrowWriter, ProjectionMask};
+    use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
+    use parquet::file::page_index::offset_index::PageLocation;
     use parquet::file::properties::WriterProperties;
 
     use crate::read::parquet::{decode, RowGroupFile, FOOTER_PREFETCH};
@@ -410,6 +533,201 @@ mod tests {
         let (batches, fetched) = read_in_pieces(bytes, 1).await;
         assert_eq!(rows(&schema, &batches), whole);
         assert_eq!(fetched.len(), 3);
+    }
+
+    /// Reads the whole file with `window_bytes`: its rows and the number of pieces, or the
+    /// first error.
+    async fn try_read(bytes: Bytes, window_bytes: u64) -> crate::Result<(Vec<RecordBatch>, usize)> {
+        let store = MemoryStore::new();
+        let size = bytes.len() as u64;
+        store.put("f.parquet", bytes).await?;
+        let mut file = RowGroupFile::open(
+            &store,
+            "f.parquet",
+            Some(size),
+            wanted(),
+            FOOTER_PREFETCH,
+            window_bytes,
+            None,
+        )
+        .await?;
+        let (mut batches, mut pieces) = (Vec::new(), 0);
+        while let Some(piece) = file.next_piece(&store).await? {
+            pieces += 1;
+            for batch in piece {
+                batches.push(batch?);
+            }
+        }
+        Ok((batches, pieces))
+    }
+
+    /// The file's metadata with its offset index loaded.
+    fn metadata_with_index(bytes: &Bytes) -> ParquetMetaData {
+        ParquetMetaDataReader::new()
+            .with_offset_index_policy(PageIndexPolicy::Required)
+            .parse_and_finish(bytes)
+            .unwrap()
+    }
+
+    /// A change to one column chunk's page locations (given its chunk's end offset).
+    type Tamper = fn(&mut [PageLocation], i64);
+
+    #[test]
+    fn a_malformed_offset_index_is_an_error_naming_the_file_and_the_cause() {
+        let (bytes, _) = file(true);
+        let metadata = metadata_with_index(&bytes);
+        let mask = ProjectionMask::all();
+        let paged = super::windows("f.parquet", &metadata, &mask, 0, 0, 1).unwrap();
+        assert!(
+            paged.is_some_and(|p| p.windows.len() > 10),
+            "untouched index"
+        );
+        let cases: [(usize, Tamper, &str); 9] = [
+            (
+                1,
+                |p, end| p[3].offset = end,
+                "column 1 page 3: bytes {end}+{size3} lie outside its column chunk {start}..{end}",
+            ),
+            (
+                0,
+                |p, _| p[2].offset = i64::MAX,
+                "column 0 page 2: bytes 9223372036854775807+{size2} lie outside",
+            ),
+            (
+                0,
+                |p, _| p[0].offset = -1,
+                "column 0 page 0: negative offset -1",
+            ),
+            (
+                1,
+                |p, _| p[4].offset = p[3].offset,
+                "column 1 page 4: offset {3} is before the end {end3} of page 3",
+            ),
+            (
+                0,
+                |p, _| p[1].compressed_page_size = 0,
+                "column 0 page 1: empty page",
+            ),
+            (
+                0,
+                |p, _| p[5].first_row_index = p[4].first_row_index - 1,
+                "column 0 page 5: first row {row4m1} is not after page 4's first row {row4}",
+            ),
+            (
+                1,
+                |p, _| p[0].first_row_index = 1,
+                "column 1 page 0: the first page starts at row 1, not 0",
+            ),
+            (
+                0,
+                |p, _| p[7].first_row_index = 5_000,
+                "column 0 page 7: first row 5000 outside the row group's 5000 rows",
+            ),
+            (1, |p, _| p[2].first_row_index = -3, "first row -3 outside"),
+        ];
+        for (column, tamper, expected) in cases {
+            let chunk = metadata.row_group(0).column(column).byte_range();
+            let (start, end) = (chunk.0, chunk.0 + chunk.1);
+            let mut index = metadata.offset_index().unwrap().clone();
+            let pages = &mut index[0][column].page_locations;
+            let expected = expected
+                .replace("{3}", &pages[3].offset.to_string())
+                .replace(
+                    "{end3}",
+                    &(pages[3].offset + i64::from(pages[3].compressed_page_size)).to_string(),
+                )
+                .replace("{size2}", &pages[2].compressed_page_size.to_string())
+                .replace("{size3}", &pages[3].compressed_page_size.to_string())
+                .replace("{row4}", &pages[4].first_row_index.to_string())
+                .replace("{row4m1}", &(pages[4].first_row_index - 1).to_string())
+                .replace("{start}", &start.to_string())
+                .replace("{end}", &end.to_string());
+            tamper(pages, end as i64);
+            let tampered = metadata
+                .clone()
+                .into_builder()
+                .set_offset_index(Some(index))
+                .build();
+            let error = super::windows("f.parquet", &tampered, &mask, 0, 0, 1)
+                .expect_err(&expected)
+                .to_string();
+            assert!(
+                error.starts_with("f.parquet: invalid Parquet page index: ")
+                    && error.contains(&expected),
+                "expected {expected:?}, got {error:?}"
+            );
+            let loaded = super::check_offset_index("f.parquet", &tampered).unwrap_err();
+            assert_eq!(loaded.to_string(), error, "the check on loading");
+        }
+    }
+
+    /// `bytes` with the offset index of row group 1's first column saying its first page
+    /// starts at row 1 (the varint 0 of its `first_row_index` made 1: still valid Thrift).
+    fn with_first_page_at_row_one(bytes: &Bytes) -> Bytes {
+        let metadata = ParquetMetaDataReader::new()
+            .parse_and_finish(bytes)
+            .unwrap();
+        let column = metadata.row_group(1).column(0);
+        let mut at = usize::try_from(column.offset_index_offset().unwrap()).unwrap();
+        let mut out = bytes.to_vec();
+        let skip_varint = |at: &mut usize| {
+            while out[*at] & 0x80 != 0 {
+                *at += 1;
+            }
+            *at += 1;
+        };
+        // OffsetIndex { 1: list<PageLocation> }: the field, the list header (a varint size
+        // after it when 15 or more), then PageLocation { 1: i64, 2: i32, 3: i64 first row }.
+        assert_eq!(out[at], 0x19, "the page_locations field");
+        let long_list = out[at + 1] >> 4 == 0xF;
+        at += 2;
+        if long_list {
+            skip_varint(&mut at);
+        }
+        for field in [0x16, 0x15] {
+            assert_eq!(out[at], field);
+            at += 1;
+            skip_varint(&mut at);
+        }
+        assert_eq!(out[at..at + 2], [0x16, 0x00], "first_row_index 0");
+        out[at + 1] = 0x02;
+        Bytes::from(out)
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_file_with_a_malformed_offset_index_fails_to_read_in_windows() {
+        let (bytes, _) = file(true);
+        let bad = with_first_page_at_row_one(&bytes);
+        // (Only the index of row group 1 is wrong: it is checked when the index is loaded.)
+        let error = try_read(bad.clone(), 1).await.unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "f.parquet: invalid Parquet page index: \
+             column 0 page 0: the first page starts at row 1, not 0"
+        );
+        // Row groups read whole do not load the offset index.
+        assert_eq!(try_read(bad, u64::MAX).await.unwrap().1, 3);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn an_undecodable_offset_index_is_dropped_and_row_groups_read_whole() {
+        let (bytes, schema) = file(true);
+        let whole = rows(
+            &schema,
+            &decode("f.parquet", bytes.clone(), &wanted()).unwrap(),
+        );
+        let metadata = ParquetMetaDataReader::new()
+            .parse_and_finish(&bytes)
+            .unwrap();
+        let column = metadata.row_group(1).column(1);
+        let at = usize::try_from(column.offset_index_offset().unwrap()).unwrap();
+        let len = usize::try_from(column.offset_index_length().unwrap()).unwrap();
+        let mut bad = bytes.to_vec();
+        bad[at..at + len].fill(0xFF);
+        // (The Parquet reader drops an offset index it cannot decode.)
+        let (batches, pieces) = try_read(Bytes::from(bad), 1).await.unwrap();
+        assert_eq!(rows(&schema, &batches), whole);
+        assert_eq!(pieces, 3, "one piece per row group: no windows");
     }
 
     #[test]
