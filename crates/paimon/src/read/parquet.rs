@@ -217,12 +217,7 @@ pub async fn read_parquet_ranged(
         size,
         None,
     )?;
-    let mut chunks = Vec::with_capacity(ranges.len());
-    for range in ranges {
-        let start = range.start;
-        let bytes = store.get_range(path, range).await?;
-        chunks.push((start, bytes));
-    }
+    let chunks = fetch_ranges(store, path, ranges).await?;
     let reader = SparseFile { len: size, chunks };
     let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, arrow_meta);
     let decoded = decode_with(path, builder, &wanted)?;
