@@ -10,7 +10,6 @@ use crate::versions::Versions;
 use crate::warehouse;
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_paimon::predicate::parse::parse as parse_filter;
-use lakescope_paimon::table::Snapshots;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -395,13 +394,9 @@ async fn load(
     }
     let e = |e: lakescope_paimon::Error| e.to_string();
     // The latest snapshot needs no schema: it is read while the table opens.
-    let store = warehouse::catalog()?.store().clone();
     let latest = async {
         match q.at {
-            At::Latest => Snapshots::new(store.as_ref(), &sel.table.path)
-                .latest()
-                .await
-                .map_err(e),
+            At::Latest => warehouse::latest_snapshot(&sel.table.path).await,
             _ => Ok(None),
         }
     };

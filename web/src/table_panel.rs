@@ -182,13 +182,17 @@ fn Overview(sel: Selection) -> impl IntoView {
     let work = async move {
         let sel = s2;
         let loaded = async {
-            let t = warehouse::table(&sel.table.path).await?;
+            // The latest snapshot is read while the table opens, and shared with the Data tab.
+            let (t, latest) = futures::join!(
+                warehouse::table(&sel.table.path),
+                warehouse::latest_snapshot(&sel.table.path)
+            );
+            let (t, latest) = (t?, latest?);
             let e = |e: lakescope_paimon::Error| e.to_string();
             // The count as Paimon's snapshotCount (listed files) and the latest snapshot only:
             // reading every snapshot would compete with the tab opened next.
-            let (schemas, ids, latest, tags) =
-                futures::try_join!(t.schemas(), t.snapshot_ids(), t.latest_snapshot(), t.tags())
-                    .map_err(e)?;
+            let (schemas, ids, tags) =
+                futures::try_join!(t.schemas(), t.snapshot_ids(), t.tags()).map_err(e)?;
             Ok::<_, String>(OverviewData {
                 schema: (**t.current_schema()).clone(),
                 schemas: schemas.len(),
@@ -197,31 +201,44 @@ fn Overview(sel: Selection) -> impl IntoView {
                 tags: tags.into_iter().map(|(n, _)| n).collect(),
             })
         };
-        data.set(match loaded.await {
+        let loaded = loaded.await;
+        // The file and row counts describe the snapshot the badge shows (and need no second
+        // read of the snapshot hint).
+        let at = match &loaded {
+            Ok(OverviewData {
+                latest: Some(s), ..
+            }) => TimeTravel::SnapshotId(s.id),
+            _ => TimeTravel::Latest,
+        };
+        data.set(match loaded {
             Ok(d) => Load::Ready(d),
             Err(m) => Load::Failed(m),
         });
-        files.set(
-            match scan_frame(&sel, Some("files"), TimeTravel::Latest).await {
-                Ok(f) => {
-                    let (rc, sz) = (f.col("record_count"), f.col("file_size_in_bytes"));
-                    let mut records = 0;
-                    let mut size = 0;
-                    for r in 0..f.len() {
-                        records += rc.and_then(|c| f.int(r, c)).unwrap_or(0);
-                        size += sz.and_then(|c| f.int(r, c)).unwrap_or(0);
-                    }
-                    Load::Ready((f.len(), size, records))
+        files.set(match scan_frame(&sel, Some("files"), at.clone()).await {
+            Ok(f) => {
+                let (rc, sz) = (f.col("record_count"), f.col("file_size_in_bytes"));
+                let mut records = 0;
+                let mut size = 0;
+                for r in 0..f.len() {
+                    records += rc.and_then(|c| f.int(r, c)).unwrap_or(0);
+                    size += sz.and_then(|c| f.int(r, c)).unwrap_or(0);
                 }
-                Err(m) => Load::Failed(m),
-            },
-        );
+                Load::Ready((f.len(), size, records))
+            }
+            Err(m) => Load::Failed(m),
+        });
         // Logical rows: a full scan of one column (merged, deletes applied).
         let counted = async {
             let catalog = warehouse::catalog()?;
             let r = table_ref(&sel, None);
             let out = catalog
-                .scan(&r, &ScanRequest::default())
+                .scan(
+                    &r,
+                    &ScanRequest {
+                        at,
+                        ..ScanRequest::default()
+                    },
+                )
                 .await
                 .map_err(|e| format!("Counting rows of {r} failed: {e}"))?;
             Ok::<_, String>(out.batches.iter().map(|b| b.num_rows()).sum())

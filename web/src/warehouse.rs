@@ -2,7 +2,8 @@
 
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use lakescope_engine::{Catalog, DatabaseEntry};
-use lakescope_paimon::table::Table;
+use lakescope_paimon::spec::snapshot::Snapshot;
+use lakescope_paimon::table::{Snapshots, Table};
 use lakescope_storage::browser::{self, scheme, Scheme};
 use lakescope_storage::uri::StoreOptions;
 use lakescope_storage::{
@@ -16,6 +17,18 @@ use std::sync::Arc;
 /// A Paimon table being opened (or opened), shared by every view that asks for it meanwhile.
 type Opening = Shared<LocalBoxFuture<'static, Result<Rc<Table>, String>>>;
 
+/// A table's latest snapshot read, started at `.0` (page milliseconds), shared by every view
+/// that asks meanwhile.
+type LatestRead = (
+    f64,
+    Shared<LocalBoxFuture<'static, Result<Option<Snapshot>, String>>>,
+);
+
+/// How long after it started a read of the latest snapshot stands for "latest" for the next view
+/// that asks: the Overview's read serves the Data tab opened right after it (one round trip less,
+/// and both tabs show the same snapshot). Commits through the page forget it ([`forget_tables`]).
+const LATEST_REUSE_MS: f64 = 2_000.0;
+
 /// Bytes of immutable objects (schemas, snapshots, manifests, small data files) the page keeps
 /// from a static host or OPFS: each is read once, although several views read them at once.
 const CACHE_BYTES: u64 = 32 << 20;
@@ -27,6 +40,8 @@ thread_local! {
     static CACHE: RefCell<Option<Rc<CachingStore<MeteredStore>>>> = const { RefCell::new(None) };
     /// Opened Paimon tables by path (a table caches its manifests).
     static TABLES: RefCell<HashMap<String, Opening>> = RefCell::new(HashMap::new());
+    /// Latest-snapshot reads by table path (see [`latest_snapshot`]).
+    static LATEST: RefCell<HashMap<String, LatestRead>> = RefCell::new(HashMap::new());
     /// Every request of every warehouse opened in this page, for progress lines.
     static METER: Arc<IoMeter> = Arc::new(IoMeter::default());
 }
@@ -97,10 +112,52 @@ pub async fn table(path: &str) -> Result<Rc<Table>, String> {
     result
 }
 
+/// The latest snapshot of the Paimon table at `path` (`None`: it has none), read without opening
+/// the table (see `Snapshots::latest`). A read started less than [`LATEST_REUSE_MS`] ago is
+/// shared, finished or not; it goes on when the view that started it goes away.
+pub async fn latest_snapshot(path: &str) -> Result<Option<Snapshot>, String> {
+    let now = js_sys::Date::now();
+    let recent = LATEST.with(|l| {
+        l.borrow()
+            .get(path)
+            .filter(|(started, _)| now - started < LATEST_REUSE_MS)
+            .map(|(_, read)| read.clone())
+    });
+    let read = match recent {
+        Some(read) => read,
+        None => {
+            let store = catalog()?.store().clone();
+            let key = path.to_string();
+            let read = async move {
+                Snapshots::new(store.as_ref(), &key)
+                    .latest()
+                    .await
+                    .map_err(|e| format!("Cannot read the latest snapshot of {key}: {e}"))
+            }
+            .boxed_local()
+            .shared();
+            LATEST.with(|l| l.borrow_mut().insert(path.to_string(), (now, read.clone())));
+            read
+        }
+    };
+    let result = read.clone().await;
+    if result.is_err() {
+        // The next view reads again (unless a newer read replaced this one meanwhile).
+        LATEST.with(|l| {
+            let mut reads = l.borrow_mut();
+            if reads.get(path).is_some_and(|(_, r)| r.ptr_eq(&read)) {
+                reads.remove(path);
+            }
+        });
+    }
+    result
+}
+
 /// Forgets cached table handles and cached objects (reload, or after a commit: see new
 /// snapshots; a dropped and re-created table or a rollback can write an object name again).
 pub fn forget_tables() {
     TABLES.with(|t| t.borrow_mut().clear());
+    LATEST.with(|l| l.borrow_mut().clear());
     CACHE.with(|c| {
         if let Some(cache) = c.borrow().as_ref() {
             cache.clear();
