@@ -160,6 +160,30 @@ test("overview of a primary-key table: keys, buckets, merge engine, rows, files,
   }
 });
 
+test("the Data tab opened right after the Overview reuses its latest snapshot; a later visit reads it again", async () => {
+  const hints = [];
+  const { page, problems, close } = await openTable("corpus.pk_dedup", "", {
+    beforeGoto: (p) => p.on("request", (r) => /\/corpus\.db\/pk_dedup\/snapshot\/LATEST$/.test(r.url()) && hints.push(r.url())),
+  });
+  try {
+    await page.getByTestId("last-commit").waitFor({ timeout: 30_000 });
+    await page.getByTestId("tab-data").click();
+    const rows = expectedRows("corpus.pk_dedup", 5).length;
+    await waitRows(page, rows);
+    assert.equal(hints.length, 1, "one read of the LATEST hint for the Overview and the Data tab");
+    // Older than 2 s: the next visit reads the hint again (a commit made meanwhile would show).
+    await page.waitForTimeout(2_100);
+    await page.getByTestId("tab-overview").click();
+    await page.getByTestId("last-commit").waitFor({ timeout: 30_000 });
+    await page.getByTestId("tab-data").click();
+    await waitRows(page, rows);
+    assert.equal(hints.length, 2);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
 test("schema tab: fields with ids and types, history, and a per-version diff matched by field id", async () => {
   const { page, problems, close } = await openTable("corpus.schema_evolution", "&tab=schema");
   try {
