@@ -543,21 +543,14 @@ fn chunk_ranges(
             if i >= schema.num_columns() || !mask.leaf_included(i) {
                 continue;
             }
-            let start = column
-                .dictionary_page_offset()
-                .filter(|o| *o > 0)
-                .unwrap_or_else(|| column.data_page_offset());
-            let len = column.compressed_size();
-            let (Ok(start), Ok(len)) = (u64::try_from(start), u64::try_from(len)) else {
-                return Err(corrupt(file, "negative column chunk offset or size"));
-            };
-            let end = start.checked_add(len).filter(|e| *e <= size);
-            let Some(end) = end else {
+            let Range { start, end } =
+                super::parquet_pages::chunk_bytes(column).map_err(|e| corrupt(file, e))?;
+            if end > size {
                 return Err(corrupt(
                     file,
-                    format!("column chunk {start}+{len} past the end ({size})"),
+                    format!("column chunk {start}..{end} past the end ({size})"),
                 ));
-            };
+            }
             ranges.push(start..end);
         }
     }

@@ -109,25 +109,22 @@ struct Page {
     first_row: usize,
 }
 
-/// The bytes of column chunk `column` (from its dictionary page when it has one).
-fn chunk_bytes(path: &str, index: usize, column: &ColumnChunkMetaData) -> Result<Range<u64>> {
+/// The bytes of column chunk `column` (from its dictionary page when it has one), or what is
+/// wrong with its offset and size.
+pub(crate) fn chunk_bytes(column: &ColumnChunkMetaData) -> std::result::Result<Range<u64>, String> {
     let start = column
         .dictionary_page_offset()
         .filter(|o| *o > 0)
         .unwrap_or_else(|| column.data_page_offset());
     let len = column.compressed_size();
     let (Ok(start), Ok(len)) = (u64::try_from(start), u64::try_from(len)) else {
-        return Err(corrupt(
-            path,
-            format!("column {index}: negative column chunk offset {start} or size {len}"),
+        return Err(format!(
+            "negative column chunk offset {start} or size {len}"
         ));
     };
-    let end = start.checked_add(len).ok_or_else(|| {
-        corrupt(
-            path,
-            format!("column {index}: column chunk {start}+{len} overflows"),
-        )
-    })?;
+    let end = start
+        .checked_add(len)
+        .ok_or_else(|| format!("column chunk {start}+{len} overflows"))?;
     Ok(start..end)
 }
 
@@ -216,7 +213,7 @@ fn check_offset_index(path: &str, metadata: &ParquetMetaData) -> Result<()> {
             checked_pages(
                 path,
                 i,
-                &chunk_bytes(path, i, column)?,
+                &chunk_bytes(column).map_err(|e| corrupt(path, format!("column {i}: {e}")))?,
                 &pages.page_locations,
                 rows,
             )?;
@@ -285,7 +282,7 @@ pub(crate) fn windows(
         let Some(locations) = index.get(i).map(|c| c.page_locations.as_slice()) else {
             return Ok(None);
         };
-        let chunk = chunk_bytes(path, i, column)?;
+        let chunk = chunk_bytes(column).map_err(|e| corrupt(path, format!("column {i}: {e}")))?;
         let pages = checked_pages(path, i, &chunk, locations, total)?;
         let Some(first) = pages.first() else {
             return Err(corrupt(
@@ -421,9 +418,20 @@ mod tests {
         window_bytes: u64,
         first_window: Option<u64>,
     ) -> (Vec<RecordBatch>, Vec<u64>) {
+        try_read_from_first_piece(bytes, window_bytes, first_window)
+            .await
+            .unwrap()
+    }
+
+    /// [`read_from_first_piece`], or the first error.
+    async fn try_read_from_first_piece(
+        bytes: Bytes,
+        window_bytes: u64,
+        first_window: Option<u64>,
+    ) -> crate::Result<(Vec<RecordBatch>, Vec<u64>)> {
         let memory = MemoryStore::new();
         let size = bytes.len() as u64;
-        memory.put("f.parquet", bytes).await.unwrap();
+        memory.put("f.parquet", bytes).await?;
         let meter = Arc::new(IoMeter::default());
         let store = MeteredStore::new(Rc::new(memory) as Rc<dyn ObjectStore>, meter.clone());
         let mut file = RowGroupFile::open(
@@ -435,21 +443,20 @@ mod tests {
             window_bytes,
             first_window,
         )
-        .await
-        .unwrap();
+        .await?;
         let mut batches = Vec::new();
         let mut fetched = Vec::new();
         loop {
             let before = meter.read();
-            let Some(piece) = file.next_piece(&store).await.unwrap() else {
+            let Some(piece) = file.next_piece(&store).await? else {
                 break;
             };
             fetched.push(meter.read().since(&before).bytes_read);
             for batch in piece {
-                batches.push(batch.unwrap());
+                batches.push(batch?);
             }
         }
-        (batches, fetched)
+        Ok((batches, fetched))
     }
 
     fn rows(schema: &Schema, batches: &[RecordBatch]) -> RecordBatch {
@@ -538,27 +545,8 @@ mod tests {
     /// Reads the whole file with `window_bytes`: its rows and the number of pieces, or the
     /// first error.
     async fn try_read(bytes: Bytes, window_bytes: u64) -> crate::Result<(Vec<RecordBatch>, usize)> {
-        let store = MemoryStore::new();
-        let size = bytes.len() as u64;
-        store.put("f.parquet", bytes).await?;
-        let mut file = RowGroupFile::open(
-            &store,
-            "f.parquet",
-            Some(size),
-            wanted(),
-            FOOTER_PREFETCH,
-            window_bytes,
-            None,
-        )
-        .await?;
-        let (mut batches, mut pieces) = (Vec::new(), 0);
-        while let Some(piece) = file.next_piece(&store).await? {
-            pieces += 1;
-            for batch in piece {
-                batches.push(batch?);
-            }
-        }
-        Ok((batches, pieces))
+        let (batches, fetched) = try_read_from_first_piece(bytes, window_bytes, None).await?;
+        Ok((batches, fetched.len()))
     }
 
     /// The file's metadata with its offset index loaded.
