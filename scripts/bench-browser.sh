@@ -11,7 +11,7 @@
 #    target/bench-browser/pkg (--profile release: opt-level 3, no wasm-opt, for comparison) and
 #    bundles the page (tests/bench-browser/page) with esbuild into target/bench-browser/www;
 # 3. makes sure the tables and Java Paimon 0.9's P1 figure exist: runs `scripts/bench.sh --runs 1
-#    --no-pure-python` if DIR/warehouse or target/bench/report.json is missing (same DIR default:
+#    --no-pure-python` if DIR/warehouse is missing, or target/bench/report.json when P2 runs (same DIR default:
 #    $TMPDIR/lakescope-perf), then writes the warehouse's static-host index (scripts/gen-index.py);
 # 4. P4 needs the app: --app DIST uses a built dist/, otherwise `trunk build --release` into
 #    target/bench-browser/app (--no-app skips P4);
@@ -51,7 +51,9 @@ cp "$HERE/page/bench.html" "$OUT/www/"
 "$HERE/node_modules/.bin/esbuild" "$HERE/page/bench.js" --bundle --format=esm --log-level=warning \
   --outfile="$OUT/www/bench.js"
 
-if [ ! -d "$WORK/warehouse/perf.db/pk_upsert" ] || [ ! -f "$ROOT/target/bench/report.json" ]; then
+# Java's P1 figure is P2's anchor: needed only when the P2 case is among those run (--only).
+NEED_JAVA=0; [[ "p2.lakescope" == *"$ONLY"* ]] && NEED_JAVA=1
+if [ ! -d "$WORK/warehouse/perf.db/pk_upsert" ] || { [ "$NEED_JAVA" = 1 ] && [ ! -f "$ROOT/target/bench/report.json" ]; }; then
   echo "== tables and the Java Paimon 0.9 P1 figure: scripts/bench.sh --runs 1 --no-pure-python"
   "$ROOT/scripts/bench.sh" --work "$WORK" --runs 1 --no-pure-python
 fi
