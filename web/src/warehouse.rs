@@ -101,13 +101,7 @@ pub async fn table(path: &str) -> Result<Rc<Table>, String> {
     };
     let result = opening.clone().await;
     if result.is_err() {
-        // Let the next view try again (unless the handles were forgotten meanwhile).
-        TABLES.with(|t| {
-            let mut tables = t.borrow_mut();
-            if tables.get(path).is_some_and(|o| o.ptr_eq(&opening)) {
-                tables.remove(path);
-            }
-        });
+        TABLES.with(|t| forget_failed(t, path, |o| o.ptr_eq(&opening)));
     }
     result
 }
@@ -142,15 +136,22 @@ pub async fn latest_snapshot(path: &str) -> Result<Option<Snapshot>, String> {
     };
     let result = read.clone().await;
     if result.is_err() {
-        // The next view reads again (unless a newer read replaced this one meanwhile).
-        LATEST.with(|l| {
-            let mut reads = l.borrow_mut();
-            if reads.get(path).is_some_and(|(_, r)| r.ptr_eq(&read)) {
-                reads.remove(path);
-            }
-        });
+        LATEST.with(|l| forget_failed(l, path, |(_, r)| r.ptr_eq(&read)));
     }
     result
+}
+
+/// Drops `path`'s entry of `shared` if it is still the read that failed (`is_failed`), so that
+/// the next view tries again; a newer read that replaced it meanwhile stays.
+fn forget_failed<V>(
+    shared: &RefCell<HashMap<String, V>>,
+    path: &str,
+    is_failed: impl FnOnce(&V) -> bool,
+) {
+    let mut reads = shared.borrow_mut();
+    if reads.get(path).is_some_and(is_failed) {
+        reads.remove(path);
+    }
 }
 
 /// Forgets cached table handles and cached objects (reload, or after a commit: see new
