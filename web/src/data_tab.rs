@@ -350,6 +350,8 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
 const GRID_REFRESH_MS: f64 = 250.0;
 /// Bytes of data pages the first rows wait for (see [`ReadRequest::first_batch_bytes`]).
 const FIRST_BATCH_BYTES: u64 = 512 * 1024;
+/// Rows of the first merged batch (see [`ReadRequest::first_batch_rows`]): a few screens.
+const FIRST_BATCH_ROWS: usize = 1024;
 
 /// Reads the query into `frame`, batch by batch (the first merged batch shows at once). Returns
 /// rows and the snapshot read.
@@ -418,6 +420,7 @@ async fn load(
         with_row_kind: q.audit,
         filter,
         first_batch_bytes: Some(FIRST_BATCH_BYTES),
+        first_batch_rows: Some(FIRST_BATCH_ROWS),
         ..ReadRequest::default()
     };
     let mut reader = SnapshotReader::open(&t, snapshot.as_ref(), &request)

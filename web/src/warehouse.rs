@@ -260,13 +260,18 @@ pub async fn open(uri: &str, options: &StoreOptions) -> Result<Warehouse, String
         cache_bytes: 0,
         ..options.clone()
     };
-    let cache = Rc::new(CachingStore::new(
-        MeteredStore::new(
-            browser::open(uri, &uncached).map_err(|e| format!("Cannot open {uri}: {e}."))?,
-            METER.with(Arc::clone),
-        ),
-        capacity,
-    ));
+    // Reads go on when the view that started them closes (the Overview a click on the Data tab
+    // replaces): the Data tab takes them over instead of sending them again.
+    let cache = Rc::new(
+        CachingStore::new(
+            MeteredStore::new(
+                browser::open(uri, &uncached).map_err(|e| format!("Cannot open {uri}: {e}."))?,
+                METER.with(Arc::clone),
+            ),
+            capacity,
+        )
+        .with_background(Rc::new(leptos::task::spawn_local)),
+    );
     let store: Rc<dyn ObjectStore> = cache.clone();
     let mut base_url = store.describe();
     if !base_url.ends_with('/') {

@@ -46,6 +46,9 @@ pub struct ReadRequest {
     /// its first row group), then the rest in row groups; the split's other files are fetched
     /// (whole, together) once that file is read. Merged splits are read as without it.
     pub first_batch_bytes: Option<u64>,
+    /// Rows the first batch of the first merged (primary-key) split holds at most (`None`: a
+    /// whole batch), so a viewer shows the first rows before a whole batch is merged.
+    pub first_batch_rows: Option<usize>,
 }
 
 /// Rows read, with their schema.
@@ -208,8 +211,9 @@ impl<'a> SnapshotReader<'a> {
     async fn start_split(&mut self) -> Option<Result<()>> {
         let split = self.splits.next()?;
         let opened = self.reader.open_split(&split, &self.request).await;
-        // Only the first rows are wanted soon: later splits are fetched whole.
+        // Only the first rows are wanted soon: later splits are fetched and merged in full.
         self.request.first_batch_bytes = None;
+        self.request.first_batch_rows = None;
         Some(opened.map(|stream| self.current = Some(stream)))
     }
 
@@ -437,6 +441,7 @@ impl<'a> SplitReader<'a> {
             &self.schema.options,
             MergeSettings {
                 keep_deletes: request.with_row_kind,
+                first_batch_size: request.first_batch_rows,
                 ..MergeSettings::default()
             },
         )?;

@@ -151,6 +151,7 @@ fn dedup_ignore_delete_and_keep_deletes() {
         &opts(&[]),
         MergeSettings {
             batch_size: 2,
+            first_batch_size: None,
             keep_deletes: true,
         },
     )

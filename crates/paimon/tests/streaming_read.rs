@@ -190,6 +190,7 @@ fn streamed_merge_equals_whole_runs_for_every_engine() {
             let runs = random_runs(&mut rng, 1 + round, kinds);
             let settings = MergeSettings {
                 batch_size: 4,
+                first_batch_size: None,
                 keep_deletes,
             };
             let whole: Vec<Vec<RecordBatch>> = runs.iter().map(|r| vec![to_batch(r)]).collect();
@@ -374,4 +375,52 @@ async fn the_first_rows_of_an_append_table_wait_for_a_first_piece_not_whole_file
         first_piece * 4 < whole,
         "{first_piece} bytes fetched before the first batch, {whole} without first_batch_bytes"
     );
+}
+
+#[tokio::test]
+async fn the_first_merged_batch_holds_at_most_first_batch_rows_and_the_rows_are_the_same() {
+    // Two buckets of three overlapping runs each.
+    let table = table_with(
+        TableDefinition {
+            columns: vec![
+                ("id".to_string(), t(TypeKind::BigInt), None),
+                ("name".to_string(), string(), None),
+            ],
+            primary_keys: vec!["id".into()],
+            options: opts(&[("bucket", "2")]),
+            ..Default::default()
+        },
+        vec![kv(0..20_000, "a"), kv(5_000..25_000, "b"), kv(0..100, "c")],
+    )
+    .await;
+    let snapshot = table.latest_snapshot().await.unwrap();
+    let batch_sizes = |request: ReadRequest| {
+        let table = &table;
+        let snapshot = snapshot.clone();
+        async move {
+            let mut reader = SnapshotReader::open(table, snapshot.as_ref(), &request)
+                .await
+                .unwrap();
+            let mut batches = Vec::new();
+            while let Some(batch) = reader.next_batch().await {
+                batches.push(batch.unwrap());
+            }
+            let sizes: Vec<usize> = batches.iter().map(|b| b.num_rows()).collect();
+            (sizes, lines(&batches))
+        }
+    };
+    let (whole_sizes, all) = batch_sizes(ReadRequest::default()).await;
+    assert_eq!(all.len(), 25_000);
+    assert_eq!(whole_sizes[0], 8192, "{whole_sizes:?}");
+    let (sizes, got) = batch_sizes(ReadRequest {
+        first_batch_rows: Some(100),
+        ..ReadRequest::default()
+    })
+    .await;
+    assert_eq!(got, all, "the same rows in the same order");
+    assert_eq!(sizes[0], 100, "{sizes:?}");
+    // Only the first batch is small: the rest of the first bucket, and the second bucket, come in
+    // whole batches.
+    assert_eq!(sizes[1], 8192, "{sizes:?}");
+    assert_eq!(sizes.iter().filter(|&&n| n < 8192).count(), 3, "{sizes:?}");
 }

@@ -1,12 +1,14 @@
 //! A bounded in-memory LRU cache (by bytes) of immutable objects and ranges, as a wrapper store;
 //! concurrent reads of one immutable object share one request.
 
-use crate::{Error, Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
+use crate::{Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
 use async_trait::async_trait;
 use bytes::Bytes;
 use futures::channel::oneshot;
+use futures::future::LocalBoxFuture;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
+use std::rc::Rc;
 use std::sync::Mutex;
 
 /// Whether an object never changes once written: everything but snapshot hints (`LATEST`,
@@ -85,38 +87,74 @@ impl Lru {
     }
 }
 
-/// What a shared read gave its waiters: the bytes, or `None` when the object does not exist.
-type Shared = Option<Bytes>;
+/// What a shared read gives its waiters: its bytes or its error.
+type Answer = Result<Bytes>;
 
 /// Whole-object reads in flight, by path, with the readers waiting for each.
-type InFlight = HashMap<String, Vec<oneshot::Sender<Shared>>>;
+type InFlight = HashMap<String, Vec<oneshot::Sender<Answer>>>;
+
+/// Runs a future detached, to completion (in the browser, `spawn_local`).
+pub type Spawn = Rc<dyn Fn(LocalBoxFuture<'static, ()>)>;
 
 /// Caches whole objects and exact ranges of immutable objects, up to `capacity` bytes in total.
 ///
 /// A read of a whole immutable object that another read of it is already waiting for shares
-/// that request (its bytes, or its "not found"); if that request fails otherwise or is dropped,
-/// the waiting read sends its own.
+/// that request and its answer (bytes or error). If the request is dropped first (every reader
+/// of it was, and the store does not read in the background, see [`Self::with_background`]),
+/// a waiting read sends its own.
 pub struct CachingStore<S> {
-    inner: S,
+    inner: Rc<S>,
     capacity: u64,
-    lru: Mutex<Lru>,
-    in_flight: Mutex<InFlight>,
+    lru: Rc<Mutex<Lru>>,
+    in_flight: Rc<Mutex<InFlight>>,
+    background: Option<Spawn>,
 }
 
-/// Removes a leader's in-flight entry when its read is dropped before it finished (its waiters
+/// Removes a shared read's in-flight entry when it is dropped before it finished (its waiters
 /// then see a closed channel and read for themselves).
-struct Leader<'a> {
-    in_flight: &'a Mutex<InFlight>,
-    path: &'a str,
+struct InFlightGuard {
+    in_flight: Rc<Mutex<InFlight>>,
+    path: String,
     done: bool,
 }
 
-impl Drop for Leader<'_> {
+impl Drop for InFlightGuard {
     fn drop(&mut self) {
         if !self.done {
-            lock(self.in_flight).remove(self.path);
+            lock(&self.in_flight).remove(&self.path);
         }
     }
+}
+
+/// The shared read of the whole object `path` (its in-flight entry is in place): reads it from
+/// `inner`, caches it and answers every reader waiting for it.
+async fn read_and_answer<S: ObjectStore>(
+    inner: &S,
+    lru: &Mutex<Lru>,
+    capacity: u64,
+    mut guard: InFlightGuard,
+) -> Result<Bytes> {
+    let path = guard.path.clone();
+    let result = inner.get(&path).await;
+    if let Ok(data) = &result {
+        lock(lru).insert((path.clone(), None), data.clone(), capacity);
+    }
+    let waiters = lock(&guard.in_flight).remove(&path).unwrap_or_default();
+    guard.done = true;
+    for waiter in waiters {
+        let _ = waiter.send(result.clone());
+    }
+    result
+}
+
+/// A reader's part in a shared read.
+enum Role {
+    /// Sends the request itself.
+    Leader,
+    /// Waits for the answer of a request in flight.
+    Waiter(oneshot::Receiver<Answer>),
+    /// Starts the request in the background, then waits for its answer.
+    Starter(oneshot::Receiver<Answer>),
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -131,15 +169,24 @@ pub struct CacheStats {
     pub bytes: u64,
 }
 
-impl<S: ObjectStore> CachingStore<S> {
+impl<S: ObjectStore + 'static> CachingStore<S> {
     /// Wraps `inner` with a cache of at most `capacity` bytes.
     pub fn new(inner: S, capacity: u64) -> Self {
         Self {
-            inner,
+            inner: Rc::new(inner),
             capacity,
-            lru: Mutex::new(Lru::default()),
-            in_flight: Mutex::new(HashMap::new()),
+            lru: Rc::default(),
+            in_flight: Rc::default(),
+            background: None,
         }
+    }
+
+    /// Whole-object reads run with `spawn`, to completion even when every reader of one is
+    /// dropped (a view closed mid-read), and cache their bytes: the next reader takes the
+    /// request in flight or the cached bytes instead of sending the request again.
+    pub fn with_background(mut self, spawn: Spawn) -> Self {
+        self.background = Some(spawn);
+        self
     }
 
     /// Drops everything cached (e.g. after another writer may have re-created objects: a table
@@ -170,51 +217,52 @@ impl<S: ObjectStore> CachingStore<S> {
 
     /// Reads the whole immutable object `path` (not cached), sharing a read already in flight.
     async fn get_shared(&self, path: &str) -> Result<Bytes> {
-        let waiting = {
+        let role = {
             let mut in_flight = lock(&self.in_flight);
-            match in_flight.get_mut(path) {
-                Some(waiters) => {
-                    let (tx, rx) = oneshot::channel();
-                    waiters.push(tx);
-                    Some(rx)
-                }
-                None => {
-                    in_flight.insert(path.to_string(), Vec::new());
-                    None
-                }
+            if let Some(waiters) = in_flight.get_mut(path) {
+                let (tx, rx) = oneshot::channel();
+                waiters.push(tx);
+                Role::Waiter(rx)
+            } else if self.background.is_some() {
+                let (tx, rx) = oneshot::channel();
+                in_flight.insert(path.to_string(), vec![tx]);
+                Role::Starter(rx)
+            } else {
+                in_flight.insert(path.to_string(), Vec::new());
+                Role::Leader
             }
         };
-        if let Some(rx) = waiting {
-            match rx.await {
-                Ok(Some(data)) => return Ok(data),
-                Ok(None) => {
-                    return Err(Error::NotFound {
-                        path: path.to_string(),
-                    })
-                }
-                // The shared read failed otherwise or was dropped: read alone.
-                Err(oneshot::Canceled) => return self.fetch(path).await,
+        let rx = match role {
+            Role::Leader => {
+                let guard = self.guard(path);
+                return read_and_answer(self.inner.as_ref(), &self.lru, self.capacity, guard).await;
             }
+            Role::Starter(rx) => {
+                if let Some(spawn) = &self.background {
+                    let (inner, lru) = (self.inner.clone(), self.lru.clone());
+                    let (capacity, guard) = (self.capacity, self.guard(path));
+                    spawn(Box::pin(async move {
+                        let _ = read_and_answer(inner.as_ref(), &lru, capacity, guard).await;
+                    }));
+                }
+                rx
+            }
+            Role::Waiter(rx) => rx,
+        };
+        match rx.await {
+            Ok(answer) => answer,
+            // The shared read was dropped: read alone.
+            Err(oneshot::Canceled) => self.fetch(path).await,
         }
-        let mut leader = Leader {
-            in_flight: &self.in_flight,
-            path,
+    }
+
+    /// The guard of the in-flight entry of `path`.
+    fn guard(&self, path: &str) -> InFlightGuard {
+        InFlightGuard {
+            in_flight: self.in_flight.clone(),
+            path: path.to_string(),
             done: false,
-        };
-        let result = self.fetch(path).await;
-        let waiters = lock(&self.in_flight).remove(path).unwrap_or_default();
-        leader.done = true;
-        let shared = match &result {
-            Ok(data) => Some(Some(data.clone())),
-            Err(e) if e.is_not_found() => Some(None),
-            Err(_) => None,
-        };
-        if let Some(shared) = shared {
-            for waiter in waiters {
-                let _ = waiter.send(shared.clone());
-            }
         }
-        result
     }
 
     /// Reads the whole object from the inner store and caches it.
@@ -238,7 +286,7 @@ impl<S: ObjectStore> CachingStore<S> {
 }
 
 #[async_trait(?Send)]
-impl<S: ObjectStore> ObjectStore for CachingStore<S> {
+impl<S: ObjectStore + 'static> ObjectStore for CachingStore<S> {
     fn describe(&self) -> String {
         self.inner.describe()
     }
@@ -382,7 +430,6 @@ mod tests {
     #[test]
     fn concurrent_reads_of_an_immutable_object_share_one_request() {
         use crate::{RequestTrace, TracedStore};
-        use std::rc::Rc;
         block_on(async {
             let mem = MemoryStore::new();
             mem.put("t/schema/schema-0", Bytes::from_static(b"s0"))
@@ -432,5 +479,81 @@ mod tests {
             c.get("t/snapshot/snapshot-2").await.unwrap();
             assert_eq!(trace.round_trips(), 1);
         });
+    }
+
+    /// A store whose whole-object reads wait for `open` and count themselves.
+    struct Gated {
+        inner: MemoryStore,
+        open: futures::future::Shared<futures::channel::oneshot::Receiver<()>>,
+        gets: std::cell::Cell<usize>,
+    }
+
+    #[async_trait(?Send)]
+    impl ObjectStore for Gated {
+        fn describe(&self) -> String {
+            "gated".into()
+        }
+        async fn get(&self, path: &str) -> Result<Bytes> {
+            self.gets.set(self.gets.get() + 1);
+            let _ = self.open.clone().await;
+            self.inner.get(path).await
+        }
+        async fn get_range(&self, path: &str, range: Range<u64>) -> Result<Bytes> {
+            self.inner.get_range(path, range).await
+        }
+        async fn head(&self, path: &str) -> Result<ObjectMeta> {
+            self.inner.head(path).await
+        }
+        async fn list_dir(&self, prefix: &str) -> Result<Listing> {
+            self.inner.list_dir(prefix).await
+        }
+        async fn put(&self, path: &str, data: Bytes) -> Result<()> {
+            self.inner.put(path, data).await
+        }
+        async fn put_if_absent(&self, path: &str, data: Bytes) -> Result<PutOutcome> {
+            self.inner.put_if_absent(path, data).await
+        }
+        async fn delete(&self, path: &str) -> Result<()> {
+            self.inner.delete(path).await
+        }
+    }
+
+    /// Requests sent for two reads of one manifest, the first dropped while in flight.
+    fn requests_when_the_first_reader_is_dropped(background: bool) -> usize {
+        use futures::executor::LocalPool;
+        use futures::task::LocalSpawnExt;
+        use futures::FutureExt;
+        let mut pool = LocalPool::new();
+        let spawner = pool.spawner();
+        let (release, open) = futures::channel::oneshot::channel::<()>();
+        let inner = MemoryStore::new();
+        pool.run_until(inner.put("t/manifest/m-1", Bytes::from_static(b"m1")))
+            .unwrap();
+        let gated = Gated {
+            inner,
+            open: open.shared(),
+            gets: std::cell::Cell::new(0),
+        };
+        let mut c = CachingStore::new(gated, 1 << 20);
+        if background {
+            c = c.with_background(Rc::new(move |f| {
+                spawner.spawn_local(f).expect("spawn");
+            }));
+        }
+        pool.run_until(async {
+            let mut first = Box::pin(c.get("t/manifest/m-1"));
+            assert!(futures::poll!(&mut first).is_pending());
+            drop(first);
+            let _ = release.send(());
+            assert_eq!(c.get("t/manifest/m-1").await.unwrap(), "m1");
+        });
+        c.inner.gets.get()
+    }
+
+    #[test]
+    fn a_read_dropped_in_flight_goes_on_in_the_background_for_the_next_reader() {
+        assert_eq!(requests_when_the_first_reader_is_dropped(true), 1);
+        // Without a background: the dropped read's request is dropped with it.
+        assert_eq!(requests_when_the_first_reader_is_dropped(false), 2);
     }
 }

@@ -3,8 +3,8 @@
 /// Result alias for storage operations.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Why a storage operation failed.
-#[derive(Debug, thiserror::Error)]
+/// Why a storage operation failed (`Clone`: readers sharing one request share its failure).
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
     /// The object does not exist.
     #[error("object not found: {path}")]

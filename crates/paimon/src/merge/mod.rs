@@ -98,6 +98,9 @@ pub(crate) fn arrow_err(e: ArrowError) -> Error {
 pub struct MergeSettings {
     /// Maximum rows per output batch.
     pub batch_size: usize,
+    /// Maximum rows of the first output batch, when fewer than `batch_size`: a viewer shows the
+    /// first merged rows without waiting for a whole batch to be merged and assembled.
+    pub first_batch_size: Option<usize>,
     /// Keep keys whose merged row is a retraction (for `$audit_log`-like views).
     pub keep_deletes: bool,
 }
@@ -106,6 +109,7 @@ impl Default for MergeSettings {
     fn default() -> Self {
         Self {
             batch_size: 8192,
+            first_batch_size: None,
             keep_deletes: false,
         }
     }
@@ -147,6 +151,8 @@ pub struct MergeReader {
     /// `_SEQUENCE_NUMBER` of each buffered output row, when requested
     /// ([`MergeReader::with_sequence_numbers`]).
     sequences: Option<Vec<i64>>,
+    /// Whether an output batch was produced (later batches are `batch_size` rows).
+    produced: bool,
     done: bool,
     failed: bool,
 }
@@ -305,6 +311,7 @@ impl MergeReader {
             builder,
             group: Vec::new(),
             sequences: None,
+            produced: false,
             done: false,
             failed: false,
         })
@@ -434,7 +441,11 @@ impl MergeReader {
         if self.schema.is_none() {
             return Ok(MergeStep::Done);
         }
-        while !self.done && self.builder.len() < self.settings.batch_size {
+        let limit = match self.settings.first_batch_size {
+            Some(first) if !self.produced => first.clamp(1, self.settings.batch_size),
+            _ => self.settings.batch_size,
+        };
+        while !self.done && self.builder.len() < limit {
             match self.merger.next_group(&mut self.group)? {
                 Step::Group => {
                     self.merge_group()?;
@@ -451,6 +462,7 @@ impl MergeReader {
             return Ok(MergeStep::Done);
         }
         let batch = self.finish_batch()?;
+        self.produced = true;
         // No group is open and the builder is empty: passed batches are no longer needed.
         self.merger.release_passed(|_| false);
         Ok(MergeStep::Batch(batch))
