@@ -473,6 +473,22 @@ test("the grid is virtualised: 120 000 rows, few in the DOM, scrolls to the end"
     await grid.evaluate((g) => (g.scrollTop = g.scrollHeight / 2));
     await page.locator('[data-testid=grid-row][data-row="60000"]').waitFor({ timeout: 10_000 });
     await shot(page, "13-virtual-grid");
+    // A taller window: the grid renders rows down to its new bottom edge without a scroll.
+    const lastInView = () => grid.evaluate((g) => {
+      const bottom = g.getBoundingClientRect().bottom;
+      const rows = [...g.querySelectorAll("[data-testid=grid-row]")].filter((r) => r.getBoundingClientRect().top < bottom);
+      return Math.max(...rows.map((r) => Number(r.dataset.row)));
+    });
+    const [before, heightBefore] = [await lastInView(), await grid.evaluate((g) => g.clientHeight)];
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: size.width, height: size.height + 600 });
+    await page.waitForFunction((h) => {
+      const g = document.querySelector("[data-testid=data-grid]");
+      const bottom = g.getBoundingClientRect().bottom;
+      const rows = [...g.querySelectorAll("[data-testid=grid-row]")].map((r) => r.getBoundingClientRect());
+      return g.clientHeight > h + 500 && rows.some((r) => r.bottom >= bottom);
+    }, heightBefore, { timeout: 10_000 });
+    assert.ok((await lastInView()) > before + 20, "rows were added for the taller grid");
     assert.deepEqual(problems, []);
   } finally {
     await close();

@@ -6,6 +6,8 @@ use crate::util::Frame;
 use leptos::html::Div;
 use leptos::prelude::*;
 use std::sync::Arc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 
 /// Row height in pixels (must match `.grow` in app.css).
 const ROW_H: f64 = 24.0;
@@ -31,6 +33,37 @@ fn column_widths(f: &Frame) -> Vec<usize> {
         .collect()
 }
 
+/// Keeps `viewport` at an element's client height while it lives (disconnects when dropped).
+struct HeightObserver {
+    observer: web_sys::ResizeObserver,
+    _on_resize: Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl HeightObserver {
+    /// `None` where the browser has no ResizeObserver: the height is then read on scroll.
+    fn watch(el: &web_sys::HtmlDivElement, viewport: RwSignal<f64>) -> Option<Self> {
+        let target = el.clone();
+        let on_resize = Closure::<dyn FnMut(js_sys::Array)>::new(move |_| {
+            let h = target.client_height() as f64;
+            if h > 0.0 {
+                viewport.try_set(h);
+            }
+        });
+        let observer = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok()?;
+        observer.observe(el);
+        Some(Self {
+            observer,
+            _on_resize: on_resize,
+        })
+    }
+}
+
+impl Drop for HeightObserver {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
 #[component]
 pub fn Grid(
     /// The rows; `None` while nothing is loaded.
@@ -52,12 +85,13 @@ pub fn Grid(
     let node = NodeRef::<Div>::new();
     let scroll_top = RwSignal::new(0.0f64);
     let viewport = RwSignal::new(480.0f64);
+    // The viewport height, from a ResizeObserver: read after the browser's layout (reading it
+    // on mount would lay the new page out at once, before the grid's data requests go), and
+    // again whenever the grid is resized.
+    let observer = StoredValue::new_local(None::<HeightObserver>);
     Effect::new(move |_| {
         if let Some(el) = node.get() {
-            let h = el.client_height() as f64;
-            if h > 0.0 {
-                viewport.set(h);
-            }
+            observer.set_value(HeightObserver::watch(&el, viewport));
         }
     });
     let layout = Memo::new(move |_| {
