@@ -84,8 +84,13 @@ pub fn App() -> impl IntoView {
         state.set(LoadState::Loading(target.clone()));
         spawn_local(async move {
             let outcome = warehouse::open(&target, &connection.options()).await;
-            if outcome.is_ok() {
+            if let Ok(w) = &outcome {
                 connection.remember_if_asked();
+                // A link to a table: its first reads go out before the page is drawn.
+                let linked = route.with_untracked(|r| r.table.clone());
+                if let Some((_, t)) = linked.as_deref().and_then(|name| w.find_table(name)) {
+                    warehouse::prefetch(&t.path);
+                }
             }
             // A newer Open may have started meanwhile: only the latest request may land.
             if state.with_untracked(|s| s == &LoadState::Loading(target.clone())) {
@@ -136,18 +141,12 @@ pub fn App() -> impl IntoView {
 
     let selected = Memo::new(move |_| {
         let name = route.with(|r| r.table.clone())?;
-        let (db, table) = name.split_once('.')?;
         state.with(|s| match s {
-            LoadState::Loaded(w) => w
-                .databases
-                .iter()
-                .find(|d| d.name == db)
-                .and_then(|d| d.tables.iter().find(|t| t.name == table))
-                .map(|t| Selection {
-                    database: db.to_string(),
-                    table: t.clone(),
-                    base_url: w.base_url.clone(),
-                }),
+            LoadState::Loaded(w) => w.find_table(&name).map(|(db, t)| Selection {
+                database: db.to_string(),
+                table: t.clone(),
+                base_url: w.base_url.clone(),
+            }),
             _ => None,
         })
     });

@@ -1,7 +1,7 @@
 //! Opening a warehouse from the browser (http(s), s3://, opfs://): the catalog load and plain-words errors.
 
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
-use lakescope_engine::{Catalog, DatabaseEntry};
+use lakescope_engine::{Catalog, DatabaseEntry, TableEntry};
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::{Snapshots, Table};
 use lakescope_storage::browser::{self, scheme, Scheme};
@@ -224,6 +224,27 @@ impl Warehouse {
     pub fn table_count(&self) -> usize {
         self.databases.iter().map(|d| d.tables.len()).sum()
     }
+
+    /// The table `db.table` of the catalog.
+    pub fn find_table(&self, name: &str) -> Option<(&str, &TableEntry)> {
+        let (db, table) = name.split_once('.')?;
+        let database = self.databases.iter().find(|d| d.name == db)?;
+        let entry = database.tables.iter().find(|t| t.name == table)?;
+        Some((&database.name, entry))
+    }
+}
+
+/// Starts opening the Paimon table at `path` and reading its latest snapshot, for the views that
+/// ask for them next (a link to a table: while the page draws the catalog).
+pub fn prefetch(path: &str) {
+    let path = path.to_string();
+    leptos::task::spawn_local(async move {
+        let Ok(cat) = catalog() else { return };
+        if lakescope_iceberg::is_iceberg_table(cat.store().as_ref(), &path).await {
+            return;
+        }
+        let _ = futures::join!(table(&path), latest_snapshot(&path));
+    });
 }
 
 /// Lists the databases and tables of the warehouse at `uri`: an http(s) URL or page-relative
