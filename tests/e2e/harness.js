@@ -83,15 +83,33 @@ export async function openTableIn(browser, table, params = "", options = {}) {
   return ctx;
 }
 
-export async function gridRows(page, testid = "data-grid") {
-  return page
-    .getByTestId(testid)
-    .locator('[data-testid="grid-row"]')
-    .evaluateAll((rows) =>
-      rows
-        .sort((a, b) => Number(a.dataset.row) - Number(b.dataset.row))
-        .map((r) => [...r.querySelectorAll(".gc")].map((c) => c.textContent).join("|")),
-    );
+/**
+ * Every row of a grid (at most `most`), in order, as `a|b|c` lines. The grid puts only the rows
+ * near its view in the page, so it is scrolled through a view at a time, then back to the top.
+ */
+export async function gridRows(page, testid = "data-grid", { most = 5000 } = {}) {
+  const grid = page.getByTestId(testid);
+  if ((await grid.count()) === 0) return [];
+  const count = await grid.evaluate((g) => Math.round((g.querySelector(".gcanvas")?.offsetHeight ?? 0) / 24));
+  if (count > most) throw new Error(`gridRows reads grids of at most ${most} rows; ${testid} has ${count}`);
+  const rows = new Map();
+  for (let view = 0; ; view++) {
+    const atEnd = await grid.evaluate(async (g, n) => {
+      g.scrollTop = n * Math.max(24, g.clientHeight - 30);
+      // The grid draws its new rows on the scroll event, before the next frames' callbacks.
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      return g.scrollTop + g.clientHeight >= g.scrollHeight - 1;
+    }, view);
+    const shown = await grid.locator('[data-testid="grid-row"]').evaluateAll((els) =>
+      els.map((r) => [Number(r.dataset.row), [...r.querySelectorAll(".gc")].map((c) => c.textContent).join("|")]));
+    for (const [i, line] of shown) rows.set(i, line);
+    if (atEnd) break;
+  }
+  await grid.evaluate(async (g) => {
+    g.scrollTop = 0;
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  });
+  return [...rows].sort((a, b) => a[0] - b[0]).map(([, line]) => line);
 }
 
 /** A gate for requests whose URL matches `pattern`: they wait until `open()` is called. */

@@ -13,7 +13,7 @@ import { createServer } from "node:net";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { SHARED } from "./harness.js";
+import { SHARED, gridRows } from "./harness.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BASE = process.env.LAKESCOPE_URL ?? "http://127.0.0.1:8080/";
@@ -286,17 +286,6 @@ async function tableNames(page) {
 }
 
 /** Texts of the rendered grid rows, as in app.test.js. */
-async function gridRows(page) {
-  return page
-    .getByTestId("data-grid")
-    .locator('[data-testid="grid-row"]')
-    .evaluateAll((rows) =>
-      rows
-        .sort((a, b) => Number(a.dataset.row) - Number(b.dataset.row))
-        .map((r) => [...r.querySelectorAll(".gc")].map((c) => c.textContent).join("|")),
-    );
-}
-
 /** The data tab's rows of `table` in the warehouse `uri`, once the row count has settled. */
 async function dataRows(page, uri, table) {
   await page.goto(new URL(`?warehouse=${encodeURIComponent(uri)}&table=${table}&tab=data`, BASE).href);
