@@ -285,7 +285,6 @@ async function tableNames(page) {
   return page.getByTestId("table-node").evaluateAll((els) => els.map((e) => e.dataset.table));
 }
 
-/** Texts of the rendered grid rows, as in app.test.js. */
 /** The data tab's rows of `table` in the warehouse `uri`, once the row count has settled. */
 async function dataRows(page, uri, table) {
   await page.goto(new URL(`?warehouse=${encodeURIComponent(uri)}&table=${table}&tab=data`, BASE).href);

@@ -84,18 +84,20 @@ pub fn App() -> impl IntoView {
         state.set(LoadState::Loading(target.clone()));
         spawn_local(async move {
             let outcome = warehouse::open(&target, &connection.options()).await;
-            if let Ok(w) = &outcome {
+            if outcome.is_ok() {
                 connection.remember_if_asked();
-                // A link to a table: its first reads go out before the page is drawn.
-                let linked = route.with_untracked(|r| r.table.clone());
-                if let Some((_, t)) = linked.as_deref().and_then(|name| w.find_table(name)) {
-                    warehouse::prefetch(&t.path);
-                }
             }
             // A newer Open may have started meanwhile: only the latest request may land.
             if state.with_untracked(|s| s == &LoadState::Loading(target.clone())) {
-                if outcome.is_ok() && route.with_untracked(|r| r.warehouse.is_none()) {
-                    go_replace(route, |r| r.warehouse = Some(target.clone()));
+                if let Ok(w) = &outcome {
+                    if route.with_untracked(|r| r.warehouse.is_none()) {
+                        go_replace(route, |r| r.warehouse = Some(target.clone()));
+                    }
+                    // A link to a table: its first reads go out before the page is drawn.
+                    let linked = route.with_untracked(|r| r.table.clone());
+                    if let Some((_, t)) = linked.as_deref().and_then(|name| w.find_table(name)) {
+                        warehouse::prefetch(&t.path);
+                    }
                 }
                 state.set(match outcome {
                     Ok(w) => LoadState::Loaded(w),

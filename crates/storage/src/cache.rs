@@ -135,10 +135,7 @@ async fn read_and_answer<S: ObjectStore>(
     mut guard: InFlightGuard,
 ) -> Result<Bytes> {
     let path = guard.path.clone();
-    let result = inner.get(&path).await;
-    if let Ok(data) = &result {
-        lock(lru).insert((path.clone(), None), data.clone(), capacity);
-    }
+    let result = read_and_cache(inner, lru, capacity, &path).await;
     let waiters = lock(&guard.in_flight).remove(&path).unwrap_or_default();
     guard.done = true;
     for waiter in waiters {
@@ -147,14 +144,26 @@ async fn read_and_answer<S: ObjectStore>(
     result
 }
 
+/// Reads the whole object `path` from `inner` and caches it.
+async fn read_and_cache<S: ObjectStore>(
+    inner: &S,
+    lru: &Mutex<Lru>,
+    capacity: u64,
+    path: &str,
+) -> Result<Bytes> {
+    let data = inner.get(path).await?;
+    lock(lru).insert((path.to_string(), None), data.clone(), capacity);
+    Ok(data)
+}
+
 /// A reader's part in a shared read.
 enum Role {
     /// Sends the request itself.
     Leader,
     /// Waits for the answer of a request in flight.
     Waiter(oneshot::Receiver<Answer>),
-    /// Starts the request in the background, then waits for its answer.
-    Starter(oneshot::Receiver<Answer>),
+    /// Starts the request in the background with the spawn, then waits for its answer.
+    Starter(oneshot::Receiver<Answer>, Spawn),
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -223,10 +232,10 @@ impl<S: ObjectStore + 'static> CachingStore<S> {
                 let (tx, rx) = oneshot::channel();
                 waiters.push(tx);
                 Role::Waiter(rx)
-            } else if self.background.is_some() {
+            } else if let Some(spawn) = &self.background {
                 let (tx, rx) = oneshot::channel();
                 in_flight.insert(path.to_string(), vec![tx]);
-                Role::Starter(rx)
+                Role::Starter(rx, spawn.clone())
             } else {
                 in_flight.insert(path.to_string(), Vec::new());
                 Role::Leader
@@ -237,14 +246,12 @@ impl<S: ObjectStore + 'static> CachingStore<S> {
                 let guard = self.guard(path);
                 return read_and_answer(self.inner.as_ref(), &self.lru, self.capacity, guard).await;
             }
-            Role::Starter(rx) => {
-                if let Some(spawn) = &self.background {
-                    let (inner, lru) = (self.inner.clone(), self.lru.clone());
-                    let (capacity, guard) = (self.capacity, self.guard(path));
-                    spawn(Box::pin(async move {
-                        let _ = read_and_answer(inner.as_ref(), &lru, capacity, guard).await;
-                    }));
-                }
+            Role::Starter(rx, spawn) => {
+                let (inner, lru) = (self.inner.clone(), self.lru.clone());
+                let (capacity, guard) = (self.capacity, self.guard(path));
+                spawn(Box::pin(async move {
+                    let _ = read_and_answer(inner.as_ref(), &lru, capacity, guard).await;
+                }));
                 rx
             }
             Role::Waiter(rx) => rx,
@@ -252,7 +259,9 @@ impl<S: ObjectStore + 'static> CachingStore<S> {
         match rx.await {
             Ok(answer) => answer,
             // The shared read was dropped: read alone.
-            Err(oneshot::Canceled) => self.fetch(path).await,
+            Err(oneshot::Canceled) => {
+                read_and_cache(self.inner.as_ref(), &self.lru, self.capacity, path).await
+            }
         }
     }
 
@@ -263,14 +272,6 @@ impl<S: ObjectStore + 'static> CachingStore<S> {
             path: path.to_string(),
             done: false,
         }
-    }
-
-    /// Reads the whole object from the inner store and caches it.
-    async fn fetch(&self, path: &str) -> Result<Bytes> {
-        let data = self.inner.get(path).await?;
-        self.lru()
-            .insert((path.to_string(), None), data.clone(), self.capacity);
-        Ok(data)
     }
 
     fn lookup(&self, key: &Key) -> Option<Bytes> {
