@@ -12,7 +12,8 @@ const { values: opt } = parseArgs({ options: {
   out: { type: "string" }, runs: { type: "string", default: "3" }, latency: { type: "string", default: "50" },
   anchors: { type: "string" }, git: { type: "string", default: "" }, only: { type: "string", default: "" },
   profile: { type: "string", default: "wasm-release" }, trace: { type: "boolean", default: false },
-  p4: { type: "string", default: "" },
+  p4: { type: "string", default: "" }, cpuprofile: { type: "string", default: "" },
+  "chrome-trace": { type: "string", default: "" },
 } });
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const RUNS = Number(opt.runs), LATENCY = Number(opt.latency);
@@ -54,6 +55,8 @@ async function firstRows(server, table, warm) {
     const page = await browser.ctx.newPage();
     await page.addInitScript(() => {
       window.__firstRows = null;
+      // Awaited once by the driver: polling the page for the rows would take its main thread.
+      window.__firstRowsShown = new Promise((resolve) => { window.__resolveFirstRows = resolve; });
       window.__clicks = [];  // when the page received each click
       document.addEventListener("click", () => window.__clicks.push(performance.now()), true);
       const seen = () => {
@@ -62,17 +65,36 @@ async function firstRows(server, table, warm) {
         if (window.__firstRows === null && n >= 100 && document.querySelector('[data-testid="data-grid"] [data-testid="grid-row"]')) {
           window.__firstRows = performance.now();
           window.__firstRowsAt = Date.now();
+          window.__resolveFirstRows();
         }
       };
       new MutationObserver(seen).observe(document, { subtree: true, childList: true, characterData: true });
     });
-    let from = server.log.length, t0;
+    let from = server.log.length, t0, cdp = null, mark = null, tracing = null;
     if (warm) {
       await page.goto(`${server.url}/?warehouse=wh/`);
       const node = page.locator(`[data-table="${table}"]`);
       await node.waitFor({ timeout: 120_000 });
       await page.waitForTimeout(500);
       from = server.log.length;
+      if (opt["chrome-trace"]) {  // --chrome-trace DIR: Chromium's timeline (tasks, layout, requests) from just before the clicks
+        tracing = await page.context().newCDPSession(page);
+        await tracing.send("Tracing.start", { transferMode: "ReturnAsStream",
+          traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "v8.execute", "toplevel"] } });
+        mark = await page.evaluate(() => { performance.mark("lakescope-trace-mark"); return performance.now(); });
+      }
+      if (opt.cpuprofile) {  // --cpuprofile DIR: a sampling CPU profile of the page from just before the clicks
+        cdp = await page.context().newCDPSession(page);
+        await cdp.send("Profiler.enable");
+        await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
+        await cdp.send("Profiler.start");
+        // A named 3 ms busy loop: its samples tie the profile's clock to performance.now().
+        mark = await page.evaluate(() => (function lakescopeProfileMark() {
+          const t = performance.now();
+          while (performance.now() - t < 3);
+          return t;
+        })());
+      }
       await node.click();
       await page.locator('[data-testid="tab-data"]').click();
       // From the click on the table as the page received it: Playwright's checks before
@@ -82,8 +104,33 @@ async function firstRows(server, table, warm) {
       t0 = 0;  // navigation start
       await page.goto(`${server.url}/?warehouse=wh/&table=${table}&tab=data`);
     }
-    await page.waitForFunction(() => window.__firstRows !== null, null, { timeout: 120_000 });
+    let timer;
+    await Promise.race([page.evaluate(() => window.__firstRowsShown),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error("no rows within 120 s")), 120_000); })]);
+    clearTimeout(timer);
     const ms = (await page.evaluate(() => window.__firstRows)) - t0;
+    if (tracing) {
+      const done = new Promise((resolve) => tracing.once("Tracing.tracingComplete", resolve));
+      await tracing.send("Tracing.end");
+      const { stream } = await done;
+      let text = "";
+      for (;;) {
+        const { data, eof, base64Encoded } = await tracing.send("IO.read", { handle: stream });
+        text += base64Encoded ? Buffer.from(data, "base64").toString() : data;
+        if (eof) break;
+      }
+      fs.mkdirSync(opt["chrome-trace"], { recursive: true });
+      const file = path.join(opt["chrome-trace"], `${table}-${Date.now()}.json`);
+      fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(text), lakescope: { mark, click: t0, firstRows: t0 + ms } }));
+      console.log(`  chrome trace: ${file}`);
+    }
+    if (cdp) {
+      const { profile } = await cdp.send("Profiler.stop");
+      fs.mkdirSync(opt.cpuprofile, { recursive: true });
+      const file = path.join(opt.cpuprofile, `${table}-${Date.now()}.cpuprofile`);
+      fs.writeFileSync(file, JSON.stringify({ ...profile, lakescope: { mark, click: t0, firstRows: t0 + ms } }));
+      console.log(`  cpu profile: ${file}`);
+    }
     // Only requests sent before the rows showed (the app reads its menus right after).
     const shownAt = await page.evaluate(() => window.__firstRowsAt);
     const requests = server.log.slice(from).filter((e) => e.end !== null && e.at <= shownAt);

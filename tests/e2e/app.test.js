@@ -474,6 +474,11 @@ test("values that look like HTML render as text", async () => {
     assert.ok(rows.includes(`1|${XSS}|plain`), rows.join("\n"));
     assert.ok(rows.includes(`2|<script>alert('x')</script>|&lt;b&gt; & "quotes"`));
     assert.equal(await page.locator("[data-testid=data-grid] img, [data-testid=data-grid] script").count(), 0);
+    // A cell's whole value becomes its tooltip when the pointer is on it (cells are cut at their width).
+    const cell = page.locator("[data-testid=data-grid] .gc", { hasText: "<script>" }).first();
+    assert.equal(await cell.getAttribute("title"), null);
+    await cell.hover();
+    assert.equal(await cell.getAttribute("title"), "<script>alert('x')</script>");
     await shot(page, "12-xss");
     await page.getByTestId("tab-overview").click();
     await page.getByTestId("table-comment").waitFor({ timeout: 20_000 });

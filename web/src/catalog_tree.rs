@@ -172,6 +172,7 @@ fn DatabaseNode(
                 };
                 format!("kind-badge kind-{k}")
             };
+            let open_path = table.path.clone();
             let is_selected =
                 move || selected.with(|s| s.as_ref().is_some_and(|s| s.table.path == path));
             view! {
@@ -183,6 +184,8 @@ fn DatabaseNode(
                         data-table=full.clone()
                         title=table.path.clone()
                         on:click=move |_| {
+                            // The table's reads go out before the page draws it.
+                            crate::warehouse::prefetch(&open_path);
                             let full = full.clone();
                             go(route, move |r| {
                                 *r = Route {

@@ -17,9 +17,12 @@ const OVERSCAN: usize = 12;
 /// Extra CSS class of a cell (diff highlighting): `(frame, row, col) -> class`.
 pub type CellClass = Arc<dyn Fn(&Frame, usize, usize) -> &'static str + Send + Sync>;
 
-/// Width in px of each column, from the header and a sample of values.
+/// Rows whose text sizes the columns: about the first screen and a half.
+const WIDTH_SAMPLE_ROWS: usize = 64;
+
+/// Width in px of each column, from the header and the first rows' values.
 fn column_widths(f: &Frame) -> Vec<usize> {
-    let sample = f.len().min(300);
+    let sample = f.len().min(WIDTH_SAMPLE_ROWS);
     f.columns()
         .iter()
         .enumerate()
@@ -61,6 +64,20 @@ impl HeightObserver {
 impl Drop for HeightObserver {
     fn drop(&mut self) {
         self.observer.disconnect();
+    }
+}
+
+/// Gives the cell under the pointer its whole value as a tooltip (cells are cut at their width),
+/// on first hover rather than for every rendered cell.
+fn show_full_value(ev: web_sys::MouseEvent) {
+    let Some(cell) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return;
+    };
+    if cell.class_list().contains("gc") && !cell.has_attribute("title") {
+        let _ = cell.set_attribute("title", &cell.text_content().unwrap_or_default());
     }
 }
 
@@ -107,7 +124,14 @@ pub fn Grid(
             })
         })
     });
-    let template = move || layout.get().map(|l| l.0).unwrap_or_default();
+    // One column template for the header and every row: a CSS variable of the grid (set through
+    // the CSSOM: the page's CSP allows no inline style attribute).
+    Effect::new(move |_| {
+        let template = layout.get().map(|l| l.0).unwrap_or_default();
+        if let Some(el) = node.get() {
+            let _ = web_sys::HtmlElement::style(&el).set_property("--grid-columns", &template);
+        }
+    });
     let width = move || format!("{}px", layout.get().map(|l| l.1).unwrap_or(0));
     let rows_len = move || frame.with(|f| f.as_ref().map_or(0, |f| f.len()));
     let header = move || {
@@ -130,10 +154,9 @@ pub fn Grid(
     };
     let range = move || {
         let n = rows_len();
-        let first = ((scroll_top.get() / ROW_H) as usize).saturating_sub(OVERSCAN);
-        let count = (viewport.get() / ROW_H).ceil() as usize + 2 * OVERSCAN;
-        let first = first.min(n);
-        let last = (first + count).min(n);
+        let top = (scroll_top.get() / ROW_H) as usize;
+        let first = top.saturating_sub(OVERSCAN).min(n);
+        let last = (top + (viewport.get() / ROW_H).ceil() as usize + OVERSCAN).min(n);
         let key = frame.with(|f| f.as_ref().map_or(0, |f| Arc::as_ptr(f) as usize));
         (first..last).map(move |r| (key, r)).collect::<Vec<_>>()
     };
@@ -149,9 +172,7 @@ pub fn Grid(
                 let extra = cell_class.with_value(|cc| cc.as_ref().map_or("", |cc| cc(&f, r, c)));
                 match f.cell(r, c) {
                     Some(text) => {
-                        let title = text.clone();
-                        view! { <span class=format!("gc {extra}") title=title>{text}</span> }
-                            .into_any()
+                        view! { <span class=format!("gc {extra}")>{text}</span> }.into_any()
                     }
                     None => {
                         view! { <span class=format!("gc null {extra}")>"NULL"</span> }.into_any()
@@ -165,7 +186,6 @@ pub fn Grid(
                 data-testid="grid-row"
                 data-row=r
                 style:top=format!("{}px", r as f64 * ROW_H)
-                style:grid-template-columns=template
             >
                 <span class="rn">{r + 1}</span>
                 {cells}
@@ -185,8 +205,9 @@ pub fn Grid(
                     viewport.set(el.client_height() as f64);
                 }
             }
+            on:mouseover=show_full_value
         >
-            <div class="ghead" style:grid-template-columns=template style:width=width>
+            <div class="ghead" style:width=width>
                 <span class="rn">"#"</span>
                 {header}
             </div>

@@ -210,11 +210,20 @@ fn Overview(sel: Selection) -> impl IntoView {
             }) => TimeTravel::SnapshotId(s.id),
             _ => TimeTravel::Latest,
         };
+        // The file listing's first reads (the manifest list, which the Data tab shares) go out
+        // before the cards are drawn.
+        let listing = scan_frame(&sel, Some("files"), at.clone());
+        futures::pin_mut!(listing);
+        let listed = futures::poll!(&mut listing);
         data.set(match loaded {
             Ok(d) => Load::Ready(d),
             Err(m) => Load::Failed(m),
         });
-        files.set(match scan_frame(&sel, Some("files"), at.clone()).await {
+        let listed = match listed {
+            std::task::Poll::Ready(listed) => listed,
+            std::task::Poll::Pending => listing.await,
+        };
+        files.set(match listed {
             Ok(f) => {
                 let (rc, sz) = (f.col("record_count"), f.col("file_size_in_bytes"));
                 let mut records = 0;

@@ -2,6 +2,7 @@
 
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use lakescope_engine::{Catalog, DatabaseEntry, TableEntry};
+use lakescope_paimon::scan::{plan, PartitionFilter};
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::{Snapshots, Table};
 use lakescope_storage::browser::{self, scheme, Scheme};
@@ -44,6 +45,8 @@ thread_local! {
     static LATEST: RefCell<HashMap<String, LatestRead>> = RefCell::new(HashMap::new());
     /// Every request of every warehouse opened in this page, for progress lines.
     static METER: Arc<IoMeter> = Arc::new(IoMeter::default());
+    /// Stops the running [`prefetch`].
+    static PREFETCH: RefCell<Option<futures::future::AbortHandle>> = const { RefCell::new(None) };
 }
 
 /// The page's warehouse I/O so far (subtract two readings for what happened in between).
@@ -234,16 +237,27 @@ impl Warehouse {
     }
 }
 
-/// Starts opening the Paimon table at `path` and reading its latest snapshot, for the views that
-/// ask for them next (a link to a table: while the page draws the catalog).
+/// Starts reading what every view of the Paimon table at `path` reads first: the table, its
+/// latest snapshot and that snapshot's manifests (a link to a table: while the page draws the
+/// catalog; a click on a table: before the page draws it). The table keeps the manifests it
+/// decoded. A prefetch of another table stops this one.
 pub fn prefetch(path: &str) {
     let path = path.to_string();
-    leptos::task::spawn_local(async move {
+    let (abort, registration) = futures::future::AbortHandle::new_pair();
+    if let Some(previous) = PREFETCH.with(|p| p.replace(Some(abort))) {
+        previous.abort();
+    }
+    let work = async move {
         let Ok(cat) = catalog() else { return };
         if lakescope_iceberg::is_iceberg_table(cat.store().as_ref(), &path).await {
             return;
         }
-        let _ = futures::join!(table(&path), latest_snapshot(&path));
+        if let (Ok(t), Ok(Some(snapshot))) = futures::join!(table(&path), latest_snapshot(&path)) {
+            let _ = plan(&t, &snapshot, &PartitionFilter::All).await;
+        }
+    };
+    leptos::task::spawn_local(async move {
+        let _ = futures::future::Abortable::new(work, registration).await;
     });
 }
 

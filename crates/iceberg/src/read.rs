@@ -55,7 +55,7 @@ pub async fn decode_file(
 /// The top-level fields of an Avro data file: names from its writer schema, matched to the read
 /// fields by the `field-id` attribute (by name when the file has no ids).
 fn avro_file_fields(key: &str, bytes: &[u8], read_fields: &[DataField]) -> Result<Vec<DataField>> {
-    let reader = apache_avro::Reader::new(bytes)
+    let reader = lakescope_paimon::spec::avro_names::reader(bytes)
         .map_err(|e| Error::corrupt(key, format!("invalid Avro file: {e}")))?;
     let apache_avro::Schema::Record(record) = reader.writer_schema() else {
         return Err(Error::corrupt(

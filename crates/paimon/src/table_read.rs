@@ -2,6 +2,7 @@
 //! streamed batch by batch within an optional memory budget.
 
 use crate::merge::{MergeReader, MergeSettings, MergeStep, RowKind};
+use crate::read::parquet::FirstPiece;
 use crate::read::source::{Fetch, FileSource, FileSpec};
 use crate::read::{self, DeletionVector, FileFormat, FileKind};
 use crate::scan::{self, PartitionFilter, Split};
@@ -396,7 +397,10 @@ impl<'a> SplitReader<'a> {
                     let fetch = Fetch::RowGroups {
                         footer_prefetch: read::parquet::FOOTER_PREFETCH,
                         window_bytes: u64::MAX,
-                        first_window: Some(first),
+                        first_piece: Some(FirstPiece {
+                            bytes: first,
+                            rows: request.first_batch_rows.unwrap_or(read::BATCH_SIZE),
+                        }),
                     };
                     let opens = files.iter().map(|f| self.open_file(split, f, fetch));
                     (futures::future::try_join_all(opens).await?, rest)
@@ -427,7 +431,7 @@ impl<'a> SplitReader<'a> {
             Some(b) if !fits => Fetch::RowGroups {
                 footer_prefetch: b.min(read::parquet::FOOTER_PREFETCH),
                 window_bytes: b / runs,
-                first_window: None,
+                first_piece: None,
             },
             _ => Fetch::Whole,
         };
@@ -650,7 +654,7 @@ impl SplitStream {
                     Some(b) if size > b => Fetch::RowGroups {
                         footer_prefetch: b.min(read::parquet::FOOTER_PREFETCH),
                         window_bytes: b,
-                        first_window: None,
+                        first_piece: None,
                     },
                     _ => Fetch::Whole,
                 };

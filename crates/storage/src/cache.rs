@@ -249,9 +249,14 @@ impl<S: ObjectStore + 'static> CachingStore<S> {
             Role::Starter(rx, spawn) => {
                 let (inner, lru) = (self.inner.clone(), self.lru.clone());
                 let (capacity, guard) = (self.capacity, self.guard(path));
-                spawn(Box::pin(async move {
+                let mut read: LocalBoxFuture<'static, ()> = Box::pin(async move {
                     let _ = read_and_answer(inner.as_ref(), &lru, capacity, guard).await;
-                }));
+                });
+                // The request goes out now, not when the background task first runs (after
+                // the work already queued, such as drawing a page); the task takes it over.
+                if futures::poll!(read.as_mut()).is_pending() {
+                    spawn(read);
+                }
                 rx
             }
             Role::Waiter(rx) => rx,
@@ -549,6 +554,42 @@ mod tests {
             assert_eq!(c.get("t/manifest/m-1").await.unwrap(), "m1");
         });
         c.inner.gets.get()
+    }
+
+    #[test]
+    fn a_background_read_is_sent_before_its_task_first_runs() {
+        use futures::FutureExt;
+        use std::cell::RefCell;
+        let (release, open) = futures::channel::oneshot::channel::<()>();
+        let inner = MemoryStore::new();
+        futures::executor::block_on(inner.put("t/manifest/m-1", Bytes::from_static(b"m1")))
+            .unwrap();
+        let gated = Gated {
+            inner,
+            open: open.shared(),
+            gets: std::cell::Cell::new(0),
+        };
+        // A background that only queues its tasks (a browser runs them after the work queued
+        // before them).
+        let queued: Rc<RefCell<Vec<LocalBoxFuture<'static, ()>>>> = Rc::default();
+        let queue = queued.clone();
+        let c = CachingStore::new(gated, 1 << 20)
+            .with_background(Rc::new(move |f| queue.borrow_mut().push(f)));
+        futures::executor::block_on(async {
+            let mut read = Box::pin(c.get("t/manifest/m-1"));
+            assert!(futures::poll!(&mut read).is_pending());
+            assert_eq!(
+                c.inner.gets.get(),
+                1,
+                "sent while its task waits in the queue"
+            );
+            assert_eq!(queued.borrow().len(), 1);
+            let _ = release.send(());
+            let task = queued.borrow_mut().pop().unwrap();
+            task.await;
+            assert_eq!(read.await.unwrap(), "m1");
+        });
+        assert_eq!(c.inner.gets.get(), 1);
     }
 
     #[test]

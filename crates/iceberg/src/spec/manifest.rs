@@ -2,7 +2,6 @@
 
 use crate::{Error, Result};
 use apache_avro::types::Value;
-use apache_avro::Reader;
 
 /// What a manifest (and its files) holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -127,8 +126,8 @@ pub struct DataFile {
 
 /// Reads the records of an Avro object-container file.
 fn read_avro(file: &str, bytes: &[u8]) -> Result<Vec<Value>> {
-    let reader =
-        Reader::new(bytes).map_err(|e| Error::corrupt(file, format!("invalid Avro file: {e}")))?;
+    let reader = lakescope_paimon::spec::avro_names::reader(bytes)
+        .map_err(|e| Error::corrupt(file, format!("invalid Avro file: {e}")))?;
     reader
         .map(|r| r.map_err(|e| Error::corrupt(file, format!("invalid Avro record: {e}"))))
         .collect()

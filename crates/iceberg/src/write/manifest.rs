@@ -7,7 +7,7 @@ use crate::spec::{DataContentType, ManifestFile, PartitionSpec, Schema};
 use crate::{Error, Result};
 use apache_avro::schema::UnionSchema;
 use apache_avro::types::Value;
-use apache_avro::{Codec, Reader, Schema as AvroSchema, Writer};
+use apache_avro::{Codec, Schema as AvroSchema, Writer};
 use serde_json::{json, Value as Json};
 
 /// A data or delete file written by this commit, as its manifest entry describes it.
@@ -305,7 +305,7 @@ pub fn rewrite_manifest(
     snapshot_id: i64,
 ) -> Result<Vec<u8>> {
     let err = |e: apache_avro::Error| Error::corrupt(file, format!("rewriting manifest: {e}"));
-    let reader = Reader::new(bytes).map_err(err)?;
+    let reader = lakescope_paimon::spec::avro_names::reader(bytes).map_err(err)?;
     let mut schema = reader.writer_schema().clone();
     mark_maps(&mut schema);
     let metadata: Vec<(String, Vec<u8>)> = reader

@@ -10,7 +10,6 @@ use super::{Wanted, BATCH_SIZE};
 use crate::spec::{DataType, TypeKind};
 use crate::{Error, Result};
 use apache_avro::types::Value;
-use apache_avro::Reader;
 use arrow_array::types::{
     Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
     Int8Type, Time64MicrosecondType,
@@ -31,7 +30,7 @@ fn corrupt(file: &str, e: impl std::fmt::Display) -> Error {
 /// Decodes the wanted columns of a whole Avro file (columns keep their file names; a wanted
 /// column missing from the file is left out).
 pub(crate) fn decode(file: &str, bytes: Bytes, wanted: &[Wanted]) -> Result<Vec<RecordBatch>> {
-    let reader = Reader::new(&bytes[..]).map_err(|e| corrupt(file, e))?;
+    let reader = crate::spec::avro_names::reader(&bytes[..]).map_err(|e| corrupt(file, e))?;
     let mut batches = Vec::new();
     let mut rows: Vec<Vec<(String, Value)>> = Vec::with_capacity(BATCH_SIZE);
     for record in reader {

@@ -94,7 +94,7 @@ fn decode_with<T: ChunkReader + 'static>(
     builder: ParquetRecordBatchReaderBuilder<T>,
     wanted: &[Wanted],
 ) -> Result<Vec<RecordBatch>> {
-    batches_with(file, builder, wanted, None, None)?.collect()
+    batches_with(file, builder, wanted, None, None, BATCH_SIZE)?.collect()
 }
 
 /// The decoded batches of a Parquet file (or of some of its row groups), one at a time, with
@@ -124,6 +124,7 @@ fn batches_with<T: ChunkReader + 'static>(
     wanted: &[Wanted],
     row_groups: Option<Vec<usize>>,
     selection: Option<RowSelection>,
+    batch_size: usize,
 ) -> Result<ParquetBatches> {
     let (roots, renames) = projection(builder.schema(), wanted);
     let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
@@ -140,7 +141,7 @@ fn batches_with<T: ChunkReader + 'static>(
     };
     let reader = builder
         .with_projection(mask)
-        .with_batch_size(BATCH_SIZE)
+        .with_batch_size(batch_size)
         .build()
         .map_err(|e| corrupt(file, e))?;
     Ok(ParquetBatches {
@@ -150,10 +151,15 @@ fn batches_with<T: ChunkReader + 'static>(
     })
 }
 
-/// Decodes the wanted columns of a whole Parquet file batch by batch.
-pub(crate) fn batches(file: &str, bytes: Bytes, wanted: &[Wanted]) -> Result<ParquetBatches> {
+/// Decodes the wanted columns of a whole Parquet file, `batch_size` rows at a time.
+pub(crate) fn batches(
+    file: &str,
+    bytes: Bytes,
+    wanted: &[Wanted],
+    batch_size: usize,
+) -> Result<ParquetBatches> {
     let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(|e| corrupt(file, e))?;
-    batches_with(file, builder, wanted, None, None)
+    batches_with(file, builder, wanted, None, None, batch_size)
 }
 
 /// Decodes the wanted columns of a whole Parquet file (columns keep their wanted names).
@@ -300,6 +306,17 @@ pub(crate) struct RowGroupFile {
     size: u64,
     wanted: Vec<Wanted>,
     state: RowGroupState,
+    /// Rows per batch of the first piece, until it is read (see [`FirstPiece`]).
+    first_rows: Option<usize>,
+}
+
+/// A small first piece of a file, for a viewer that shows the first rows as soon as they come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FirstPiece {
+    /// At most this many bytes of pages (when the file has an offset index).
+    pub bytes: u64,
+    /// Decoded this many rows per batch (later pieces: [`BATCH_SIZE`]).
+    pub rows: usize,
 }
 
 enum RowGroupState {
@@ -350,8 +367,9 @@ impl RowGroupFile {
         wanted: Vec<Wanted>,
         footer_prefetch: u64,
         window_bytes: u64,
-        first_window: Option<u64>,
+        first_piece: Option<FirstPiece>,
     ) -> Result<Self> {
+        let first_window = first_piece.map(|f| f.bytes);
         let (size, footer) = fetch_footer(store, path, size, footer_prefetch).await?;
         let state = match footer {
             Footer::Whole(bytes) => RowGroupState::Whole(Some(bytes)),
@@ -377,6 +395,7 @@ impl RowGroupFile {
             size,
             wanted,
             state,
+            first_rows: first_piece.map(|f| f.rows),
         })
     }
 
@@ -387,6 +406,7 @@ impl RowGroupFile {
         store: &dyn ObjectStore,
     ) -> Result<Option<ParquetBatches>> {
         let path = self.path.as_str();
+        let batch_size = self.first_rows.take().unwrap_or(BATCH_SIZE);
         let Ranged {
             meta,
             mask,
@@ -401,7 +421,7 @@ impl RowGroupFile {
         } = match &mut self.state {
             RowGroupState::Whole(bytes) => {
                 return match bytes.take() {
-                    Some(bytes) => batches(path, bytes, &self.wanted).map(Some),
+                    Some(bytes) => batches(path, bytes, &self.wanted, batch_size).map(Some),
                     None => Ok(None),
                 }
             }
@@ -472,8 +492,15 @@ impl RowGroupFile {
                 };
                 let builder =
                     ParquetRecordBatchReaderBuilder::new_with_metadata(reader, meta.clone());
-                return batches_with(path, builder, &self.wanted, Some(vec![group]), None)
-                    .map(Some);
+                return batches_with(
+                    path,
+                    builder,
+                    &self.wanted,
+                    Some(vec![group]),
+                    None,
+                    batch_size,
+                )
+                .map(Some);
             }
         }
         let Some(window) = windows.pop_front() else {
@@ -509,6 +536,7 @@ impl RowGroupFile {
             &self.wanted,
             Some(vec![window.group]),
             Some(selection),
+            batch_size,
         )
         .map(Some)
     }

@@ -359,7 +359,7 @@ mod tests {
     use parquet::file::page_index::offset_index::PageLocation;
     use parquet::file::properties::WriterProperties;
 
-    use crate::read::parquet::{decode, RowGroupFile, FOOTER_PREFETCH};
+    use crate::read::parquet::{decode, FirstPiece, RowGroupFile, FOOTER_PREFETCH};
     use crate::read::Wanted;
     use crate::spec::types::MAX_LENGTH;
     use crate::spec::{DataType, TypeKind};
@@ -412,7 +412,7 @@ mod tests {
         read_from_first_piece(bytes, window_bytes, None).await
     }
 
-    /// [`read_in_pieces`] with a first piece of at most `first_window` bytes.
+    /// [`read_in_pieces`] with a first piece of at most `first_window` bytes (100 rows a batch).
     async fn read_from_first_piece(
         bytes: Bytes,
         window_bytes: u64,
@@ -441,7 +441,7 @@ mod tests {
             wanted(),
             FOOTER_PREFETCH,
             window_bytes,
-            first_window,
+            first_window.map(|bytes| FirstPiece { bytes, rows: 100 }),
         )
         .await?;
         let mut batches = Vec::new();
@@ -528,6 +528,49 @@ mod tests {
             "nothing fetched twice"
         );
         assert_eq!(fetched[2..], by_group[1..]);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_first_piece_comes_in_batches_of_its_own_rows_and_the_rest_in_full_batches() {
+        let (bytes, _) = file(true);
+        let size = bytes.len() as u64;
+        let memory = MemoryStore::new();
+        memory.put("f.parquet", bytes).await.unwrap();
+        let first_piece = FirstPiece {
+            bytes: 2_000,
+            rows: 64,
+        };
+        let mut file = RowGroupFile::open(
+            &memory,
+            "f.parquet",
+            Some(size),
+            wanted(),
+            FOOTER_PREFETCH,
+            u64::MAX,
+            Some(first_piece),
+        )
+        .await
+        .unwrap();
+        let first: Vec<usize> = file
+            .next_piece(&memory)
+            .await
+            .unwrap()
+            .unwrap()
+            .map(|b| b.unwrap().num_rows())
+            .collect();
+        assert!(
+            first.len() > 1 && first.iter().all(|&n| n <= 64),
+            "{first:?}"
+        );
+        assert_eq!(first[0], 64);
+        let rest: Vec<usize> = file
+            .next_piece(&memory)
+            .await
+            .unwrap()
+            .unwrap()
+            .map(|b| b.unwrap().num_rows())
+            .collect();
+        assert!(rest.iter().any(|&n| n > 64), "{rest:?}");
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -8,7 +8,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use lakescope_storage::ObjectStore;
 
-use super::parquet::{self, ParquetBatches, RowGroupFile};
+use super::parquet::{self, FirstPiece, ParquetBatches, RowGroupFile};
 use super::{
     assemble_batch, avro, evolution, orc, plan_schema, wanted_columns, ColumnPlan, DeletionVector,
     FileFormat, FileKind,
@@ -24,11 +24,11 @@ pub(crate) enum Fetch {
     /// Parquet: the footer (a first request of the last `footer_prefetch` bytes), then one row
     /// group's wanted column chunks at a time, or, in a row group whose chunks are larger than
     /// `window_bytes`, a few pages at a time (other formats are fetched whole). With
-    /// `first_window`, the first piece is at most that many bytes of pages (the first rows soon).
+    /// `first_piece`, a small first piece (the first rows soon).
     RowGroups {
         footer_prefetch: u64,
         window_bytes: u64,
-        first_window: Option<u64>,
+        first_piece: Option<FirstPiece>,
     },
 }
 
@@ -84,7 +84,7 @@ impl FileSource {
                 Fetch::RowGroups {
                     footer_prefetch,
                     window_bytes,
-                    first_window,
+                    first_piece,
                 },
             ) => {
                 let size = Some(file.size);
@@ -95,7 +95,7 @@ impl FileSource {
                     wanted,
                     footer_prefetch,
                     window_bytes,
-                    first_window,
+                    first_piece,
                 )
                 .await?;
                 let current = rg.next_piece(store.as_ref()).await?;
@@ -104,9 +104,12 @@ impl FileSource {
             (format, _) => {
                 let bytes = store.get(&path).await?;
                 match format {
-                    FileFormat::Parquet => {
-                        Decoded::Parquet(parquet::batches(&path, bytes, &wanted)?)
-                    }
+                    FileFormat::Parquet => Decoded::Parquet(parquet::batches(
+                        &path,
+                        bytes,
+                        &wanted,
+                        super::BATCH_SIZE,
+                    )?),
                     FileFormat::Orc => {
                         Decoded::Batches(orc::decode(&path, bytes, &wanted).await?.into_iter())
                     }

@@ -7,7 +7,6 @@
 
 use crate::error::{Error, Result};
 use apache_avro::types::Value;
-use apache_avro::Reader;
 
 /// Whether a manifest entry adds or removes a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -165,8 +164,8 @@ pub const HASH_INDEX: &str = "HASH";
 
 /// Reads every record of an Avro object-container file.
 fn read_records(file: &str, bytes: &[u8]) -> Result<Vec<Value>> {
-    let reader =
-        Reader::new(bytes).map_err(|e| Error::corrupt(file, format!("invalid Avro file: {e}")))?;
+    let reader = super::avro_names::reader(bytes)
+        .map_err(|e| Error::corrupt(file, format!("invalid Avro file: {e}")))?;
     reader
         .map(|r| r.map_err(|e| Error::corrupt(file, format!("invalid Avro record: {e}"))))
         .collect()

@@ -1,5 +1,6 @@
 //! Plain data types of the Paimon format (serde), and their codecs. No IO here.
 
+pub mod avro_names;
 pub mod binary_row;
 pub mod manifest;
 pub mod options;
