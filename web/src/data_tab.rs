@@ -353,15 +353,6 @@ const FIRST_BATCH_BYTES: u64 = 512 * 1024;
 /// Rows of the first merged batch (see [`ReadRequest::first_batch_rows`]): a few screens.
 const FIRST_BATCH_ROWS: usize = 1024;
 
-/// A read that shows its first rows soon: a small first piece and a small first merged batch.
-pub fn first_rows_request() -> ReadRequest {
-    ReadRequest {
-        first_batch_bytes: Some(FIRST_BATCH_BYTES),
-        first_batch_rows: Some(FIRST_BATCH_ROWS),
-        ..ReadRequest::default()
-    }
-}
-
 /// Reads the query into `frame`, batch by batch (the first merged batch shows at once). Returns
 /// rows and the snapshot read.
 async fn load(
@@ -428,7 +419,9 @@ async fn load(
         columns,
         with_row_kind: q.audit,
         filter,
-        ..first_rows_request()
+        first_batch_bytes: Some(FIRST_BATCH_BYTES),
+        first_batch_rows: Some(FIRST_BATCH_ROWS),
+        ..ReadRequest::default()
     };
     let mut reader = SnapshotReader::open(&t, snapshot.as_ref(), &request)
         .await
