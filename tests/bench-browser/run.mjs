@@ -80,7 +80,7 @@ async function firstRows(server, table, warm) {
       if (opt["chrome-trace"]) {  // --chrome-trace DIR: Chromium's timeline (tasks, layout, requests) from just before the clicks
         tracing = await page.context().newCDPSession(page);
         await tracing.send("Tracing.start", { transferMode: "ReturnAsStream",
-          traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "v8.execute", "toplevel"] } });
+          traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "v8.execute", "toplevel", "v8.wasm", "disabled-by-default-v8.wasm.detailed", "v8"] } });
         mark = await page.evaluate(() => { performance.mark("lakescope-trace-mark"); return performance.now(); });
       }
       if (opt.cpuprofile) {  // --cpuprofile DIR: a sampling CPU profile of the page from just before the clicks
