@@ -551,25 +551,17 @@ mod tests {
         )
         .await
         .unwrap();
-        let first: Vec<usize> = file
-            .next_piece(&memory)
-            .await
-            .unwrap()
-            .unwrap()
-            .map(|b| b.unwrap().num_rows())
-            .collect();
+        let mut batch_rows = Vec::new();
+        for _ in 0..2 {
+            let piece = file.next_piece(&memory).await.unwrap().unwrap();
+            batch_rows.push(piece.map(|b| b.unwrap().num_rows()).collect::<Vec<_>>());
+        }
+        let (first, rest) = (&batch_rows[0], &batch_rows[1]);
         assert!(
             first.len() > 1 && first.iter().all(|&n| n <= 64),
             "{first:?}"
         );
         assert_eq!(first[0], 64);
-        let rest: Vec<usize> = file
-            .next_piece(&memory)
-            .await
-            .unwrap()
-            .unwrap()
-            .map(|b| b.unwrap().num_rows())
-            .collect();
         assert!(rest.iter().any(|&n| n > 64), "{rest:?}");
     }
 
