@@ -87,3 +87,35 @@ async fn catalog_lists_the_embedded_tables() {
         "{names:?}"
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_viewer_read_with_a_small_first_piece_ends_in_the_browser() {
+    use lakescope_paimon::table::Table;
+    use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
+    use lakescope_storage::ObjectStore;
+    let store: Rc<dyn ObjectStore> = Rc::new(corpus_warehouse().await);
+    let catalog = Catalog::new(store.clone());
+    for name in ["corpus.append_dt", "corpus.pk_dedup"] {
+        let table_ref: TableRef = name.parse().unwrap();
+        let table = Table::open(store.clone(), table_ref.path()).await.unwrap();
+        let snapshot = table.latest_snapshot().await.unwrap();
+        let request = ReadRequest {
+            first_batch_bytes: Some(512 * 1024),
+            first_batch_rows: Some(1024),
+            ..ReadRequest::default()
+        };
+        let mut reader = SnapshotReader::open(&table, snapshot.as_ref(), &request)
+            .await
+            .unwrap();
+        let mut rows = 0;
+        while let Some(batch) = reader.next_batch().await {
+            rows += batch.unwrap().num_rows();
+        }
+        let scanned = catalog
+            .scan(&table_ref, &ScanRequest::default())
+            .await
+            .unwrap();
+        let expected: usize = scanned.batches.iter().map(|b| b.num_rows()).sum();
+        assert_eq!(rows, expected, "{name}");
+    }
+}
