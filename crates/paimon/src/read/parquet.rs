@@ -306,8 +306,8 @@ pub(crate) struct RowGroupFile {
     size: u64,
     wanted: Vec<Wanted>,
     state: RowGroupState,
-    /// Rows per batch of the first piece, until it is read (see [`FirstPiece`]).
-    first_rows: Option<usize>,
+    /// The first piece's limits, until it is read.
+    first_piece: Option<FirstPiece>,
 }
 
 /// A small first piece of a file, for a viewer that shows the first rows as soon as they come.
@@ -332,8 +332,6 @@ struct Ranged {
     /// The end of the file fetched with the footer (offset, bytes): may hold the offset index.
     tail: (u64, Bytes),
     window_bytes: u64,
-    /// A smaller limit for the first piece (the first rows, wanted soon), until it is read.
-    first_window: Option<u64>,
     index: OffsetIndex,
     /// The next row group to start.
     next: usize,
@@ -357,9 +355,9 @@ enum OffsetIndex {
 
 impl RowGroupFile {
     /// Fetches the footer (see [`read_parquet_ranged`]). Row groups whose wanted chunks exceed
-    /// `window_bytes` are read in windows of pages; with `first_window`, the first piece is at
-    /// most that many bytes of pages (when the file has an offset index) and the rest of its row
-    /// group comes in windows of `window_bytes`.
+    /// `window_bytes` are read in windows of pages; with `first_piece`, the first piece is at
+    /// most its bytes of pages (when the file has an offset index), decoded its rows at a time,
+    /// and the rest of its row group comes in windows of `window_bytes`.
     pub(crate) async fn open(
         store: &dyn ObjectStore,
         path: &str,
@@ -369,7 +367,6 @@ impl RowGroupFile {
         window_bytes: u64,
         first_piece: Option<FirstPiece>,
     ) -> Result<Self> {
-        let first_window = first_piece.map(|f| f.bytes);
         let (size, footer) = fetch_footer(store, path, size, footer_prefetch).await?;
         let state = match footer {
             Footer::Whole(bytes) => RowGroupState::Whole(Some(bytes)),
@@ -381,7 +378,6 @@ impl RowGroupFile {
                     mask,
                     tail,
                     window_bytes,
-                    first_window,
                     index: OffsetIndex::NotLoaded,
                     next: 0,
                     windows: VecDeque::new(),
@@ -395,7 +391,7 @@ impl RowGroupFile {
             size,
             wanted,
             state,
-            first_rows: first_piece.map(|f| f.rows),
+            first_piece,
         })
     }
 
@@ -406,13 +402,13 @@ impl RowGroupFile {
         store: &dyn ObjectStore,
     ) -> Result<Option<ParquetBatches>> {
         let path = self.path.as_str();
-        let batch_size = self.first_rows.take().unwrap_or(BATCH_SIZE);
+        let first_piece = self.first_piece.take();
+        let batch_size = first_piece.map_or(BATCH_SIZE, |f| f.rows);
         let Ranged {
             meta,
             mask,
             tail,
             window_bytes,
-            first_window,
             index,
             next,
             windows,
@@ -442,7 +438,7 @@ impl RowGroupFile {
                 Some(group),
             )?;
             let bytes: u64 = ranges.iter().map(|r| r.end - r.start).sum();
-            let first = first_window.take().filter(|f| f < window_bytes);
+            let first = first_piece.map(|f| f.bytes).filter(|f| f < window_bytes);
             let limit = first.unwrap_or(*window_bytes);
             if bytes > limit {
                 if *index == OffsetIndex::NotLoaded {

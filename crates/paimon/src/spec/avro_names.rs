@@ -62,23 +62,24 @@ impl SchemaNamespaceValidator for SpecNames {
     }
 }
 
+/// `Ok` if `s` is an Avro name, else the error `refused` makes of it and the rule.
+fn check_name(s: &str, refused: fn(String) -> Details) -> AvroResult<()> {
+    if is_name(s) {
+        Ok(())
+    } else {
+        Err(refused(format!("{s} (must be {NAME_RULE})")).into())
+    }
+}
+
 impl EnumSymbolNameValidator for SpecNames {
     fn validate(&self, symbol: &str) -> AvroResult<()> {
-        if is_name(symbol) {
-            Ok(())
-        } else {
-            Err(Details::EnumSymbolName(format!("{symbol} (must be {NAME_RULE})")).into())
-        }
+        check_name(symbol, Details::EnumSymbolName)
     }
 }
 
 impl RecordFieldNameValidator for SpecNames {
     fn validate(&self, field_name: &str) -> AvroResult<()> {
-        if is_name(field_name) {
-            Ok(())
-        } else {
-            Err(Details::FieldName(format!("{field_name} (must be {NAME_RULE})")).into())
-        }
+        check_name(field_name, Details::FieldName)
     }
 }
 
@@ -139,11 +140,16 @@ mod tests {
     }
 
     #[test]
-    fn a_schema_with_a_bad_field_name_is_refused_with_the_name() {
+    fn a_schema_with_a_bad_field_name_or_enum_symbol_is_refused_with_the_name() {
         install();
         let bad = r#"{"type": "record", "name": "r", "fields": [{"name": "a-b", "type": "int"}]}"#;
         let err = apache_avro::Schema::parse_str(bad).unwrap_err().to_string();
         assert!(err.contains("a-b"), "{err}");
+        let bad_symbol = r#"{"type": "enum", "name": "e", "symbols": ["ok", "b-d"]}"#;
+        let err = apache_avro::Schema::parse_str(bad_symbol)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("b-d"), "{err}");
         let good =
             r#"{"type": "record", "name": "org.x.r", "fields": [{"name": "_a1", "type": "int"}]}"#;
         assert!(apache_avro::Schema::parse_str(good).is_ok());
