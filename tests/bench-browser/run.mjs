@@ -13,7 +13,7 @@ const { values: opt } = parseArgs({ options: {
   anchors: { type: "string" }, git: { type: "string", default: "" }, only: { type: "string", default: "" },
   profile: { type: "string", default: "wasm-release" }, trace: { type: "boolean", default: false },
   p4: { type: "string", default: "" }, cpuprofile: { type: "string", default: "" },
-  "chrome-trace": { type: "string", default: "" },
+  "chrome-trace": { type: "string", default: "" },  // read with timeline.mjs
 } });
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const RUNS = Number(opt.runs), LATENCY = Number(opt.latency);
@@ -70,7 +70,7 @@ async function firstRows(server, table, warm) {
       };
       new MutationObserver(seen).observe(document, { subtree: true, childList: true, characterData: true });
     });
-    let from = server.log.length, t0, cdp = null, mark = null, tracing = null;
+    let from = server.log.length, t0, cdp = null, profileMark = null, tracing = null, traceMark = null;
     if (warm) {
       await page.goto(`${server.url}/?warehouse=wh/`);
       const node = page.locator(`[data-table="${table}"]`);
@@ -81,7 +81,7 @@ async function firstRows(server, table, warm) {
         tracing = await page.context().newCDPSession(page);
         await tracing.send("Tracing.start", { transferMode: "ReturnAsStream",
           traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "v8.execute", "toplevel", "v8.wasm", "disabled-by-default-v8.wasm.detailed", "v8"] } });
-        mark = await page.evaluate(() => { performance.mark("lakescope-trace-mark"); return performance.now(); });
+        traceMark = await page.evaluate(() => { performance.mark("lakescope-trace-mark"); return performance.now(); });
       }
       if (opt.cpuprofile) {  // --cpuprofile DIR: a sampling CPU profile of the page from just before the clicks
         cdp = await page.context().newCDPSession(page);
@@ -89,7 +89,7 @@ async function firstRows(server, table, warm) {
         await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
         await cdp.send("Profiler.start");
         // A named 3 ms busy loop: its samples tie the profile's clock to performance.now().
-        mark = await page.evaluate(() => (function lakescopeProfileMark() {
+        profileMark = await page.evaluate(() => (function lakescopeProfileMark() {
           const t = performance.now();
           while (performance.now() - t < 3);
           return t;
@@ -121,14 +121,14 @@ async function firstRows(server, table, warm) {
       }
       fs.mkdirSync(opt["chrome-trace"], { recursive: true });
       const file = path.join(opt["chrome-trace"], `${table}-${Date.now()}.json`);
-      fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(text), lakescope: { mark, click: t0, firstRows: t0 + ms } }));
+      fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(text), lakescope: { mark: traceMark, click: t0, firstRows: t0 + ms } }));
       console.log(`  chrome trace: ${file}`);
     }
     if (cdp) {
       const { profile } = await cdp.send("Profiler.stop");
       fs.mkdirSync(opt.cpuprofile, { recursive: true });
       const file = path.join(opt.cpuprofile, `${table}-${Date.now()}.cpuprofile`);
-      fs.writeFileSync(file, JSON.stringify({ ...profile, lakescope: { mark, click: t0, firstRows: t0 + ms } }));
+      fs.writeFileSync(file, JSON.stringify({ ...profile, lakescope: { mark: profileMark, click: t0, firstRows: t0 + ms } }));
       console.log(`  cpu profile: ${file}`);
     }
     // Only requests sent before the rows showed (the app reads its menus right after).
