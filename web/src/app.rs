@@ -97,6 +97,9 @@ pub fn App() -> impl IntoView {
                     let linked = route.with_untracked(|r| r.table.clone());
                     if let Some((_, t)) = linked.as_deref().and_then(|name| w.find_table(name)) {
                         warehouse::prefetch(&t.path);
+                    } else {
+                        // Nothing to read yet: compile the reader for the first table opened.
+                        crate::warm_up::start();
                     }
                 }
                 state.set(match outcome {

@@ -5,7 +5,7 @@ use crate::app::Selection;
 use crate::grid::Grid;
 use crate::route::{go, use_route, At};
 use crate::table_panel::{is_iceberg, table_ref};
-use crate::util::{download, parse_time, time, Frame};
+use crate::util::{download, parse_time, time, yield_to_browser, Frame};
 use crate::versions::Versions;
 use crate::warehouse;
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
@@ -353,6 +353,15 @@ const FIRST_BATCH_BYTES: u64 = 512 * 1024;
 /// Rows of the first merged batch (see [`ReadRequest::first_batch_rows`]): a few screens.
 const FIRST_BATCH_ROWS: usize = 1024;
 
+/// A read that shows its first rows soon: a small first piece and a small first merged batch.
+pub fn first_rows_request() -> ReadRequest {
+    ReadRequest {
+        first_batch_bytes: Some(FIRST_BATCH_BYTES),
+        first_batch_rows: Some(FIRST_BATCH_ROWS),
+        ..ReadRequest::default()
+    }
+}
+
 /// Reads the query into `frame`, batch by batch (the first merged batch shows at once). Returns
 /// rows and the snapshot read.
 async fn load(
@@ -419,9 +428,7 @@ async fn load(
         columns,
         with_row_kind: q.audit,
         filter,
-        first_batch_bytes: Some(FIRST_BATCH_BYTES),
-        first_batch_rows: Some(FIRST_BATCH_ROWS),
-        ..ReadRequest::default()
+        ..first_rows_request()
     };
     let mut reader = SnapshotReader::open(&t, snapshot.as_ref(), &request)
         .await
@@ -453,17 +460,4 @@ async fn load(
     }
     frame.set(Some(Arc::new(f.clone())));
     Ok((f.len(), snapshot.map(|s| s.id)))
-}
-
-/// Lets the browser run its pending work (render, input) before the caller goes on: resolves in a
-/// later task.
-async fn yield_to_browser() {
-    let (done, wait) = futures::channel::oneshot::channel::<()>();
-    set_timeout(
-        move || {
-            let _ = done.send(());
-        },
-        std::time::Duration::ZERO,
-    );
-    let _ = wait.await;
 }

@@ -57,6 +57,8 @@ mod versions;
 #[cfg(target_arch = "wasm32")]
 mod warehouse;
 #[cfg(target_arch = "wasm32")]
+mod warm_up;
+#[cfg(target_arch = "wasm32")]
 mod worker_port;
 
 #[cfg(target_arch = "wasm32")]

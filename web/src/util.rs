@@ -1,4 +1,4 @@
-//! Shared helpers: value text, sizes, times, downloads, and the busy/error panels.
+//! Shared helpers: value text, sizes, times, downloads, the busy/error panels, and yielding to the browser.
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -183,4 +183,17 @@ pub enum Load<T> {
     Loading(String),
     Ready(T),
     Failed(String),
+}
+
+/// Lets the browser run its pending work (render, input) before the caller goes on: resolves in a
+/// later task.
+pub async fn yield_to_browser() {
+    let (done, wait) = futures::channel::oneshot::channel::<()>();
+    set_timeout(
+        move || {
+            let _ = done.send(());
+        },
+        std::time::Duration::ZERO,
+    );
+    let _ = wait.await;
 }

@@ -12,6 +12,7 @@ pub mod scan;
 pub mod session;
 pub mod table_ref;
 pub mod upload;
+pub mod warm_up;
 pub mod write;
 
 pub use catalog::{Catalog, DatabaseEntry, TableEntry};
