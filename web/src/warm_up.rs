@@ -1,15 +1,15 @@
-//! Reads the built-in tiny tables once per page while the catalog is on screen, so the browser
-//! has compiled the table reader and the grid's cell text before the first table opens (see
-//! `lakescope_engine::warm_up`).
+//! Opens and reads the built-in tiny tables once per page while the catalog is on screen, and
+//! renders their rows in a grid that is never attached to the page, so the browser has compiled
+//! the table reader and the grid before the first table opens (see `lakescope_engine::warm_up`).
 
 use crate::data_tab::first_rows_request;
+use crate::grid::Grid;
 use crate::util::{yield_to_browser, Frame};
-use lakescope_engine::warm_up::{warehouse, TABLES};
-use lakescope_paimon::table::Table;
-use lakescope_paimon::table_read::SnapshotReader;
-use lakescope_storage::ObjectStore;
+use lakescope_engine::warm_up::{catalog, open_and_read, TABLES};
+use leptos::prelude::*;
 use std::cell::Cell;
-use std::rc::Rc;
+use std::sync::Arc;
+use wasm_bindgen::JsCast;
 
 thread_local! {
     static STARTED: Cell<bool> = const { Cell::new(false) };
@@ -28,29 +28,32 @@ pub fn start() {
     });
 }
 
-/// Reads each table as the Data tab does and renders every cell's text, yielding to the browser
-/// between steps.
-async fn read_tables() -> Result<(), String> {
-    let store: Rc<dyn ObjectStore> = Rc::new(warehouse().await.map_err(|e| e.to_string())?);
-    for path in TABLES {
+/// Reads each table as a table view does and renders its rows in a detached grid, yielding to
+/// the browser between steps.
+async fn read_tables() -> lakescope_engine::Result<()> {
+    yield_to_browser().await;
+    let catalog = catalog().await?;
+    for name in TABLES {
+        let (schema, batches) =
+            open_and_read(&catalog, name, &first_rows_request(), yield_to_browser).await?;
         yield_to_browser().await;
-        let e = |e: lakescope_paimon::Error| e.to_string();
-        let table = Table::open(store.clone(), path).await.map_err(e)?;
-        let snapshot = table.latest_snapshot().await.map_err(e)?;
-        let mut reader = SnapshotReader::open(&table, snapshot.as_ref(), &first_rows_request())
-            .await
-            .map_err(e)?;
-        let mut frame = Frame::new(reader.schema().clone(), Vec::new());
-        while let Some(batch) = reader.next_batch().await {
-            frame.extend(vec![batch.map_err(e)?]);
-        }
-        yield_to_browser().await;
-        let columns = frame.columns().len();
-        for row in 0..frame.len() {
-            for column in 0..columns {
-                let _ = frame.cell(row, column);
-            }
-        }
+        render_detached(Frame::new(schema, batches)).await;
     }
     Ok(())
+}
+
+/// Builds a grid of `frame` in an element outside the document (no layout, nothing shown), lets
+/// its effects run, then unmounts it.
+async fn render_detached(frame: Frame) {
+    let Some(parent) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("div").ok())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    else {
+        return;
+    };
+    let frame = Signal::stored(Some(Arc::new(frame)));
+    let grid = leptos::mount::mount_to(parent, move || view! { <Grid frame=frame /> });
+    yield_to_browser().await;
+    drop(grid);
 }

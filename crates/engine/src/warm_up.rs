@@ -1,72 +1,132 @@
 //! Two tiny tables built into the program (a primary-key table of two overlapping sorted runs, an
-//! append table; written by `scripts/warm-up-tables.sh`), for a browser to read once before the
-//! user opens a table: V8 compiles each WebAssembly function on its first call, 90–130 ms of the
-//! page's main thread on the way to a table's first rows otherwise (docs/benchmarks.md, P4).
+//! append table; written by `scripts/warm-up-tables.sh`), for a browser to open and read once
+//! before the user opens a table: V8 compiles each WebAssembly function on its first call, 90–130
+//! ms of the page's main thread on the way to a table's first rows otherwise (docs/benchmarks.md,
+//! P4).
 
+use std::future::Future;
+use std::rc::Rc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 use bytes::Bytes;
+use lakescope_paimon::table::Table;
+use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 use lakescope_storage::{MemoryStore, ObjectStore};
+
+use crate::scan::{ScanRequest, TimeTravel};
+use crate::{Catalog, Result, TableRef};
 
 include!("../warm-up/files.rs");
 
-/// The tables' paths in [`warehouse`]: the merged one first.
-pub const TABLES: [&str; 2] = ["warm_up.db/merged", "warm_up.db/appended"];
+/// The tables, as `database.table`: the merged one first.
+pub const TABLES: [&str; 2] = ["warm_up.merged", "warm_up.appended"];
 
-/// A memory store holding the two tables.
-pub async fn warehouse() -> crate::Result<MemoryStore> {
+/// A catalog over a memory store holding the two tables.
+pub async fn catalog() -> Result<Catalog> {
     let store = MemoryStore::new();
     for (key, bytes) in FILES {
         store.put(key, Bytes::from_static(bytes)).await?;
     }
-    Ok(store)
+    Ok(Catalog::new(Rc::new(store)))
+}
+
+/// Opens `name` as a table view does (schemas, snapshots, tags, the latest snapshot's files) and
+/// reads its latest snapshot with `request`, whose first piece and footer request are made
+/// smaller than these files so that they are read in pieces as large files are. Awaits `pause()`
+/// between steps (a page passes a yield to its event loop).
+pub async fn open_and_read<P, F>(
+    catalog: &Catalog,
+    name: &str,
+    request: &ReadRequest,
+    pause: P,
+) -> Result<(SchemaRef, Vec<RecordBatch>)>
+where
+    P: Fn() -> F,
+    F: Future<Output = ()>,
+{
+    let table_ref: TableRef = name.parse().map_err(crate::Error::Invalid)?;
+    let path = table_ref.path();
+    let store = catalog.store();
+    lakescope_iceberg::is_iceberg_table(store.as_ref(), &path).await;
+    let table = Table::open(store.clone(), &path).await?;
+    let snapshot = table.latest_snapshot().await?;
+    futures::try_join!(table.schemas(), table.snapshot_ids(), table.tags())?;
+    pause().await;
+    let files = TableRef {
+        system: Some("files".into()),
+        ..table_ref
+    };
+    let at = snapshot
+        .as_ref()
+        .map_or(TimeTravel::Latest, |s| TimeTravel::SnapshotId(s.id));
+    let scan = ScanRequest {
+        at,
+        ..ScanRequest::default()
+    };
+    catalog.scan(&files, &scan).await?;
+    pause().await;
+    let request = ReadRequest {
+        first_batch_bytes: Some(1024),
+        footer_prefetch: Some(4096),
+        ..request.clone()
+    };
+    let mut reader = SnapshotReader::open(&table, snapshot.as_ref(), &request).await?;
+    let mut batches = Vec::new();
+    while let Some(batch) = reader.next_batch().await {
+        batches.push(batch?);
+    }
+    Ok((reader.schema().clone(), batches))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use arrow_array::cast::AsArray;
-    use arrow_array::Array;
     use arrow_array::types::{Int32Type, Int64Type};
-    use lakescope_paimon::table::Table;
-    use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
+    use arrow_array::Array;
     use std::path::Path;
-    use std::rc::Rc;
 
-    /// (id, n) of every row of `path`'s latest snapshot, read as a viewer reads it.
-    async fn ids_and_ns(store: Rc<dyn ObjectStore>, path: &str) -> Vec<(i64, Option<i32>)> {
-        let table = Table::open(store, path).await.unwrap();
-        let snapshot = table.latest_snapshot().await.unwrap();
+    /// (id, n) of every row of `name`'s latest snapshot, and the batches' row counts.
+    async fn ids_and_ns(name: &str) -> (Vec<(i64, Option<i32>)>, Vec<usize>) {
+        let catalog = catalog().await.unwrap();
         let request = ReadRequest {
-            first_batch_bytes: Some(512 * 1024),
-            first_batch_rows: Some(1024),
+            first_batch_rows: Some(64),
             ..ReadRequest::default()
         };
-        let mut reader = SnapshotReader::open(&table, snapshot.as_ref(), &request)
+        let (_, batches) = open_and_read(&catalog, name, &request, || async {})
             .await
             .unwrap();
         let mut rows = Vec::new();
-        while let Some(batch) = reader.next_batch().await {
-            let batch = batch.unwrap();
+        for batch in &batches {
             let ids = batch.column(0).as_primitive::<Int64Type>();
             let ns = batch.column(1).as_primitive::<Int32Type>();
             rows.extend(
                 (0..batch.num_rows()).map(|i| (ids.value(i), ns.is_valid(i).then(|| ns.value(i)))),
             );
         }
-        rows
+        (rows, batches.iter().map(|b| b.num_rows()).collect())
     }
 
     #[tokio::test(flavor = "current_thread")]
     async fn the_tables_read_back_merged_and_appended() {
-        let store: Rc<dyn ObjectStore> = Rc::new(warehouse().await.unwrap());
-        // Key 2 is in both sorted runs: the second commit's row wins.
+        // Keys 100..200 are in both sorted runs: the second commit's row (n = id % 5) wins.
+        let (merged, sizes) = ids_and_ns(TABLES[0]).await;
+        let expected: Vec<_> = (0..300)
+            .map(|i| (i, Some(if i < 100 { i % 7 } else { i % 5 } as i32)))
+            .collect();
+        assert_eq!(merged, expected);
         assert_eq!(
-            ids_and_ns(store.clone(), TABLES[0]).await,
-            [(1, Some(1)), (2, Some(20)), (3, Some(3)), (4, Some(4))]
+            sizes[0], 64,
+            "the first merged batch has first_batch_rows rows"
         );
-        assert_eq!(
-            ids_and_ns(store, TABLES[1]).await,
-            [(1, Some(1)), (2, None)]
-        );
+        // In the order written (the generator's join order); every tenth n is NULL.
+        let (mut appended, _) = ids_and_ns(TABLES[1]).await;
+        appended.sort();
+        let expected: Vec<_> = (0..300)
+            .map(|i| (i, (i % 10 != 0).then_some(i as i32)))
+            .collect();
+        assert_eq!(appended, expected);
     }
 
     #[test]

@@ -50,6 +50,20 @@ pub struct ReadRequest {
     /// Rows the first batch of the first merged (primary-key) split holds at most (`None`: a
     /// whole batch), so a viewer shows the first rows before a whole batch is merged.
     pub first_batch_rows: Option<usize>,
+    /// Bytes fetched from the end of a Parquet file read in pieces, in one request that should
+    /// hold its footer and offset index (`None`: [`read::parquet::FOOTER_PREFETCH`]; a memory
+    /// budget caps it). A file no larger comes whole with it.
+    pub footer_prefetch: Option<u64>,
+}
+
+impl ReadRequest {
+    /// Bytes of a Parquet file's end fetched with its footer.
+    fn footer_bytes(&self) -> u64 {
+        let bytes = self
+            .footer_prefetch
+            .unwrap_or(read::parquet::FOOTER_PREFETCH);
+        self.memory_budget.map_or(bytes, |b| b.min(bytes))
+    }
 }
 
 /// Rows read, with their schema.
@@ -395,7 +409,7 @@ impl<'a> SplitReader<'a> {
                     let mut files = files;
                     let rest = files.split_off(files.len().min(1));
                     let fetch = Fetch::RowGroups {
-                        footer_prefetch: read::parquet::FOOTER_PREFETCH,
+                        footer_prefetch: request.footer_bytes(),
                         window_bytes: u64::MAX,
                         first_piece: Some(FirstPiece {
                             bytes: first,
@@ -419,6 +433,7 @@ impl<'a> SplitReader<'a> {
                     current: None,
                     budget,
                     fits,
+                    footer_prefetch: request.footer_bytes(),
                 },
                 output,
             });
@@ -429,7 +444,7 @@ impl<'a> SplitReader<'a> {
         // run, each a round trip, where whole files that fit come in one.)
         let fetch = match budget {
             Some(b) if !fits => Fetch::RowGroups {
-                footer_prefetch: b.min(read::parquet::FOOTER_PREFETCH),
+                footer_prefetch: request.footer_bytes(),
                 window_bytes: b / runs,
                 first_piece: None,
             },
@@ -594,6 +609,8 @@ enum Mode {
         budget: Option<u64>,
         /// The split fits the budget: pending files are fetched whole, together.
         fits: bool,
+        /// Bytes fetched with a footer ([`ReadRequest::footer_prefetch`]).
+        footer_prefetch: u64,
     },
     /// A primary-key bucket: the files are the merge's sorted runs.
     Merge {
@@ -627,6 +644,7 @@ impl SplitStream {
                 current,
                 budget,
                 fits,
+                footer_prefetch,
             } => loop {
                 if let Some(source) = current {
                     if let Some(batch) = source.next().await? {
@@ -652,7 +670,7 @@ impl SplitStream {
                 let size = u64::try_from(file.file_size).unwrap_or(0);
                 let fetch = match *budget {
                     Some(b) if size > b => Fetch::RowGroups {
-                        footer_prefetch: b.min(read::parquet::FOOTER_PREFETCH),
+                        footer_prefetch: *footer_prefetch,
                         window_bytes: b,
                         first_piece: None,
                     },

@@ -15,7 +15,7 @@ use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{read_snapshot, ReadRequest, SnapshotReader};
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::FixedEnv;
-use lakescope_storage::{IoMeter, MemoryStore, MeteredStore, ObjectStore};
+use lakescope_storage::{IoCounts, IoMeter, MemoryStore, MeteredStore, ObjectStore};
 use lakescope_test_support::tables::{batch, create, rows, string, t, write_and_commit};
 
 fn field(id: i32, name: &str, kind: TypeKind, nullable: bool) -> DataField {
@@ -326,9 +326,9 @@ async fn budgeted_reads_of_multi_row_group_files_equal_unbudgeted() {
     assert!(first.num_rows() > 0);
 }
 
-/// Bytes fetched through `table`'s data files until the first batch of a read of `request`, and
-/// every row of that read.
-async fn first_batch_bytes_and_rows(table: &Table, request: &ReadRequest) -> (u64, Vec<String>) {
+/// Requests and bytes through `table`'s data files until the first batch of a read of `request`,
+/// and every row of that read.
+async fn first_batch_io_and_rows(table: &Table, request: &ReadRequest) -> (IoCounts, Vec<String>) {
     let meter = Arc::new(IoMeter::default());
     let store: Rc<dyn ObjectStore> =
         Rc::new(MeteredStore::new(table.store().clone(), meter.clone()));
@@ -339,11 +339,54 @@ async fn first_batch_bytes_and_rows(table: &Table, request: &ReadRequest) -> (u6
         .unwrap();
     let planned = meter.read();
     let mut batches = vec![reader.next_batch().await.unwrap().unwrap()];
-    let fetched = meter.read().since(&planned).bytes_read;
+    let fetched = meter.read().since(&planned);
     while let Some(batch) = reader.next_batch().await {
         batches.push(batch.unwrap());
     }
     (fetched, rows(&batches))
+}
+
+/// Bytes fetched through `table`'s data files until the first batch of a read of `request`, and
+/// every row of that read.
+async fn first_batch_bytes_and_rows(table: &Table, request: &ReadRequest) -> (u64, Vec<String>) {
+    let (io, rows) = first_batch_io_and_rows(table, request).await;
+    (io.bytes_read, rows)
+}
+
+#[tokio::test]
+async fn a_small_footer_prefetch_reads_a_small_file_in_pieces_with_the_same_rows() {
+    // One file of a few KiB: the default footer request (64 KiB) fetches it whole.
+    let table = table_with(
+        TableDefinition {
+            columns: vec![
+                ("id".to_string(), t(TypeKind::BigInt), None),
+                ("name".to_string(), string(), None),
+            ],
+            options: opts(&[("bucket", "-1")]),
+            ..Default::default()
+        },
+        vec![kv(0..300, "row-")],
+    )
+    .await;
+    let first_piece = ReadRequest {
+        first_batch_bytes: Some(1),
+        ..ReadRequest::default()
+    };
+    let (whole, all) = first_batch_io_and_rows(&table, &first_piece).await;
+    assert_eq!(all.len(), 300);
+    assert_eq!(whole.requests, 1, "the footer request got the whole file");
+    let request = ReadRequest {
+        footer_prefetch: Some(64),
+        ..first_piece
+    };
+    let (pieces, got) = first_batch_io_and_rows(&table, &request).await;
+    assert_eq!(got, all, "the same rows");
+    // The end of the file, the rest of the footer, then the first piece's pages.
+    assert!(pieces.requests >= 3, "{pieces:?}");
+    assert!(
+        pieces.bytes_read < whole.bytes_read,
+        "{pieces:?} vs {whole:?}"
+    );
 }
 
 #[tokio::test]
