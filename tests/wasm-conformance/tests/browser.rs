@@ -119,3 +119,23 @@ async fn a_viewer_read_with_a_small_first_piece_ends_in_the_browser() {
         assert_eq!(rows, expected, "{name}");
     }
 }
+
+#[wasm_bindgen_test]
+async fn the_built_in_warm_up_tables_open_and_read_in_the_browser() {
+    use lakescope_engine::warm_up::{catalog, open_and_read, TABLES};
+    use lakescope_paimon::table_read::ReadRequest;
+    let catalog = catalog().await.unwrap();
+    let request = ReadRequest {
+        first_batch_rows: Some(1024),
+        ..ReadRequest::default()
+    };
+    for name in TABLES {
+        let (schema, batches) = open_and_read(&catalog, name, &request, || async {})
+            .await
+            .unwrap();
+        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        // Merged: keys 0..300 once each; appended: 300 rows.
+        assert_eq!(rows, 300, "{name}");
+        assert_eq!(schema.fields().len(), 8, "{name}");
+    }
+}
