@@ -72,14 +72,12 @@ impl HttpStore {
     }
 
     async fn body(path: &str, response: Response) -> Result<Bytes> {
-        response
-            .binary()
+        crate::transport::body_bytes(response)
             .await
-            .map(Bytes::from)
-            .map_err(|e| Error::Io {
+            .map_err(|message| Error::Io {
                 operation: "read body of",
                 path: path.to_string(),
-                message: e.to_string(),
+                message,
             })
     }
 

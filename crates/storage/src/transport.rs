@@ -11,6 +11,8 @@ pub(crate) mod http_store;
 
 pub use fault::{Fault, FaultyTransport};
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
+pub(crate) use fetch::body_bytes;
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub use fetch::{BrowserTimer, FetchTransport};
 pub use http_store::{encode_key, HttpReadStore};
 
