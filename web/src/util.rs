@@ -197,3 +197,18 @@ pub async fn yield_to_browser() {
     );
     let _ = wait.await;
 }
+
+/// Resolves once the browser has painted what is pending: in a task queued from the next
+/// animation frame.
+pub async fn after_paint() {
+    let (done, wait) = futures::channel::oneshot::channel::<()>();
+    request_animation_frame(move || {
+        set_timeout(
+            move || {
+                let _ = done.send(());
+            },
+            std::time::Duration::ZERO,
+        )
+    });
+    let _ = wait.await;
+}

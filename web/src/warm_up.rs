@@ -4,7 +4,7 @@
 
 use crate::data_tab::first_rows_request;
 use crate::grid::Grid;
-use crate::util::{yield_to_browser, Frame};
+use crate::util::{after_paint, yield_to_browser, Frame};
 use lakescope_engine::warm_up::{catalog, open_and_read, TABLES};
 use leptos::prelude::*;
 use std::cell::Cell;
@@ -15,7 +15,7 @@ thread_local! {
     static STARTED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Starts the reads after the page has drawn what is pending (no-op after the first call).
+/// Starts the reads once the page has painted what is pending (no-op after the first call).
 pub fn start() {
     if STARTED.with(|s| s.replace(true)) {
         return;
@@ -31,7 +31,7 @@ pub fn start() {
 /// Reads each table as a table view does and renders its rows in a detached grid, yielding to
 /// the browser between steps.
 async fn read_tables() -> lakescope_engine::Result<()> {
-    yield_to_browser().await;
+    after_paint().await;
     let catalog = catalog().await?;
     for name in TABLES {
         let (schema, batches) =

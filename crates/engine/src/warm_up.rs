@@ -51,6 +51,7 @@ where
     lakescope_iceberg::is_iceberg_table(store.as_ref(), &path).await;
     let table = Table::open(store.clone(), &path).await?;
     let snapshot = table.latest_snapshot().await?;
+    pause().await;
     futures::try_join!(table.schemas(), table.snapshot_ids(), table.tags())?;
     pause().await;
     let files = TableRef {
@@ -73,7 +74,11 @@ where
     };
     let mut reader = SnapshotReader::open(&table, snapshot.as_ref(), &request).await?;
     let mut batches = Vec::new();
-    while let Some(batch) = reader.next_batch().await {
+    loop {
+        pause().await;
+        let Some(batch) = reader.next_batch().await else {
+            break;
+        };
         batches.push(batch?);
     }
     Ok((reader.schema().clone(), batches))
