@@ -235,6 +235,29 @@ async fn table_with(def: TableDefinition, batches: Vec<RecordBatch>) -> Table {
     table
 }
 
+/// A table of `(id BIGINT, name STRING)` (primary key `id` when asked) holding `batches` (see
+/// [`kv`]), one commit each.
+async fn kv_table(
+    primary_key: bool,
+    options: BTreeMap<String, String>,
+    batches: Vec<RecordBatch>,
+) -> Table {
+    let def = TableDefinition {
+        columns: vec![
+            ("id".to_string(), t(TypeKind::BigInt), None),
+            ("name".to_string(), string(), None),
+        ],
+        primary_keys: if primary_key {
+            vec!["id".into()]
+        } else {
+            Vec::new()
+        },
+        options,
+        ..Default::default()
+    };
+    table_with(def, batches).await
+}
+
 fn kv(keys: std::ops::Range<i64>, tag: &str) -> RecordBatch {
     batch(vec![
         (
@@ -261,32 +284,16 @@ async fn read(table: &Table, request: &ReadRequest) -> (Vec<String>, usize) {
 
 #[tokio::test]
 async fn budgeted_reads_of_multi_row_group_files_equal_unbudgeted() {
-    let columns = vec![
-        ("id".to_string(), t(TypeKind::BigInt), None),
-        ("name".to_string(), string(), None),
-    ];
     let small_groups = opts(&[("bucket", "1"), ("parquet.row-group.rows", "7")]);
-    let pk_table = table_with(
-        TableDefinition {
-            columns: columns.clone(),
-            primary_keys: vec!["id".into()],
-            options: small_groups.clone(),
-            ..Default::default()
-        },
+    let pk_table = kv_table(
+        true,
+        small_groups.clone(),
         vec![kv(0..100, "a"), kv(50..150, "b"), kv(20..30, "c")],
     )
     .await;
     let mut append_options = small_groups.clone();
     append_options.insert("bucket".into(), "-1".into());
-    let append_table = table_with(
-        TableDefinition {
-            columns,
-            options: append_options,
-            ..Default::default()
-        },
-        vec![kv(0..100, "a"), kv(0..60, "b")],
-    )
-    .await;
+    let append_table = kv_table(false, append_options, vec![kv(0..100, "a"), kv(0..60, "b")]).await;
     // (`rowkind` is a view of primary-key tables.)
     for (table, expected_rows, kinds) in [
         (&pk_table, 150, &[false, true][..]),
@@ -356,18 +363,7 @@ async fn first_batch_bytes_and_rows(table: &Table, request: &ReadRequest) -> (u6
 #[tokio::test]
 async fn a_small_footer_prefetch_reads_a_small_file_in_pieces_with_the_same_rows() {
     // One file of a few KiB: the default footer request (64 KiB) fetches it whole.
-    let table = table_with(
-        TableDefinition {
-            columns: vec![
-                ("id".to_string(), t(TypeKind::BigInt), None),
-                ("name".to_string(), string(), None),
-            ],
-            options: opts(&[("bucket", "-1")]),
-            ..Default::default()
-        },
-        vec![kv(0..300, "row-")],
-    )
-    .await;
+    let table = kv_table(false, opts(&[("bucket", "-1")]), vec![kv(0..300, "row-")]).await;
     let first_piece = ReadRequest {
         first_batch_bytes: Some(1),
         ..ReadRequest::default()
@@ -393,15 +389,9 @@ async fn a_small_footer_prefetch_reads_a_small_file_in_pieces_with_the_same_rows
 async fn the_first_rows_of_an_append_table_wait_for_a_first_piece_not_whole_files() {
     // Two files of 10 row groups each (well over the footer request's 64 KiB).
     let options = opts(&[("bucket", "-1"), ("parquet.row-group.rows", "4000")]);
-    let table = table_with(
-        TableDefinition {
-            columns: vec![
-                ("id".to_string(), t(TypeKind::BigInt), None),
-                ("name".to_string(), string(), None),
-            ],
-            options,
-            ..Default::default()
-        },
+    let table = kv_table(
+        false,
+        options,
         vec![kv(0..40_000, "first-file-"), kv(0..40_000, "second-file-")],
     )
     .await;
@@ -423,16 +413,9 @@ async fn the_first_rows_of_an_append_table_wait_for_a_first_piece_not_whole_file
 #[tokio::test]
 async fn the_first_merged_batch_holds_at_most_first_batch_rows_and_the_rows_are_the_same() {
     // Two buckets of three overlapping runs each.
-    let table = table_with(
-        TableDefinition {
-            columns: vec![
-                ("id".to_string(), t(TypeKind::BigInt), None),
-                ("name".to_string(), string(), None),
-            ],
-            primary_keys: vec!["id".into()],
-            options: opts(&[("bucket", "2")]),
-            ..Default::default()
-        },
+    let table = kv_table(
+        true,
+        opts(&[("bucket", "2")]),
         vec![kv(0..20_000, "a"), kv(5_000..25_000, "b"), kv(0..100, "c")],
     )
     .await;
