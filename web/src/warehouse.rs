@@ -240,8 +240,9 @@ impl Warehouse {
 /// Starts reading what every view of the Paimon table at `path` reads first: the table, its
 /// latest snapshot and that snapshot's manifests (a link to a table: while the page draws the
 /// catalog; a click on a table: before the page draws it). The table keeps the manifests it
-/// decoded. A prefetch of another table stops this one.
+/// decoded. A prefetch of another table stops this one; any prefetch stops the warm-up.
 pub fn prefetch(path: &str) {
+    crate::warm_up::stop();
     let path = path.to_string();
     let (abort, registration) = futures::future::AbortHandle::new_pair();
     if let Some(previous) = PREFETCH.with(|p| p.replace(Some(abort))) {

@@ -5,14 +5,17 @@
 use crate::data_tab::first_rows_request;
 use crate::grid::Grid;
 use crate::util::{after_paint, yield_to_browser, Frame};
+use futures::future::{AbortHandle, Abortable};
 use lakescope_engine::warm_up::{catalog, open_and_read, TABLES};
 use leptos::prelude::*;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
 
 thread_local! {
     static STARTED: Cell<bool> = const { Cell::new(false) };
+    /// Stops the running warm-up.
+    static RUNNING: RefCell<Option<AbortHandle>> = const { RefCell::new(None) };
 }
 
 /// Starts the reads once the page has painted what is pending (no-op after the first call).
@@ -20,12 +23,22 @@ pub fn start() {
     if STARTED.with(|s| s.replace(true)) {
         return;
     }
+    let (abort, registration) = AbortHandle::new_pair();
+    RUNNING.with(|r| r.replace(Some(abort)));
     leptos::task::spawn_local(async {
-        if let Err(e) = read_tables().await {
+        if let Ok(Err(e)) = Abortable::new(read_tables(), registration).await {
             // Only compiling was at stake: the first table opened just takes longer.
             leptos::logging::warn!("warm-up read: {e}");
         }
+        RUNNING.with(|r| r.take());
     });
+}
+
+/// Stops the warm-up at its next step (a table is being opened: the page is for it now).
+pub fn stop() {
+    if let Some(abort) = RUNNING.with(|r| r.take()) {
+        abort.abort();
+    }
 }
 
 /// Reads each table as a table view does and renders its rows in a detached grid, yielding to
