@@ -45,7 +45,7 @@ pub fn stop() {
 /// the browser between steps.
 async fn read_tables() -> lakescope_engine::Result<()> {
     after_paint().await;
-    let catalog = catalog().await?;
+    let catalog = catalog();
     for name in TABLES {
         let (schema, batches) =
             open_and_read(&catalog, name, &first_rows_request(), yield_to_browser).await?;

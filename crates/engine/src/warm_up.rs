@@ -9,10 +9,9 @@ use std::rc::Rc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use bytes::Bytes;
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
-use lakescope_storage::{MemoryStore, ObjectStore};
+use lakescope_storage::MemoryStore;
 
 use crate::scan::{ScanRequest, TimeTravel};
 use crate::{Catalog, Result, TableRef};
@@ -23,15 +22,12 @@ include!("../warm-up/files.rs");
 pub const TABLES: [&str; 2] = ["warm_up.merged", "warm_up.appended"];
 
 /// A catalog over a memory store holding the two tables.
-pub async fn catalog() -> Result<Catalog> {
-    let store = MemoryStore::new();
-    for (key, bytes) in FILES {
-        store.put(key, Bytes::from_static(bytes)).await?;
-    }
-    Ok(Catalog::new(Rc::new(store)))
+pub fn catalog() -> Catalog {
+    Catalog::new(Rc::new(MemoryStore::from_static(FILES)))
 }
 
-/// Opens `name` as a table view does (schemas, snapshots, tags, the latest snapshot's files) and
+/// Opens `name` as a table view does (the Iceberg check, schemas, snapshots, tags, the latest
+/// snapshot's files) and
 /// reads its latest snapshot with `request`, whose first piece and footer request are made
 /// smaller than these files so that they are read in pieces as large files are. Awaits `pause()`
 /// between steps (a page passes a yield to its event loop).
@@ -94,7 +90,7 @@ mod tests {
 
     /// (id, n) of every row of `name`'s latest snapshot, and the batches' row counts.
     async fn ids_and_ns(name: &str) -> (Vec<(i64, Option<i32>)>, Vec<usize>) {
-        let catalog = catalog().await.unwrap();
+        let catalog = catalog();
         let request = ReadRequest {
             first_batch_rows: Some(64),
             ..ReadRequest::default()

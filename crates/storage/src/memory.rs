@@ -20,6 +20,17 @@ impl MemoryStore {
         Self::default()
     }
 
+    /// A store holding `files` (key, bytes), e.g. tables compiled into the program.
+    pub fn from_static(files: &[(&str, &'static [u8])]) -> Self {
+        let objects = files
+            .iter()
+            .map(|(key, bytes)| (key.to_string(), Bytes::from_static(bytes)))
+            .collect();
+        Self {
+            objects: Mutex::new(objects),
+        }
+    }
+
     fn objects(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Bytes>> {
         // A poisoned lock only means another test thread panicked; the map itself is intact.
         self.objects.lock().unwrap_or_else(|e| e.into_inner())
@@ -127,6 +138,17 @@ impl ObjectStore for MemoryStore {
 mod tests {
     use super::*;
     use futures::executor::block_on;
+
+    #[test]
+    fn a_store_from_static_files_lists_and_reads_them() {
+        block_on(async {
+            let s = MemoryStore::from_static(&[("t/a", b"ab"), ("t/b/c", b"xyz")]);
+            let listing = s.list_dir("t/").await.unwrap();
+            assert_eq!(listing.dirs, ["b"]);
+            assert_eq!(listing.files.len(), 1);
+            assert_eq!(s.get("t/b/c").await.unwrap(), Bytes::from_static(b"xyz"));
+        });
+    }
 
     #[test]
     fn put_get_list_and_atomic_create() {

@@ -1,7 +1,6 @@
 //! Corpus tables embedded at build time, loaded into an in-memory warehouse for browser tests.
 
-use bytes::Bytes;
-use lakescope_storage::{MemoryStore, ObjectStore};
+use lakescope_storage::MemoryStore;
 
 mod corpus {
     include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
@@ -10,13 +9,8 @@ mod corpus {
 pub use corpus::EXPECTED;
 
 /// An in-memory warehouse holding the embedded corpus tables.
-pub async fn corpus_warehouse() -> MemoryStore {
-    let store = MemoryStore::new();
-    for (key, bytes) in corpus::FILES {
-        // Writing to a MemoryStore cannot fail.
-        let _ = store.put(key, Bytes::from_static(bytes)).await;
-    }
-    store
+pub fn corpus_warehouse() -> MemoryStore {
+    MemoryStore::from_static(corpus::FILES)
 }
 
 /// Number of embedded files.

@@ -31,7 +31,7 @@ async fn corpus_tables_read_exactly_in_the_browser() {
         iceberg_cases >= 9,
         "Iceberg expected files not embedded: {iceberg_cases}"
     );
-    let catalog = Catalog::new(Rc::new(corpus_warehouse().await));
+    let catalog = Catalog::new(Rc::new(corpus_warehouse()));
     let mut failures = Vec::new();
     for (table, label, jsonl) in EXPECTED {
         let table_ref: TableRef = table.parse().unwrap();
@@ -67,7 +67,7 @@ async fn corpus_tables_read_exactly_in_the_browser() {
 
 #[wasm_bindgen_test]
 async fn catalog_lists_the_embedded_tables() {
-    let catalog = Catalog::new(Rc::new(corpus_warehouse().await));
+    let catalog = Catalog::new(Rc::new(corpus_warehouse()));
     let tree = catalog.tree().await.unwrap();
     let names: Vec<String> = tree
         .iter()
@@ -93,7 +93,7 @@ async fn a_viewer_read_with_a_small_first_piece_ends_in_the_browser() {
     use lakescope_paimon::table::Table;
     use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
     use lakescope_storage::ObjectStore;
-    let store: Rc<dyn ObjectStore> = Rc::new(corpus_warehouse().await);
+    let store: Rc<dyn ObjectStore> = Rc::new(corpus_warehouse());
     let catalog = Catalog::new(store.clone());
     for name in ["corpus.append_dt", "corpus.pk_dedup"] {
         let table_ref: TableRef = name.parse().unwrap();
@@ -124,7 +124,7 @@ async fn a_viewer_read_with_a_small_first_piece_ends_in_the_browser() {
 async fn the_built_in_warm_up_tables_open_and_read_in_the_browser() {
     use lakescope_engine::warm_up::{catalog, open_and_read, TABLES};
     use lakescope_paimon::table_read::ReadRequest;
-    let catalog = catalog().await.unwrap();
+    let catalog = catalog();
     let request = ReadRequest {
         first_batch_rows: Some(1024),
         ..ReadRequest::default()
