@@ -199,16 +199,12 @@ pub async fn yield_to_browser() {
 }
 
 /// Resolves once the browser has painted what is pending: in a task queued from the next
-/// animation frame.
+/// animation frame (which runs just before that frame's paint).
 pub async fn after_paint() {
     let (done, wait) = futures::channel::oneshot::channel::<()>();
     request_animation_frame(move || {
-        set_timeout(
-            move || {
-                let _ = done.send(());
-            },
-            std::time::Duration::ZERO,
-        )
+        let _ = done.send(());
     });
     let _ = wait.await;
+    yield_to_browser().await;
 }
