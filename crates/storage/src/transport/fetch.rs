@@ -50,19 +50,50 @@ impl HttpTransport for FetchTransport {
     }
 }
 
-/// A response's whole body, copied once into wasm memory (gloo-net's `binary` zero-fills its
-/// buffer before copying: 11 ms more of the page's main thread for 17 MB of data files).
+/// A response's whole body, read chunk by chunk as it arrives and copied once into wasm memory.
+///
+/// Reading the body stream is faster than `arrayBuffer()`, which buffers every chunk and then
+/// copies them into one buffer on the page's main thread (measured in Chromium for a table's five
+/// 3.5 MB data files over loopback with 50 ms latency: 150–185 ms against 206–235 ms, and frames
+/// kept under 40 ms instead of 74–102 ms).
 pub(crate) async fn body_bytes(response: gloo_net::http::Response) -> Result<Bytes, String> {
     let text = |e: JsValue| format!("{e:?}");
-    let buffer = wasm_bindgen_futures::JsFuture::from(
-        web_sys::Response::from(response)
-            .array_buffer()
-            .map_err(text)?,
-    )
-    .await
-    .map_err(text)?;
-    Ok(Bytes::from(js_sys::Uint8Array::new(&buffer).to_vec()))
+    let response = web_sys::Response::from(response);
+    let Some(stream) = response.body() else {
+        return Ok(Bytes::new());
+    };
+    // Content-Length is a hint only: a compressed response decodes to more bytes.
+    let expected = response
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = Vec::with_capacity(expected.min(MAX_PREALLOCATED));
+    let reader = web_sys::ReadableStreamDefaultReader::from(JsValue::from(stream.get_reader()));
+    loop {
+        let result = web_sys::ReadableStreamReadResult::from(
+            wasm_bindgen_futures::JsFuture::from(reader.read())
+                .await
+                .map_err(text)?,
+        );
+        if result.get_done().unwrap_or(true) {
+            break;
+        }
+        let chunk: js_sys::Uint8Array = result
+            .get_value()
+            .dyn_into()
+            .map_err(|v| format!("a body chunk is not bytes: {v:?}"))?;
+        let start = body.len();
+        body.resize(start + chunk.length() as usize, 0);
+        chunk.copy_to(&mut body[start..]);
+    }
+    Ok(Bytes::from(body))
 }
+
+/// The largest body buffer reserved from a Content-Length before any byte arrived.
+const MAX_PREALLOCATED: usize = 256 * 1024 * 1024;
 
 /// The `fetch` request for `request`, with exactly its URL: a signed URL must reach the server
 /// byte for byte (gloo-net's builder would re-serialise it and append `&` to a query string).
