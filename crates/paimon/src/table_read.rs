@@ -48,7 +48,8 @@ pub struct ReadRequest {
     /// (whole, together) once that file is read. Merged splits are read as without it.
     pub first_batch_bytes: Option<u64>,
     /// Rows the first batch of the first merged (primary-key) split holds at most (`None`: a
-    /// whole batch), so a viewer shows the first rows before a whole batch is merged.
+    /// whole batch), so a viewer shows the first rows before a whole batch is merged. Each of
+    /// its sorted runs fetched whole first decodes only this many rows.
     pub first_batch_rows: Option<usize>,
     /// Bytes fetched from the end of a Parquet file read in pieces, in one request that should
     /// hold its footer and offset index (`None`: [`read::parquet::FOOTER_PREFETCH`]; a memory
@@ -420,7 +421,8 @@ impl<'a> SplitReader<'a> {
                     (futures::future::try_join_all(opens).await?, rest)
                 }
                 (true, None) => {
-                    let opens = files.iter().map(|f| self.open_file(split, f, Fetch::Whole));
+                    let whole = Fetch::Whole { first_rows: None };
+                    let opens = files.iter().map(|f| self.open_file(split, f, whole));
                     (futures::future::try_join_all(opens).await?, Vec::new())
                 }
                 (false, _) => (Vec::new(), files),
@@ -448,7 +450,10 @@ impl<'a> SplitReader<'a> {
                 window_bytes: b / runs,
                 first_piece: None,
             },
-            _ => Fetch::Whole,
+            // Each run decodes only the rows the first merged batch may need first.
+            _ => Fetch::Whole {
+                first_rows: request.first_batch_rows,
+            },
         };
         let opens = files.iter().map(|f| self.open_file(split, f, fetch));
         let sources = futures::future::try_join_all(opens).await?;
@@ -660,7 +665,7 @@ impl SplitStream {
                     let files = std::mem::take(pending);
                     let opens = files
                         .iter()
-                        .map(|f| reader.open_file(split, f, Fetch::Whole));
+                        .map(|f| reader.open_file(split, f, Fetch::Whole { first_rows: None }));
                     *opened = futures::future::try_join_all(opens).await?.into();
                     continue;
                 }
@@ -674,7 +679,7 @@ impl SplitStream {
                         window_bytes: b,
                         first_piece: None,
                     },
-                    _ => Fetch::Whole,
+                    _ => Fetch::Whole { first_rows: None },
                 };
                 *current = Some(reader.open_file(split, &file, fetch).await?);
             },

@@ -11,7 +11,7 @@ use bytes::{Buf, Bytes};
 use lakescope_storage::ObjectStore;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
-    ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy,
+    ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy, RowSelector,
 };
 use parquet::arrow::{ProjectionMask, PARQUET_FIELD_ID_META_KEY};
 use parquet::errors::ParquetError;
@@ -101,6 +101,8 @@ fn decode_with<T: ChunkReader + 'static>(
 /// the wanted column names.
 pub(crate) struct ParquetBatches {
     file: String,
+    /// Gives one batch only, before `reader` (see [`batches_from_first_rows`]).
+    first: Option<ParquetRecordBatchReader>,
     reader: ParquetRecordBatchReader,
     renames: HashMap<String, String>,
 }
@@ -109,7 +111,10 @@ impl Iterator for ParquetBatches {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let batch = self.reader.next()?;
+        // The first reader is dropped after its batch: asked again, it would pass over (decode)
+        // the rest of the file to end its row selection.
+        let first = self.first.take().and_then(|mut first| first.next());
+        let batch = first.or_else(|| self.reader.next())?;
         Some(
             batch
                 .map_err(|e| corrupt(&self.file, e))
@@ -146,6 +151,7 @@ fn batches_with<T: ChunkReader + 'static>(
         .map_err(|e| corrupt(file, e))?;
     Ok(ParquetBatches {
         file: file.to_string(),
+        first: None,
         reader,
         renames,
     })
@@ -160,6 +166,55 @@ pub(crate) fn batches(
 ) -> Result<ParquetBatches> {
     let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(|e| corrupt(file, e))?;
     batches_with(file, builder, wanted, None, None, batch_size)
+}
+
+/// Decodes the wanted columns of a whole Parquet file: its first `first_rows` rows as one batch,
+/// then [`BATCH_SIZE`] rows at a time. For a merge's first rows: each sorted run decodes only
+/// what the first merged batch may need (the pages those rows are in are decompressed again for
+/// the second batch).
+pub(crate) fn batches_from_first_rows(
+    file: &str,
+    bytes: Bytes,
+    wanted: &[Wanted],
+    first_rows: usize,
+) -> Result<ParquetBatches> {
+    let meta = ArrowReaderMetadata::load(&bytes, ArrowReaderOptions::new())
+        .map_err(|e| corrupt(file, e))?;
+    let rows = usize::try_from(meta.metadata().file_metadata().num_rows()).unwrap_or(0);
+    let first_rows = first_rows.max(1);
+    let reader = |selection: Vec<RowSelector>, batch_size: usize| {
+        let builder =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(bytes.clone(), meta.clone());
+        batches_with(
+            file,
+            builder,
+            wanted,
+            None,
+            Some(selection.into()),
+            batch_size,
+        )
+    };
+    if rows <= first_rows {
+        return reader(vec![RowSelector::select(rows)], first_rows);
+    }
+    let first = reader(
+        vec![
+            RowSelector::select(first_rows),
+            RowSelector::skip(rows - first_rows),
+        ],
+        first_rows,
+    )?;
+    let rest = reader(
+        vec![
+            RowSelector::skip(first_rows),
+            RowSelector::select(rows - first_rows),
+        ],
+        BATCH_SIZE,
+    )?;
+    Ok(ParquetBatches {
+        first: Some(first.reader),
+        ..rest
+    })
 }
 
 /// Decodes the wanted columns of a whole Parquet file (columns keep their wanted names).

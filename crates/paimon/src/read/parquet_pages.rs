@@ -359,8 +359,10 @@ mod tests {
     use parquet::file::page_index::offset_index::PageLocation;
     use parquet::file::properties::WriterProperties;
 
-    use crate::read::parquet::{decode, FirstPiece, RowGroupFile, FOOTER_PREFETCH};
-    use crate::read::Wanted;
+    use crate::read::parquet::{
+        batches_from_first_rows, decode, FirstPiece, RowGroupFile, FOOTER_PREFETCH,
+    };
+    use crate::read::{Wanted, BATCH_SIZE};
     use crate::spec::types::MAX_LENGTH;
     use crate::spec::{DataType, TypeKind};
 
@@ -461,6 +463,33 @@ mod tests {
 
     fn rows(schema: &Schema, batches: &[RecordBatch]) -> RecordBatch {
         concat_batches(&Arc::new(schema.clone()), batches).unwrap()
+    }
+
+    #[test]
+    fn a_whole_file_read_from_a_few_first_rows_gives_them_then_whole_batches() {
+        let (bytes, schema) = file(false);
+        let whole = rows(
+            &schema,
+            &decode("f.parquet", bytes.clone(), &wanted()).unwrap(),
+        );
+        let read = |first_rows| {
+            batches_from_first_rows("f.parquet", bytes.clone(), &wanted(), first_rows)
+                .unwrap()
+                .collect::<crate::Result<Vec<_>>>()
+                .unwrap()
+        };
+        let batches = read(100);
+        let sizes: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
+        assert_eq!(sizes, [100, BATCH_SIZE, ROWS - 100 - BATCH_SIZE]);
+        assert_eq!(
+            rows(&schema, &batches),
+            whole,
+            "the rows of the file, in order"
+        );
+        // Asked for more rows than the file has: all of them in one batch.
+        let batches = read(ROWS + 1);
+        assert_eq!(batches.len(), 1);
+        assert_eq!(rows(&schema, &batches), whole);
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -19,8 +19,9 @@ use crate::Result;
 /// How a source fetches its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Fetch {
-    /// One GET of the whole file.
-    Whole,
+    /// One GET of the whole file; Parquet: with `first_rows`, its first batch holds that many
+    /// rows (later ones [`BATCH_SIZE`](super::BATCH_SIZE)).
+    Whole { first_rows: Option<usize> },
     /// Parquet: the footer (a first request of the last `footer_prefetch` bytes), then one row
     /// group's wanted column chunks at a time, or, in a row group whose chunks are larger than
     /// `window_bytes`, a few pages at a time (other formats are fetched whole). With
@@ -101,15 +102,19 @@ impl FileSource {
                 let current = rg.next_piece(store.as_ref()).await?;
                 Decoded::RowGroups { file: rg, current }
             }
-            (format, _) => {
+            (format, fetch) => {
                 let bytes = store.get(&path).await?;
+                let first_rows = match fetch {
+                    Fetch::Whole { first_rows } => first_rows,
+                    Fetch::RowGroups { .. } => None,
+                };
                 match format {
-                    FileFormat::Parquet => Decoded::Parquet(parquet::batches(
-                        &path,
-                        bytes,
-                        &wanted,
-                        super::BATCH_SIZE,
-                    )?),
+                    FileFormat::Parquet => Decoded::Parquet(match first_rows {
+                        Some(rows) => {
+                            parquet::batches_from_first_rows(&path, bytes, &wanted, rows)?
+                        }
+                        None => parquet::batches(&path, bytes, &wanted, super::BATCH_SIZE)?,
+                    }),
                     FileFormat::Orc => {
                         Decoded::Batches(orc::decode(&path, bytes, &wanted).await?.into_iter())
                     }
