@@ -20,7 +20,8 @@ use crate::Result;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Fetch {
     /// One GET of the whole file; Parquet: with `first_rows`, its first batch holds that many
-    /// rows (later ones [`BATCH_SIZE`](super::BATCH_SIZE)).
+    /// rows (later ones [`BATCH_SIZE`](super::BATCH_SIZE)) and is decoded as soon as the file
+    /// arrived, while the merge's other runs are still arriving.
     Whole { first_rows: Option<usize> },
     /// Parquet: the footer (a first request of the last `footer_prefetch` bytes), then one row
     /// group's wanted column chunks at a time, or, in a row group whose chunks are larger than
@@ -56,6 +57,8 @@ pub(crate) struct FileSource {
     dv: Option<DeletionVector>,
     /// File row position of the next decoded row.
     position: u64,
+    /// The first batch, decoded as soon as the file arrived (see [`Fetch::Whole`]).
+    early: Option<RecordBatch>,
     decoded: Decoded,
 }
 
@@ -79,6 +82,7 @@ impl FileSource {
         let plan = evolution::plan(file.file_fields, file.read_fields);
         let wanted = wanted_columns(&plan, file.kind);
         let path = file.path;
+        let mut early = None;
         let decoded = match (file.format, fetch) {
             (
                 FileFormat::Parquet,
@@ -109,12 +113,20 @@ impl FileSource {
                     Fetch::RowGroups { .. } => None,
                 };
                 match format {
-                    FileFormat::Parquet => Decoded::Parquet(match first_rows {
+                    FileFormat::Parquet => match first_rows {
                         Some(rows) => {
-                            parquet::batches_from_first_rows(&path, bytes, &wanted, rows)?
+                            let mut batches =
+                                parquet::batches_from_first_rows(&path, bytes, &wanted, rows)?;
+                            early = batches.next().transpose()?;
+                            Decoded::Parquet(batches)
                         }
-                        None => parquet::batches(&path, bytes, &wanted, super::BATCH_SIZE)?,
-                    }),
+                        None => Decoded::Parquet(parquet::batches(
+                            &path,
+                            bytes,
+                            &wanted,
+                            super::BATCH_SIZE,
+                        )?),
+                    },
                     FileFormat::Orc => {
                         Decoded::Batches(orc::decode(&path, bytes, &wanted).await?.into_iter())
                     }
@@ -132,6 +144,7 @@ impl FileSource {
             kind: file.kind,
             dv: None,
             position: 0,
+            early,
             decoded,
         })
     }
@@ -163,6 +176,9 @@ impl FileSource {
     }
 
     async fn next_decoded(&mut self) -> Result<Option<RecordBatch>> {
+        if let Some(batch) = self.early.take() {
+            return Ok(Some(batch));
+        }
         match &mut self.decoded {
             Decoded::Parquet(batches) => batches.next().transpose(),
             Decoded::Batches(batches) => Ok(batches.next()),
