@@ -180,7 +180,13 @@ pub(crate) fn batches_from_first_rows(
 ) -> Result<ParquetBatches> {
     let meta = ArrowReaderMetadata::load(&bytes, ArrowReaderOptions::new())
         .map_err(|e| corrupt(file, e))?;
-    let rows = usize::try_from(meta.metadata().file_metadata().num_rows()).unwrap_or(0);
+    // The rows the reader goes through: those of the row groups (a file's own total could differ).
+    let rows: usize = meta
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| usize::try_from(g.num_rows()).unwrap_or(0))
+        .sum();
     let first_rows = first_rows.max(1);
     let reader = |selection: Vec<RowSelector>, batch_size: usize| {
         let builder =
