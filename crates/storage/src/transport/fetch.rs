@@ -78,8 +78,10 @@ pub(crate) async fn body_bytes(response: gloo_net::http::Response) -> Result<Byt
                 .await
                 .map_err(text)?,
         );
-        if result.get_done().unwrap_or(true) {
-            break;
+        match result.get_done() {
+            Some(true) => break,
+            Some(false) => {}
+            None => return Err("a read of the body gave no `done` flag".into()),
         }
         let chunk: js_sys::Uint8Array = result
             .get_value()
