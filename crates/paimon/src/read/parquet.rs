@@ -101,8 +101,8 @@ fn decode_with<T: ChunkReader + 'static>(
 /// the wanted column names.
 pub(crate) struct ParquetBatches {
     file: String,
-    /// Gives one batch only, before `reader` (see [`batches_from_first_rows`]).
-    first: Option<ParquetRecordBatchReader>,
+    /// A batch decoded before `reader`'s (see [`batches_from_first_rows`]).
+    first: Option<RecordBatch>,
     reader: ParquetRecordBatchReader,
     renames: HashMap<String, String>,
 }
@@ -111,10 +111,10 @@ impl Iterator for ParquetBatches {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        // The first reader is dropped after its batch: asked again, it would pass over (decode)
-        // the rest of the file to end its row selection.
-        let first = self.first.take().and_then(|mut first| first.next());
-        let batch = first.or_else(|| self.reader.next())?;
+        if let Some(first) = self.first.take() {
+            return Some(Ok(first));
+        }
+        let batch = self.reader.next()?;
         Some(
             batch
                 .map_err(|e| corrupt(&self.file, e))
@@ -169,9 +169,9 @@ pub(crate) fn batches(
 }
 
 /// Decodes the wanted columns of a whole Parquet file: its first `first_rows` rows as one batch,
-/// then [`BATCH_SIZE`] rows at a time. For a merge's first rows: each sorted run decodes only
-/// what the first merged batch may need (the pages those rows are in are decompressed again for
-/// the second batch).
+/// decoded at once, then [`BATCH_SIZE`] rows at a time. For a merge's first rows: each sorted
+/// run decodes only what the first merged batch may need, as soon as its file arrived (the pages
+/// those rows are in are decompressed again for the second batch).
 pub(crate) fn batches_from_first_rows(
     file: &str,
     bytes: Bytes,
@@ -188,6 +188,7 @@ pub(crate) fn batches_from_first_rows(
         .map(|g| usize::try_from(g.num_rows()).unwrap_or(0))
         .sum();
     let first_rows = first_rows.max(1);
+    let in_first = first_rows.min(rows);
     let reader = |selection: Vec<RowSelector>, batch_size: usize| {
         let builder =
             ParquetRecordBatchReaderBuilder::new_with_metadata(bytes.clone(), meta.clone());
@@ -200,27 +201,25 @@ pub(crate) fn batches_from_first_rows(
             batch_size,
         )
     };
-    if rows <= first_rows {
-        return reader(vec![RowSelector::select(rows)], first_rows);
-    }
+    // Only its batch is taken from the first reader: asked again, it would pass over (decode) the
+    // rest of the file to end its row selection.
     let first = reader(
         vec![
-            RowSelector::select(first_rows),
-            RowSelector::skip(rows - first_rows),
+            RowSelector::select(in_first),
+            RowSelector::skip(rows - in_first),
         ],
         first_rows,
-    )?;
+    )?
+    .next()
+    .transpose()?;
     let rest = reader(
         vec![
-            RowSelector::skip(first_rows),
-            RowSelector::select(rows - first_rows),
+            RowSelector::skip(in_first),
+            RowSelector::select(rows - in_first),
         ],
         BATCH_SIZE,
     )?;
-    Ok(ParquetBatches {
-        first: Some(first.reader),
-        ..rest
-    })
+    Ok(ParquetBatches { first, ..rest })
 }
 
 /// Decodes the wanted columns of a whole Parquet file (columns keep their wanted names).

@@ -492,6 +492,20 @@ mod tests {
         assert_eq!(rows(&schema, &batches), whole);
     }
 
+    #[test]
+    fn a_truncated_file_read_from_its_first_rows_is_an_error_naming_it() {
+        let (bytes, _) = file(false);
+        let cut = bytes.slice(..bytes.len() - 100);
+        let error = match batches_from_first_rows("f.parquet", cut, &wanted(), 100) {
+            Ok(_) => panic!("a truncated file was read"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            error.contains("f.parquet") && error.contains("invalid Parquet file"),
+            "{error}"
+        );
+    }
+
     #[tokio::test(flavor = "current_thread")]
     async fn page_windows_give_the_rows_of_whole_row_groups_and_fetch_less_at_once() {
         let (bytes, schema) = file(true);

@@ -57,8 +57,6 @@ pub(crate) struct FileSource {
     dv: Option<DeletionVector>,
     /// File row position of the next decoded row.
     position: u64,
-    /// The first batch, decoded as soon as the file arrived (see [`Fetch::Whole`]).
-    early: Option<RecordBatch>,
     decoded: Decoded,
 }
 
@@ -82,7 +80,6 @@ impl FileSource {
         let plan = evolution::plan(file.file_fields, file.read_fields);
         let wanted = wanted_columns(&plan, file.kind);
         let path = file.path;
-        let mut early = None;
         let decoded = match (file.format, fetch) {
             (
                 FileFormat::Parquet,
@@ -108,29 +105,25 @@ impl FileSource {
             }
             (format, fetch) => {
                 let bytes = store.get(&path).await?;
-                let first_rows = match fetch {
-                    Fetch::Whole { first_rows } => first_rows,
-                    Fetch::RowGroups { .. } => None,
-                };
-                match format {
-                    FileFormat::Parquet => match first_rows {
-                        Some(rows) => {
-                            let mut batches =
-                                parquet::batches_from_first_rows(&path, bytes, &wanted, rows)?;
-                            early = batches.next().transpose()?;
-                            Decoded::Parquet(batches)
-                        }
-                        None => Decoded::Parquet(parquet::batches(
-                            &path,
-                            bytes,
-                            &wanted,
-                            super::BATCH_SIZE,
-                        )?),
-                    },
-                    FileFormat::Orc => {
+                match (format, fetch) {
+                    (
+                        FileFormat::Parquet,
+                        Fetch::Whole {
+                            first_rows: Some(rows),
+                        },
+                    ) => Decoded::Parquet(parquet::batches_from_first_rows(
+                        &path, bytes, &wanted, rows,
+                    )?),
+                    (FileFormat::Parquet, _) => Decoded::Parquet(parquet::batches(
+                        &path,
+                        bytes,
+                        &wanted,
+                        super::BATCH_SIZE,
+                    )?),
+                    (FileFormat::Orc, _) => {
                         Decoded::Batches(orc::decode(&path, bytes, &wanted).await?.into_iter())
                     }
-                    FileFormat::Avro => {
+                    (FileFormat::Avro, _) => {
                         Decoded::Batches(avro::decode(&path, bytes, &wanted)?.into_iter())
                     }
                 }
@@ -144,7 +137,6 @@ impl FileSource {
             kind: file.kind,
             dv: None,
             position: 0,
-            early,
             decoded,
         })
     }
@@ -176,9 +168,6 @@ impl FileSource {
     }
 
     async fn next_decoded(&mut self) -> Result<Option<RecordBatch>> {
-        if let Some(batch) = self.early.take() {
-            return Ok(Some(batch));
-        }
         match &mut self.decoded {
             Decoded::Parquet(batches) => batches.next().transpose(),
             Decoded::Batches(batches) => Ok(batches.next()),
