@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { BASE, SHARED, gridRows, holdRequests, shot, testBrowser } from "./harness.js";
 
 const DEMO_TABLES = {
@@ -183,6 +184,55 @@ test("overview of a primary-key table: keys, buckets, merge engine, rows, files,
     assert.equal(await badge("corpus.pk_dedup").textContent(), "pk·dedup");
     assert.equal(await badge("corpus.append_dt").textContent(), "append");
     await shot(page, "05-overview");
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("a table clicked after the idle reads plans the snapshot they found while its latest is read, and shows the latest", async () => {
+  const dir = fileURLToPath(new URL("../../public/demo/warehouse/corpus.db/pk_dedup/snapshot/", import.meta.url));
+  const baseList = (id) => JSON.parse(readFileSync(`${dir}snapshot-${id}`, "utf8")).baseManifestList;
+  const requested = [];
+  // While the catalog is on screen, snapshot 5 is not there yet: the idle reads find snapshot 4.
+  const hint = "**/corpus.db/pk_dedup/snapshot/LATEST";
+  const fifth = "**/corpus.db/pk_dedup/snapshot/snapshot-5";
+  // The idle read asks for snapshot 5 twice: beside the hint (the listing names it), then as the
+  // snapshot after the hint's.
+  let missing = 0;
+  let bothMissing;
+  const probed = new Promise((resolve) => (bothMissing = resolve));
+  const { page, problems, close } = await openPage("", {
+    beforeGoto: async (p) => {
+      p.on("request", (r) => requested.push(r.url()));
+      await p.route(hint, (route) => route.fulfill({ status: 200, body: "4" }));
+      await p.route(fifth, async (route) => {
+        await route.fulfill({ status: 404, body: "" });
+        if (++missing === 2) bothMissing();
+      });
+    },
+  });
+  try {
+    const read4 = page.waitForResponse((r) => r.url().endsWith("/corpus.db/pk_dedup/snapshot/snapshot-4"));
+    await page.getByTestId("catalog-tree").waitFor({ timeout: 30_000 });
+    await Promise.all([read4, probed]);
+    // Older than 2 s, that read no longer stands for the latest (see the next test).
+    await page.waitForTimeout(2_100);
+    await page.unroute(hint);
+    await page.unroute(fifth);
+    // Snapshot 5 is committed. Opening the table: its latest is read (held here), and the idle
+    // reads' snapshot 4 is planned meanwhile.
+    const gate = await holdRequests(page, hint);
+    const planned4 = page.waitForRequest((r) => r.url().endsWith(`/manifest/${baseList(4)}`), { timeout: 10_000 });
+    await page.locator('[data-testid="table-node"][data-table="corpus.pk_dedup"]').click();
+    await planned4;
+    assert.ok(!requested.some((u) => u.endsWith(`/manifest/${baseList(5)}`)), "snapshot 5 is planned only once found");
+    gate.open();
+    await page.getByTestId("tab-data").click();
+    const expected5 = expectedRows("corpus.pk_dedup", 5);
+    await waitRows(page, expected5.length);
+    const names = (await gridRows(page)).map((r) => r.split("|")[2]).sort();
+    assert.deepEqual(names, expected5.map((r) => r.name).sort());
     assert.deepEqual(problems, []);
   } finally {
     await close();

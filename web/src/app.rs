@@ -99,7 +99,8 @@ pub fn App() -> impl IntoView {
                         warehouse::prefetch(&t.path);
                     } else {
                         // Nothing to read yet: compile the reader for the first table opened.
-                        crate::warm_up::start();
+                        let tables = w.databases.iter().flat_map(|d| &d.tables);
+                        crate::warm_up::start(tables.map(|t| t.path.clone()).collect());
                     }
                 }
                 state.set(match outcome {

@@ -30,6 +30,11 @@ type LatestRead = (
 /// and both tabs show the same snapshot). Commits through the page forget it ([`forget_tables`]).
 const LATEST_REUSE_MS: f64 = 2_000.0;
 
+/// How long a table's latest snapshot, once read, is worth planning ahead of the read that
+/// confirms it when the table is opened (see [`prefetch`]): a table committed to since has most of
+/// its manifests in common with it, so an older guess wastes little.
+const KNOWN_LATEST_MAX_AGE_MS: f64 = 300_000.0;
+
 /// Bytes of immutable objects (schemas, snapshots, manifests, small data files) the page keeps
 /// from a static host or OPFS: each is read once, although several views read them at once.
 const CACHE_BYTES: u64 = 32 << 20;
@@ -43,6 +48,8 @@ thread_local! {
     static TABLES: RefCell<HashMap<String, Opening>> = RefCell::new(HashMap::new());
     /// Latest-snapshot reads by table path (see [`latest_snapshot`]).
     static LATEST: RefCell<HashMap<String, LatestRead>> = RefCell::new(HashMap::new());
+    /// The latest snapshot each table's last latest-snapshot read found, and when (page ms).
+    static KNOWN_LATEST: RefCell<HashMap<String, (f64, Snapshot)>> = RefCell::new(HashMap::new());
     /// Every request of every warehouse opened in this page, for progress lines.
     static METER: Arc<IoMeter> = Arc::new(IoMeter::default());
     /// Stops the running [`prefetch`].
@@ -126,10 +133,15 @@ pub async fn latest_snapshot(path: &str) -> Result<Option<Snapshot>, String> {
             let store = catalog()?.store().clone();
             let key = path.to_string();
             let read = async move {
-                Snapshots::new(store.as_ref(), &key)
+                let latest = Snapshots::new(store.as_ref(), &key)
                     .latest()
                     .await
-                    .map_err(|e| format!("Cannot read the latest snapshot of {key}: {e}"))
+                    .map_err(|e| format!("Cannot read the latest snapshot of {key}: {e}"))?;
+                if let Some(snapshot) = &latest {
+                    let found = (js_sys::Date::now(), snapshot.clone());
+                    KNOWN_LATEST.with(|k| k.borrow_mut().insert(key.clone(), found));
+                }
+                Ok(latest)
             }
             .boxed_local()
             .shared();
@@ -162,6 +174,7 @@ fn forget_failed<V>(
 pub fn forget_tables() {
     TABLES.with(|t| t.borrow_mut().clear());
     LATEST.with(|l| l.borrow_mut().clear());
+    KNOWN_LATEST.with(|k| k.borrow_mut().clear());
     CACHE.with(|c| {
         if let Some(cache) = c.borrow().as_ref() {
             cache.clear();
@@ -240,7 +253,10 @@ impl Warehouse {
 /// Starts reading what every view of the Paimon table at `path` reads first: the table, its
 /// latest snapshot and that snapshot's manifests (a link to a table: while the page draws the
 /// catalog; a click on a table: before the page draws it). The table keeps the manifests it
-/// decoded. A prefetch of another table stops this one; any prefetch stops the warm-up.
+/// decoded. A snapshot read as latest in the last [`KNOWN_LATEST_MAX_AGE_MS`] (see
+/// [`read_latest_snapshots`]) is planned at once, beside the read that finds the latest now: the
+/// views still wait for that read, and plan what it finds, so a newer snapshot only costs the
+/// guess's requests. A prefetch of another table stops this one; any prefetch stops the warm-up.
 pub fn prefetch(path: &str) {
     crate::warm_up::stop();
     let path = path.to_string();
@@ -253,14 +269,60 @@ pub fn prefetch(path: &str) {
         if lakescope_iceberg::is_iceberg_table(cat.store().as_ref(), &path).await {
             return;
         }
-        if let (Ok(t), Ok(Some(snapshot))) = futures::join!(table(&path), latest_snapshot(&path)) {
-            let _ = plan(&t, &snapshot, &PartitionFilter::All).await;
-        }
+        let guess = recent_latest(&path);
+        let plan_guess = async {
+            if let (Some(snapshot), Ok(t)) = (&guess, table(&path).await) {
+                let _ = plan(&t, snapshot, &PartitionFilter::All).await;
+            }
+        };
+        let plan_latest = async {
+            if let (Ok(t), Ok(Some(snapshot))) =
+                futures::join!(table(&path), latest_snapshot(&path))
+            {
+                if guess.as_ref().map(|g| g.id) != Some(snapshot.id) {
+                    let _ = plan(&t, &snapshot, &PartitionFilter::All).await;
+                }
+            }
+        };
+        futures::join!(plan_guess, plan_latest);
     };
     leptos::task::spawn_local(async move {
         let _ = futures::future::Abortable::new(work, registration).await;
     });
 }
+
+/// The snapshot `path`'s latest-snapshot read found less than [`KNOWN_LATEST_MAX_AGE_MS`] ago.
+fn recent_latest(path: &str) -> Option<Snapshot> {
+    let now = js_sys::Date::now();
+    KNOWN_LATEST.with(|k| {
+        k.borrow()
+            .get(path)
+            .filter(|(found, _)| now - found < KNOWN_LATEST_MAX_AGE_MS)
+            .map(|(_, snapshot)| snapshot.clone())
+    })
+}
+
+/// Reads the latest snapshot of each Paimon table at `paths`, [`IDLE_READS_AT_ONCE`] at a time
+/// (the page is idle: a table opened later plans it while confirming it, see [`prefetch`]).
+/// Failures are left to the views that read these tables.
+pub async fn read_latest_snapshots(paths: &[String]) {
+    let Ok(cat) = catalog() else { return };
+    for group in paths.chunks(IDLE_READS_AT_ONCE) {
+        futures::future::join_all(group.iter().map(|path| {
+            let store = cat.store().clone();
+            async move {
+                if !lakescope_iceberg::is_iceberg_table(store.as_ref(), path).await {
+                    let _ = latest_snapshot(path).await;
+                }
+            }
+        }))
+        .await;
+    }
+}
+
+/// Tables whose latest snapshot [`read_latest_snapshots`] reads at a time (three small requests
+/// each on a static host; HTTP/1.1 allows six connections per host).
+const IDLE_READS_AT_ONCE: usize = 2;
 
 /// Lists the databases and tables of the warehouse at `uri`: an http(s) URL or page-relative
 /// path, `s3://bucket/prefix` (reached as `options` say) or `opfs://name`.

@@ -1,7 +1,8 @@
 //! Opens and reads the built-in tiny tables once per page while the catalog is on screen, and
 //! renders their rows in a grid that is never attached to the page, so the browser has compiled
 //! the table reader and the grid before the first table opens (see `lakescope_engine::warm_up`),
-//! then grows the wasm memory the first table will need.
+//! then grows the wasm memory the first table will need; meanwhile it reads the latest snapshot
+//! of the catalog's first tables (opening one of them then plans that snapshot at once).
 
 use crate::data_tab::first_rows_request;
 use crate::grid::Grid;
@@ -19,15 +20,19 @@ thread_local! {
     static RUNNING: RefCell<Option<AbortHandle>> = const { RefCell::new(None) };
 }
 
-/// Starts the reads once the page has painted what is pending (no-op after the first call).
-pub fn start() {
+/// Tables of the catalog (in its order) whose latest snapshot the warm-up reads.
+const LATEST_READ_TABLES: usize = 16;
+
+/// Starts the reads once the page has painted what is pending (no-op after the first call);
+/// `tables`: the paths of the open catalog's tables.
+pub fn start(tables: Vec<String>) {
     if STARTED.with(|s| s.replace(true)) {
         return;
     }
     let (abort, registration) = AbortHandle::new_pair();
     RUNNING.with(|r| r.replace(Some(abort)));
     leptos::task::spawn_local(async {
-        if let Ok(Err(e)) = Abortable::new(read_tables(), registration).await {
+        if let Ok(Err(e)) = Abortable::new(read_tables(tables), registration).await {
             // Only compiling was at stake: the first table opened just takes longer.
             leptos::logging::warn!("warm-up read: {e}");
         }
@@ -42,10 +47,21 @@ pub fn stop() {
     }
 }
 
-/// Reads each table as a table view does and renders its rows in a detached grid, yielding to
-/// the browser between steps.
-async fn read_tables() -> lakescope_engine::Result<()> {
+/// Once the page has painted: reads the latest snapshots of the first of `tables` (network
+/// bound) while the built-in tables are read and rendered (CPU bound).
+async fn read_tables(tables: Vec<String>) -> lakescope_engine::Result<()> {
     after_paint().await;
+    let first = &tables[..tables.len().min(LATEST_READ_TABLES)];
+    let (warmed, ()) = futures::join!(
+        read_built_in_tables(),
+        crate::warehouse::read_latest_snapshots(first)
+    );
+    warmed
+}
+
+/// Reads each built-in table as a table view does and renders its rows in a detached grid,
+/// yielding to the browser between steps, then grows the wasm memory.
+async fn read_built_in_tables() -> lakescope_engine::Result<()> {
     let catalog = catalog();
     for name in TABLES {
         let (schema, batches) =
