@@ -14,6 +14,7 @@ const { values: opt } = parseArgs({ options: {
   profile: { type: "string", default: "wasm-release" }, trace: { type: "boolean", default: false },
   p4: { type: "string", default: "" }, cpuprofile: { type: "string", default: "" },
   "chrome-trace": { type: "string", default: "" },  // read with timeline.mjs
+  "click-after": { type: "string", default: "500" },  // P4 click: ms from the catalog on screen to the click
 } });
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const RUNS = Number(opt.runs), LATENCY = Number(opt.latency);
@@ -75,7 +76,7 @@ async function firstRows(server, table, warm) {
       await page.goto(`${server.url}/?warehouse=wh/`);
       const node = page.locator(`[data-table="${table}"]`);
       await node.waitFor({ timeout: 120_000 });
-      await page.waitForTimeout(500);
+      await page.waitForTimeout(Number(opt["click-after"]));
       from = server.log.length;
       if (opt["chrome-trace"]) {  // --chrome-trace DIR: Chromium's timeline (tasks, layout, requests) from just before the clicks
         tracing = await page.context().newCDPSession(page);
