@@ -239,6 +239,36 @@ test("a table clicked after the idle reads plans the snapshot they found while i
   }
 });
 
+test("a Data tab opened after a newer snapshot appeared shows it, not the rows read when the table was opened", async () => {
+  // While the Overview is shown, the table's latest snapshot is 4, and its rows are read ahead.
+  const hint = "**/corpus.db/pk_dedup/snapshot/LATEST";
+  const fifth = "**/corpus.db/pk_dedup/snapshot/snapshot-5";
+  const { page, problems, close } = await openTable("corpus.pk_dedup", "", {
+    beforeGoto: async (p) => {
+      await p.route(hint, (route) => route.fulfill({ status: 200, body: "4" }));
+      await p.route(fifth, (route) => route.fulfill({ status: 404, body: "" }));
+    },
+  });
+  try {
+    await page.getByTestId("last-commit").waitFor({ timeout: 30_000 });
+    assert.match(await page.getByTestId("last-commit").textContent(), /^#4 · /);
+    // Snapshot 5 is committed; more than 2 s later the Data tab reads the latest snapshot again.
+    await page.unroute(hint);
+    await page.unroute(fifth);
+    await page.waitForTimeout(2_100);
+    await page.getByTestId("tab-data").click();
+    const expected5 = expectedRows("corpus.pk_dedup", 5);
+    assert.notEqual(expected5.length, expectedRows("corpus.pk_dedup", 4).length);
+    await waitRows(page, expected5.length);
+    await page.getByTestId("data-status").filter({ hasText: /snapshot 5/ }).waitFor();
+    const names = (await gridRows(page)).map((r) => r.split("|")[2]).sort();
+    assert.deepEqual(names, expected5.map((r) => r.name).sort());
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
 test("the Data tab opened right after the Overview reuses its latest snapshot; a later visit reads it again", async () => {
   const hints = [];
   const { page, problems, close } = await openTable("corpus.pk_dedup", "", {

@@ -30,10 +30,14 @@ pub struct Table {
     path: String,
     schema: Rc<TableSchema>,
     schemas: RefCell<HashMap<i64, Rc<TableSchema>>>,
-    manifest_lists: RefCell<HashMap<String, Rc<Vec<ManifestFileMeta>>>>,
-    manifests: RefCell<HashMap<String, Rc<Vec<ManifestEntry>>>>,
-    index_manifests: RefCell<HashMap<String, Rc<Vec<IndexManifestEntry>>>>,
+    manifest_lists: Decoded<ManifestFileMeta>,
+    manifests: Decoded<ManifestEntry>,
+    index_manifests: Decoded<IndexManifestEntry>,
 }
+
+/// Manifest files decoded by name; concurrent reads of one file share one read and decoding
+/// (a failed one is tried again by the next reader).
+type Decoded<T> = RefCell<HashMap<String, Rc<async_once_cell::OnceCell<Rc<Vec<T>>>>>>;
 
 impl std::fmt::Debug for Table {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -305,50 +309,38 @@ impl Table {
 
     /// The entries of manifest list `name` (cached).
     pub async fn manifest_list(&self, name: &str) -> Result<Rc<Vec<ManifestFileMeta>>> {
-        if let Some(v) = self.manifest_lists.borrow().get(name) {
-            return Ok(v.clone());
-        }
-        let bytes = self.read_manifest_bytes(name).await?;
-        let v = Rc::new(decode_manifest_list(
-            &self.key(&format!("manifest/{name}")),
-            &bytes,
-        )?);
-        self.manifest_lists
-            .borrow_mut()
-            .insert(name.to_string(), v.clone());
-        Ok(v)
+        self.decoded(&self.manifest_lists, name, decode_manifest_list)
+            .await
     }
 
     /// The entries of data/changelog manifest `name` (cached).
     pub async fn manifest(&self, name: &str) -> Result<Rc<Vec<ManifestEntry>>> {
-        if let Some(v) = self.manifests.borrow().get(name) {
-            return Ok(v.clone());
-        }
-        let bytes = self.read_manifest_bytes(name).await?;
-        let v = Rc::new(decode_manifest(
-            &self.key(&format!("manifest/{name}")),
-            &bytes,
-        )?);
-        self.manifests
-            .borrow_mut()
-            .insert(name.to_string(), v.clone());
-        Ok(v)
+        self.decoded(&self.manifests, name, decode_manifest).await
     }
 
     /// The entries of index manifest `name` (cached).
     pub async fn index_manifest(&self, name: &str) -> Result<Rc<Vec<IndexManifestEntry>>> {
-        if let Some(v) = self.index_manifests.borrow().get(name) {
-            return Ok(v.clone());
-        }
-        let bytes = self.read_manifest_bytes(name).await?;
-        let v = Rc::new(decode_index_manifest(
-            &self.key(&format!("manifest/{name}")),
-            &bytes,
-        )?);
-        self.index_manifests
+        self.decoded(&self.index_manifests, name, decode_index_manifest)
+            .await
+    }
+
+    /// Manifest file `name` from `cache`, or read and decoded with `decode` (given its key).
+    async fn decoded<T>(
+        &self,
+        cache: &Decoded<T>,
+        name: &str,
+        decode: fn(&str, &[u8]) -> Result<Vec<T>>,
+    ) -> Result<Rc<Vec<T>>> {
+        let cell = cache
             .borrow_mut()
-            .insert(name.to_string(), v.clone());
-        Ok(v)
+            .entry(name.to_string())
+            .or_default()
+            .clone();
+        let read = async {
+            let bytes = self.read_manifest_bytes(name).await?;
+            decode(&self.key(&format!("manifest/{name}")), &bytes).map(Rc::new)
+        };
+        cell.get_or_try_init(read).await.cloned()
     }
 
     // ---- file paths ----------------------------------------------------------------------

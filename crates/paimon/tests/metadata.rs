@@ -454,3 +454,82 @@ async fn schemas_and_options() {
     assert_eq!(fb.options().bucket_key(), vec!["id"]);
     assert_eq!(fb.options().file_compression(), "gzip");
 }
+
+/// A store whose reads each wait once before answering (as a network store's do), counting them.
+struct SlowReads {
+    inner: LocalStore,
+    reads: std::cell::Cell<usize>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl ObjectStore for SlowReads {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    async fn get(&self, path: &str) -> lakescope_storage::Result<bytes::Bytes> {
+        self.reads.set(self.reads.get() + 1);
+        tokio::task::yield_now().await;
+        self.inner.get(path).await
+    }
+    async fn get_range(
+        &self,
+        path: &str,
+        range: std::ops::Range<u64>,
+    ) -> lakescope_storage::Result<bytes::Bytes> {
+        self.inner.get_range(path, range).await
+    }
+    async fn head(&self, path: &str) -> lakescope_storage::Result<lakescope_storage::ObjectMeta> {
+        self.inner.head(path).await
+    }
+    async fn list_dir(
+        &self,
+        prefix: &str,
+    ) -> lakescope_storage::Result<lakescope_storage::Listing> {
+        self.inner.list_dir(prefix).await
+    }
+    async fn put(&self, path: &str, data: bytes::Bytes) -> lakescope_storage::Result<()> {
+        self.inner.put(path, data).await
+    }
+    async fn put_if_absent(
+        &self,
+        path: &str,
+        data: bytes::Bytes,
+    ) -> lakescope_storage::Result<lakescope_storage::PutOutcome> {
+        self.inner.put_if_absent(path, data).await
+    }
+    async fn delete(&self, path: &str) -> lakescope_storage::Result<()> {
+        self.inner.delete(path).await
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn concurrent_reads_of_one_manifest_share_one_read_and_decoding() {
+    let store = Rc::new(SlowReads {
+        inner: LocalStore::new(warehouse()),
+        reads: std::cell::Cell::new(0),
+    });
+    let t = Table::open(store.clone(), "corpus.db/pk_dedup")
+        .await
+        .unwrap();
+    let snapshot = t.latest_snapshot().await.unwrap().unwrap();
+    let name = &snapshot.base_manifest_list;
+    let before = store.reads.get();
+    let (a, b) = futures::join!(t.manifest_list(name), t.manifest_list(name));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(store.reads.get() - before, 1, "one read of {name}");
+    assert!(Rc::ptr_eq(&a, &b), "one decoding");
+    assert!(!a.is_empty());
+    // Read again later: from the cache.
+    let c = t.manifest_list(name).await.unwrap();
+    assert!(Rc::ptr_eq(&a, &c));
+    assert_eq!(store.reads.get() - before, 1);
+
+    // A manifest that cannot be read fails each reader, and is tried again by the next one.
+    let missing = "manifest-list-missing-0";
+    let (x, y) = futures::join!(t.manifest_list(missing), t.manifest_list(missing));
+    assert!(matches!(x, Err(Error::NotFound { .. })), "{x:?}");
+    assert!(matches!(y, Err(Error::NotFound { .. })), "{y:?}");
+    let reads = store.reads.get();
+    assert!(t.manifest_list(missing).await.is_err());
+    assert_eq!(store.reads.get(), reads + 1);
+}
