@@ -190,49 +190,62 @@ test("overview of a primary-key table: keys, buckets, merge engine, rows, files,
   }
 });
 
+// corpus.pk_dedup as it was before its snapshot 5 was committed: the LATEST hint says 4 and
+// snapshot 5 is missing (`onMissing` is called after each request for it).
+const PK_DEDUP_HINT = "**/corpus.db/pk_dedup/snapshot/LATEST";
+const PK_DEDUP_FIFTH = "**/corpus.db/pk_dedup/snapshot/snapshot-5";
+async function beforeSnapshot5(page, onMissing = () => {}) {
+  await page.route(PK_DEDUP_HINT, (route) => route.fulfill({ status: 200, body: "4" }));
+  await page.route(PK_DEDUP_FIFTH, async (route) => {
+    await route.fulfill({ status: 404, body: "" });
+    onMissing();
+  });
+}
+async function commitSnapshot5(page) {
+  await page.unroute(PK_DEDUP_HINT);
+  await page.unroute(PK_DEDUP_FIFTH);
+}
+
+/** Waits for the Data tab to show corpus.pk_dedup's rows of snapshot 5, and checks them. */
+async function expectSnapshot5Rows(page) {
+  const expected = expectedRows("corpus.pk_dedup", 5);
+  await waitRows(page, expected.length);
+  await page.getByTestId("data-status").filter({ hasText: /snapshot 5/ }).waitFor();
+  const names = (await gridRows(page)).map((r) => r.split("|")[2]).sort();
+  assert.deepEqual(names, expected.map((r) => r.name).sort());
+}
+
 test("a table clicked after the idle reads plans the snapshot they found while its latest is read, and shows the latest", async () => {
   const dir = fileURLToPath(new URL("../../public/demo/warehouse/corpus.db/pk_dedup/snapshot/", import.meta.url));
   const baseList = (id) => JSON.parse(readFileSync(`${dir}snapshot-${id}`, "utf8")).baseManifestList;
   const requested = [];
-  // While the catalog is on screen, snapshot 5 is not there yet: the idle reads find snapshot 4.
-  const hint = "**/corpus.db/pk_dedup/snapshot/LATEST";
-  const fifth = "**/corpus.db/pk_dedup/snapshot/snapshot-5";
-  // The idle read asks for snapshot 5 twice: beside the hint (the listing names it), then as the
-  // snapshot after the hint's.
+  // The idle read (the catalog is on screen) asks for snapshot 5 twice: beside the hint (the
+  // listing names it), then as the snapshot after the hint's. It finds snapshot 4.
   let missing = 0;
   let bothMissing;
   const probed = new Promise((resolve) => (bothMissing = resolve));
   const { page, problems, close } = await openPage("", {
     beforeGoto: async (p) => {
       p.on("request", (r) => requested.push(r.url()));
-      await p.route(hint, (route) => route.fulfill({ status: 200, body: "4" }));
-      await p.route(fifth, async (route) => {
-        await route.fulfill({ status: 404, body: "" });
-        if (++missing === 2) bothMissing();
-      });
+      await beforeSnapshot5(p, () => ++missing === 2 && bothMissing());
     },
   });
   try {
     const read4 = page.waitForResponse((r) => r.url().endsWith("/corpus.db/pk_dedup/snapshot/snapshot-4"));
     await page.getByTestId("catalog-tree").waitFor({ timeout: 30_000 });
     await Promise.all([read4, probed]);
-    // Older than 2 s, that read no longer stands for the latest (see the next test).
+    // Older than 2 s, that read no longer stands for the latest (see below).
     await page.waitForTimeout(2_100);
-    await page.unroute(hint);
-    await page.unroute(fifth);
-    // Snapshot 5 is committed. Opening the table: its latest is read (held here), and the idle
-    // reads' snapshot 4 is planned meanwhile.
-    const gate = await holdRequests(page, hint);
+    await commitSnapshot5(page);
+    // Opening the table: its latest is read (held here), and snapshot 4 is planned meanwhile.
+    const gate = await holdRequests(page, PK_DEDUP_HINT);
     const planned4 = page.waitForRequest((r) => r.url().endsWith(`/manifest/${baseList(4)}`), { timeout: 10_000 });
     await page.locator('[data-testid="table-node"][data-table="corpus.pk_dedup"]').click();
     await planned4;
     assert.ok(!requested.some((u) => u.endsWith(`/manifest/${baseList(5)}`)), "snapshot 5 is planned only once found");
     gate.open();
     await page.getByTestId("tab-data").click();
-    const expected5 = expectedRows("corpus.pk_dedup", 5);
-    await waitRows(page, expected5.length);
-    const names = (await gridRows(page)).map((r) => r.split("|")[2]).sort();
-    assert.deepEqual(names, expected5.map((r) => r.name).sort());
+    await expectSnapshot5Rows(page);
     assert.deepEqual(problems, []);
   } finally {
     await close();
@@ -241,28 +254,16 @@ test("a table clicked after the idle reads plans the snapshot they found while i
 
 test("a Data tab opened after a newer snapshot appeared shows it, not the rows read when the table was opened", async () => {
   // While the Overview is shown, the table's latest snapshot is 4, and its rows are read ahead.
-  const hint = "**/corpus.db/pk_dedup/snapshot/LATEST";
-  const fifth = "**/corpus.db/pk_dedup/snapshot/snapshot-5";
-  const { page, problems, close } = await openTable("corpus.pk_dedup", "", {
-    beforeGoto: async (p) => {
-      await p.route(hint, (route) => route.fulfill({ status: 200, body: "4" }));
-      await p.route(fifth, (route) => route.fulfill({ status: 404, body: "" }));
-    },
-  });
+  const { page, problems, close } = await openTable("corpus.pk_dedup", "", { beforeGoto: (p) => beforeSnapshot5(p) });
   try {
     await page.getByTestId("last-commit").waitFor({ timeout: 30_000 });
     assert.match(await page.getByTestId("last-commit").textContent(), /^#4 · /);
-    // Snapshot 5 is committed; more than 2 s later the Data tab reads the latest snapshot again.
-    await page.unroute(hint);
-    await page.unroute(fifth);
+    assert.notEqual(expectedRows("corpus.pk_dedup", 5).length, expectedRows("corpus.pk_dedup", 4).length);
+    // More than 2 s later the Data tab reads the latest snapshot again.
+    await commitSnapshot5(page);
     await page.waitForTimeout(2_100);
     await page.getByTestId("tab-data").click();
-    const expected5 = expectedRows("corpus.pk_dedup", 5);
-    assert.notEqual(expected5.length, expectedRows("corpus.pk_dedup", 4).length);
-    await waitRows(page, expected5.length);
-    await page.getByTestId("data-status").filter({ hasText: /snapshot 5/ }).waitFor();
-    const names = (await gridRows(page)).map((r) => r.split("|")[2]).sort();
-    assert.deepEqual(names, expected5.map((r) => r.name).sort());
+    await expectSnapshot5Rows(page);
     assert.deepEqual(problems, []);
   } finally {
     await close();
