@@ -252,8 +252,8 @@ test("a table clicked after the idle reads plans the snapshot they found while i
   }
 });
 
-test("a Data tab opened after a newer snapshot appeared shows it, not the rows read when the table was opened", async () => {
-  // While the Overview is shown, the table's latest snapshot is 4, and its rows are read ahead.
+test("a Data tab opened after a newer snapshot appeared shows it, not the snapshot the Overview showed", async () => {
+  // While the Overview is shown, the table's latest snapshot is 4.
   const { page, problems, close } = await openTable("corpus.pk_dedup", "", { beforeGoto: (p) => beforeSnapshot5(p) });
   try {
     await page.getByTestId("last-commit").waitFor({ timeout: 30_000 });

@@ -2,15 +2,12 @@
 //! audit-log view and export of the current view.
 
 use crate::app::Selection;
-use crate::first_read;
 use crate::grid::Grid;
 use crate::route::{go, use_route, At};
 use crate::table_panel::{is_iceberg, table_ref};
 use crate::util::{download, parse_time, time, yield_to_browser, Frame};
 use crate::versions::Versions;
 use crate::warehouse;
-use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_paimon::predicate::parse::parse as parse_filter;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
@@ -365,42 +362,6 @@ pub fn first_rows_request() -> ReadRequest {
     }
 }
 
-/// The rows of a read: the Data tab's own, or the one started when the table was opened.
-enum Rows<'a> {
-    Own(Box<SnapshotReader<'a>>),
-    Taken(first_read::Taken),
-}
-
-impl Rows<'_> {
-    fn schema(&self) -> &SchemaRef {
-        match self {
-            Rows::Own(r) => r.schema(),
-            Rows::Taken(r) => r.schema(),
-        }
-    }
-
-    fn total_splits(&self) -> usize {
-        match self {
-            Rows::Own(r) => r.total_splits(),
-            Rows::Taken(r) => r.total_splits(),
-        }
-    }
-
-    fn remaining_splits(&self) -> usize {
-        match self {
-            Rows::Own(r) => r.remaining_splits(),
-            Rows::Taken(r) => r.remaining_splits(),
-        }
-    }
-
-    async fn next_batch(&mut self) -> Option<Result<RecordBatch, String>> {
-        match self {
-            Rows::Own(r) => Some(r.next_batch().await?.map_err(|e| e.to_string())),
-            Rows::Taken(r) => r.next_batch().await,
-        }
-    }
-}
-
 /// Reads the query into `frame`, batch by batch (the first merged batch shows at once). Returns
 /// rows and the snapshot read.
 async fn load(
@@ -463,30 +424,15 @@ async fn load(
                 .ok_or_else(|| format!("No snapshot was committed at or before {}.", time(*ms)))?,
         ),
     };
-    // The read started when the table was opened, if it is this one (the same snapshot, every
-    // column, no filter); any other is stopped.
-    let started = first_read::take(&sel.table.path);
-    let unfiltered = columns.is_none() && filter.is_none() && !q.audit;
-    let taken = match (started, &snapshot) {
-        (Some(started), Some(s)) if unfiltered => {
-            let taken = started.planned().await;
-            taken.filter(|t| t.snapshot_id() == s.id)
-        }
-        _ => None,
+    let request = ReadRequest {
+        columns,
+        with_row_kind: q.audit,
+        filter,
+        ..first_rows_request()
     };
-    let mut reader = match taken {
-        Some(taken) => Rows::Taken(taken),
-        None => {
-            let request = ReadRequest {
-                columns,
-                with_row_kind: q.audit,
-                filter,
-                ..first_rows_request()
-            };
-            let reader = SnapshotReader::open(&t, snapshot.as_ref(), &request).await;
-            Rows::Own(Box::new(reader.map_err(e)?))
-        }
-    };
+    let mut reader = SnapshotReader::open(&t, snapshot.as_ref(), &request)
+        .await
+        .map_err(e)?;
     let splits = reader.total_splits();
     let mut f = Frame::new(reader.schema().clone(), Vec::new());
     frame.set(Some(Arc::new(f.clone())));
@@ -499,7 +445,7 @@ async fn load(
         if !current() {
             return Ok((f.len(), None));
         }
-        f.extend(vec![batch?]);
+        f.extend(vec![batch.map_err(e)?]);
         let now = now();
         if shown_at.is_none_or(|t| now - t >= GRID_REFRESH_MS) {
             shown_at = Some(now);

@@ -19,8 +19,6 @@ mod diff_tab;
 #[cfg(target_arch = "wasm32")]
 mod files_tab;
 #[cfg(target_arch = "wasm32")]
-mod first_read;
-#[cfg(target_arch = "wasm32")]
 mod grid;
 #[cfg(target_arch = "wasm32")]
 mod iceberg_files;

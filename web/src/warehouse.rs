@@ -175,7 +175,6 @@ pub fn forget_tables() {
     TABLES.with(|t| t.borrow_mut().clear());
     LATEST.with(|l| l.borrow_mut().clear());
     KNOWN_LATEST.with(|k| k.borrow_mut().clear());
-    crate::first_read::stop();
     CACHE.with(|c| {
         if let Some(cache) = c.borrow().as_ref() {
             cache.clear();
@@ -251,17 +250,15 @@ impl Warehouse {
     }
 }
 
-/// Starts reading what every view of the Paimon table at `path` reads first (a link to a table:
-/// while the page draws the catalog; a click on a table: before the page draws it): the table,
-/// its latest snapshot, that snapshot's manifests (the table keeps them) and the rows the Data
-/// tab shows first (see [`crate::first_read`]). A snapshot read as latest in the last
-/// [`KNOWN_LATEST_MAX_AGE_MS`] (see [`read_latest_snapshots`]) is planned at once, beside the read
-/// that finds the latest now: the views still wait for that read and read what it finds, so a
-/// newer snapshot only costs the guess's requests. A prefetch of another table stops this one;
-/// any prefetch stops the warm-up.
+/// Starts reading what every view of the Paimon table at `path` reads first: the table, its
+/// latest snapshot and that snapshot's manifests (a link to a table: while the page draws the
+/// catalog; a click on a table: before the page draws it). The table keeps the manifests it
+/// decoded. A snapshot read as latest in the last [`KNOWN_LATEST_MAX_AGE_MS`] (see
+/// [`read_latest_snapshots`]) is planned at once, beside the read that finds the latest now: the
+/// views still wait for that read, and plan what it finds, so a newer snapshot only costs the
+/// guess's requests. A prefetch of another table stops this one; any prefetch stops the warm-up.
 pub fn prefetch(path: &str) {
     crate::warm_up::stop();
-    crate::first_read::stop();
     let path = path.to_string();
     let (abort, registration) = futures::future::AbortHandle::new_pair();
     if let Some(previous) = PREFETCH.with(|p| p.replace(Some(abort))) {
@@ -272,11 +269,22 @@ pub fn prefetch(path: &str) {
         if lakescope_iceberg::is_iceberg_table(cat.store().as_ref(), &path).await {
             return;
         }
-        // Reads the latest snapshot, then plans it and reads its first rows.
-        crate::first_read::start(&path);
-        if let (Some(snapshot), Ok(t)) = (recent_latest(&path), table(&path).await) {
-            let _ = plan(&t, &snapshot, &PartitionFilter::All).await;
-        }
+        let guess = recent_latest(&path);
+        let plan_guess = async {
+            if let (Some(snapshot), Ok(t)) = (&guess, table(&path).await) {
+                let _ = plan(&t, snapshot, &PartitionFilter::All).await;
+            }
+        };
+        let plan_latest = async {
+            if let (Ok(t), Ok(Some(snapshot))) =
+                futures::join!(table(&path), latest_snapshot(&path))
+            {
+                if guess.as_ref().map(|g| g.id) != Some(snapshot.id) {
+                    let _ = plan(&t, &snapshot, &PartitionFilter::All).await;
+                }
+            }
+        };
+        futures::join!(plan_guess, plan_latest);
     };
     leptos::task::spawn_local(async move {
         let _ = futures::future::Abortable::new(work, registration).await;
