@@ -4,15 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BASE, SHARED, gridRows, holdRequests, shot, testBrowser } from "./harness.js";
+import { BASE, DEMO_TABLES, SHARED, gridRows, holdRequests, shot, testBrowser } from "./harness.js";
 
-const DEMO_TABLES = {
-  corpus: ["append_dt", "pk_dedup", "schema_evolution", "tagged"],
-  demo: ["events", "xss"],
-  iceberg: ["mor_position_deletes", "partition_evolution"],
-  java09: ["pk_compacted", "pk_deletion_vectors"],
-  shop: ["access_log", "customers", "item_sales", "orders", "user_behavior"],
-};
 // Expected rows of the corpus tables (the reference implementations' reads).
 const EXPECTED = process.env.LAKESCOPE_EXPECTED ?? `${SHARED}corpus/expected/paimon`;
 const XSS = "<img src=x onerror=alert(1)>";

@@ -13,6 +13,15 @@ export const SHARED = process.env.LAKESCOPE_SHARED ?? fileURLToPath(new URL("../
 export const CLI =
   process.env.LAKESCOPE_BIN ?? process.env.LAKESCOPE_CLI ?? fileURLToPath(new URL("../../target/debug/lakescope", import.meta.url));
 
+/** The demo lake's databases and tables (public/demo/warehouse), in the catalog's order. */
+export const DEMO_TABLES = {
+  corpus: ["append_dt", "pk_dedup", "schema_evolution", "tagged"],
+  demo: ["events", "xss"],
+  iceberg: ["mor_position_deletes", "partition_evolution"],
+  java09: ["pk_compacted", "pk_deletion_vectors"],
+  shop: ["access_log", "customers", "item_sales", "orders", "user_behavior"],
+};
+
 /** Headless Chromium with the flags this machine needs (fresh temporary profile each time). */
 export function launchBrowser() {
   return chromium.launch({
