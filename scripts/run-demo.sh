@@ -74,4 +74,4 @@ stop() { if [ -n "$BUILDER" ]; then kill_tree "$BUILDER"; fi; }
 trap stop EXIT
 
 say "serving $DIST at http://127.0.0.1:$PORT/ (Ctrl-C stops)"
-python3 scripts/spa-server.py --directory "$DIST" --port "$PORT"
+python3 scripts/spa-server.py "$DIST" --port "$PORT"
