@@ -131,3 +131,15 @@ async fn fallback_branch_option_is_refused() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn unknown_index_types_are_refused() {
+    refused(
+        "unknown_index_type",
+        &[
+            "m.db/unknown_index_type/manifest/index-manifest-",
+            "index type 'btree'",
+        ],
+    )
+    .await;
+}

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::spec::manifest::DataFileMeta;
 use crate::spec::options::CoreOptions;
 use crate::spec::schema::TableSchema;
+use crate::spec::snapshot::Snapshot;
 use crate::spec::types::{DataField, DataType, TypeKind};
 
 /// Bucket number of the files of a postpone-bucket (`bucket = -2`) table waiting for compaction.
@@ -180,6 +181,23 @@ fn check_type(table: &str, column: &str, ty: &DataType) -> Result<()> {
     }
 }
 
+/// Snapshot file format version this reader knows (Paimon's `Snapshot.CURRENT_VERSION`).
+pub const SNAPSHOT_VERSION: i32 = 3;
+
+/// Refuses snapshots of a newer format version than [`SNAPSHOT_VERSION`].
+pub fn check_snapshot(table: &str, snapshot: &Snapshot) -> Result<()> {
+    match snapshot.version {
+        Some(v) if v > SNAPSHOT_VERSION => Err(refuse(
+            table,
+            format!(
+                "snapshot {} has format version {v} (known: up to {SNAPSHOT_VERSION})",
+                snapshot.id
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Refuses a data file written by data evolution with only some of its schema's columns
 /// (`_WRITE_COLS`): Paimon stitches such files with others column by column by row id.
 pub fn check_write_cols(path: &str, file: &DataFileMeta, file_schema: &TableSchema) -> Result<()> {
@@ -311,6 +329,23 @@ mod tests {
         );
         let msg = check_table("db.db/t", &s).unwrap_err().to_string();
         assert!(msg.contains("'r.v'") && msg.contains("VARIANT"), "{msg}");
+    }
+
+    #[test]
+    fn newer_snapshot_versions_are_refused() {
+        let json = |v: i32| {
+            format!(
+                r#"{{"version":{v},"id":4,"schemaId":0,"baseManifestList":"a","deltaManifestList":"b","commitUser":"u","commitIdentifier":1,"commitKind":"APPEND","timeMillis":1}}"#
+            )
+        };
+        let ok: Snapshot = serde_json::from_str(&json(3)).unwrap();
+        check_snapshot("db.db/t", &ok).unwrap();
+        let new: Snapshot = serde_json::from_str(&json(4)).unwrap();
+        let msg = check_snapshot("db.db/t", &new).unwrap_err().to_string();
+        assert!(
+            msg.contains("db.db/t") && msg.contains("version 4"),
+            "{msg}"
+        );
     }
 
     fn file(name: &str, first: Option<i64>, rows: i64, cols: Option<&[&str]>) -> DataFileMeta {

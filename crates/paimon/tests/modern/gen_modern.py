@@ -92,6 +92,30 @@ def fallback_branch():
     write(t, rows(0, 4, 'a'))
 
 
+def unknown_index_type():
+    """A deletion-vector delete, then its index manifest entry relabelled with an index type
+    lakescope does not implement (as a global index would be listed)."""
+    import glob
+    import fastavro
+    t = table(KV, {'deletion-vectors.enabled': 'true', 'row-tracking.enabled': 'true',
+                   'data-evolution.enabled': 'true'})
+    write(t, rows(0, 8, 'a'))
+    wb = t.new_batch_write_builder()
+    pb = t.new_read_builder().new_predicate_builder()
+    msgs = wb.new_update().delete_by_predicate(pb.is_in('id', [1, 2]))
+    c = wb.new_commit()
+    c.commit(msgs)
+    c.close()
+    for path in glob.glob('%s/m.db/%s/manifest/index-manifest-*' % (WH, FEATURE)):
+        with open(path, 'rb') as f:
+            reader = fastavro.reader(f)
+            schema, records, codec = reader.writer_schema, list(reader), reader.codec
+        for r in records:
+            r['_INDEX_TYPE'] = 'btree'
+        with open(path, 'wb') as f:
+            fastavro.writer(f, schema, records, codec=codec)
+
+
 globals()[FEATURE]()
 t = CAT.get_table('m.' + FEATURE)
 try:
