@@ -207,7 +207,7 @@ pub fn check_write_cols(path: &str, file: &DataFileMeta, file_schema: &TableSche
     match file_schema
         .fields
         .iter()
-        .find(|f| !cols.iter().any(|w| *w == f.name))
+        .find(|f| !cols.contains(&f.name))
     {
         Some(missing) => Err(Error::unsupported(
             path,
