@@ -1,5 +1,6 @@
 //! The Iceberg table spec as plain data: metadata JSON, types, manifest lists and manifests.
 
+pub mod compression;
 pub mod manifest;
 pub mod metadata;
 pub mod transform;
