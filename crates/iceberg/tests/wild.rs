@@ -6,8 +6,9 @@
 //! The oracle venv comes from `scripts/iceberg-oracle.sh`; without it these tests fail, unless
 //! LAKESCOPE_SKIP_ORACLES=1 (then they are skipped with a loud message).
 
-use arrow_array::RecordBatch;
+use arrow_array::{make_array, Array, ArrayRef, RecordBatch};
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
+use arrow_schema::DataType;
 use lakescope_iceberg::{is_iceberg_table, read_table, ReadRequest, SnapshotSelector, Table};
 use lakescope_storage::{LocalStore, ObjectStore};
 use serde_json::Value;
@@ -56,22 +57,46 @@ fn fixtures() -> Option<&'static (PathBuf, Value)> {
         .as_ref()
 }
 
-/// Rows as pyiceberg's canonical text (see write_wild.py), sorted.
+/// Rows as pyiceberg's canonical text (see write_wild.py), sorted. Zoned timestamps (UTC
+/// instants) are shown as `…+00:00`, formatted without the zone (whose name "UTC" the formatter
+/// cannot resolve without chrono-tz).
 fn canonical_rows(batches: &[RecordBatch]) -> Value {
-    let options = FormatOptions::default()
+    let naive = FormatOptions::default()
         .with_null("null")
-        .with_timestamp_format(Some("%Y-%m-%dT%H:%M:%S%.6f"))
-        .with_timestamp_tz_format(Some("%Y-%m-%dT%H:%M:%S%.6f%:z"));
+        .with_timestamp_format(Some("%Y-%m-%dT%H:%M:%S%.6f"));
+    let zoned = naive
+        .clone()
+        .with_timestamp_format(Some("%Y-%m-%dT%H:%M:%S%.6f+00:00"));
     let mut rows = Vec::new();
     for b in batches {
-        let fmts: Vec<_> = b
+        let columns: Vec<ArrayRef> = b
             .columns()
             .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
+            .map(|c| match c.data_type() {
+                DataType::Timestamp(unit, Some(_)) => make_array(
+                    c.to_data()
+                        .into_builder()
+                        .data_type(DataType::Timestamp(*unit, None))
+                        .build()
+                        .unwrap(),
+                ),
+                _ => c.clone(),
+            })
+            .collect();
+        let fmts: Vec<_> = columns
+            .iter()
+            .zip(b.columns())
+            .map(|(c, orig)| {
+                let options = match orig.data_type() {
+                    DataType::Timestamp(_, Some(_)) => &zoned,
+                    _ => &naive,
+                };
+                ArrayFormatter::try_new(c.as_ref(), options).unwrap()
+            })
             .collect();
         for r in 0..b.num_rows() {
             rows.push(Value::Array(
-                b.columns()
+                columns
                     .iter()
                     .zip(&fmts)
                     .map(|(c, f)| {
@@ -145,4 +170,71 @@ async fn gzip_metadata_is_found_and_read_like_pyiceberg() {
         t1.metadata_key()
     );
     assert_eq!(t1.metadata().snapshots.len(), 1);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn initial_defaults_fill_older_files_like_pyiceberg() {
+    let Some((root, fx)) = fixtures() else { return };
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(root.join("wh")));
+    let table = Table::open(store.clone(), "wild/defaults").await.unwrap();
+    let expected = &fx["defaults"];
+    // Rows of the first append read c_int = 7 (required, added with a default), the other
+    // defaults, and s.b = 42 inside the struct (null where the struct is null).
+    assert_eq!(
+        read(&table, SnapshotSelector::Current).await,
+        sorted(&expected["rows"])
+    );
+    // The first snapshot reads with its own schema: no added columns.
+    let first = expected["snapshots"][0].as_i64().unwrap();
+    let rows = read(&table, SnapshotSelector::Id(first)).await;
+    assert_eq!(
+        rows,
+        serde_json::json!([["1", "{a: 10}"], ["2", null]]),
+        "{rows}"
+    );
+    // Only some columns: the projection fills its defaults too.
+    let only = ReadRequest {
+        columns: Some(vec!["c_int".into(), "id".into()]),
+        limit: None,
+    };
+    let out = read_table(&table, &SnapshotSelector::Current, &only)
+        .await
+        .unwrap();
+    assert_eq!(
+        canonical_rows(&out.batches),
+        serde_json::json!([["7", "1"], ["7", "2"], ["70", "3"]])
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_malformed_default_is_a_named_error() {
+    let Some((root, fx)) = fixtures() else { return };
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(root.join("wh")));
+    let current = fx["defaults"]["metadata"].as_str().unwrap();
+    let current = current.strip_prefix("file://").unwrap_or(current);
+    let text = std::fs::read_to_string(current).unwrap();
+    let bad = text.replacen("\"initial-default\":7", "\"initial-default\":\"seven\"", 1);
+    assert_ne!(bad, text, "the fixture's c_int default is written as 7");
+    // Outside the table folder: the other tests of this binary list its metadata concurrently.
+    let key = "wild-bad/99999-bad.metadata.json";
+    store
+        .put(key, bytes::Bytes::from(bad.into_bytes()))
+        .await
+        .unwrap();
+    let options = lakescope_iceberg::OpenOptions {
+        metadata_key: Some(key.into()),
+        location_override: None,
+    };
+    let table = Table::open_with(store.clone(), "wild/defaults", &options)
+        .await
+        .unwrap();
+    store.delete(key).await.unwrap();
+    let err = read_table(&table, &SnapshotSelector::Current, &ReadRequest::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(key) && err.contains("c_int") && err.contains("seven"),
+        "{err}"
+    );
 }
