@@ -237,7 +237,7 @@ fn decimal(text: &str, precision: u8, scale: u8) -> std::result::Result<i128, St
 }
 
 fn hex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     (0..text.len())

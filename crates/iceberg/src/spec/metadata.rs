@@ -158,6 +158,7 @@ impl TableMetadata {
     /// Parses a metadata file (plain or gzip-compressed JSON); `file` names it in errors.
     pub fn parse(file: &str, bytes: &[u8]) -> Result<Self> {
         let json = super::compression::metadata_json(file, bytes)?;
+        super::refuse::check(file, &json)?;
         let mut meta: TableMetadata = serde_json::from_slice(&json)
             .map_err(|e| Error::corrupt(file, format!("invalid table metadata JSON: {e}")))?;
         if !(1..=3).contains(&meta.format_version) {

@@ -3,6 +3,7 @@
 pub mod compression;
 pub mod manifest;
 pub mod metadata;
+pub mod refuse;
 pub mod transform;
 pub mod types;
 

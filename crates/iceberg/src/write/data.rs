@@ -112,7 +112,7 @@ pub fn conform(table: &str, schema: &Schema, batch: &RecordBatch) -> Result<Reco
                     )?,
                     None if field.required => {
                         return Err(Error::Invalid(format!(
-                            "{table}: required column {} is not supplied and has no write-default",
+                            "{table}: column {} is NOT NULL but is not supplied and has no write-default",
                             field.name
                         )))
                     }
@@ -340,7 +340,11 @@ mod tests {
         )])
         .unwrap();
         let err = conform("t", &schema(), &missing_key).unwrap_err();
-        assert!(err.to_string().contains("id is not supplied"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("id is NOT NULL but is not supplied"),
+            "{err}"
+        );
         let unknown = RecordBatch::try_from_iter(vec![(
             "x",
             Arc::new(Int64Array::from(vec![1])) as ArrayRef,
