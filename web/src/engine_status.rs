@@ -7,9 +7,16 @@ use lakescope_storage::{HttpStore, ObjectStore};
 /// engine is in place): `{"state": "building" | "failed", "started": "<UTC time>", "log": "<path>"}`.
 const STATUS_FILE: &str = "lakescope-sql-worker.status.json";
 
-/// Why the engine's script `script` could not be loaded, with what the user can do about it.
-pub async fn missing_engine_message(script: &str) -> String {
-    let status = HttpStore::new("./")
+/// Why the engine could not start when its script `script` is not on the host (a 404, or the
+/// host's single-page-app fallback page, which a worker would run as a script and fail on):
+/// what the user can do about it. `None` when the script is there.
+pub async fn missing_engine_message(script: &str) -> Option<String> {
+    let host = HttpStore::new("./");
+    match host.head(script).await {
+        Err(e) if e.is_not_found() => {}
+        _ => return None,
+    }
+    let status = host
         .get_opt(STATUS_FILE)
         .await
         .ok()
@@ -23,22 +30,33 @@ pub async fn missing_engine_message(script: &str) -> String {
             .unwrap_or("?")
             .to_string()
     };
-    match status.as_ref().and_then(|s| s.get("state")).and_then(|v| v.as_str()) {
-        Some("building") => format!(
-            "The SQL engine is still being built: scripts/run-demo.sh started its build at {} \
+    Some(
+        match status
+            .as_ref()
+            .and_then(|s| s.get("state"))
+            .and_then(|v| v.as_str())
+        {
+            Some("building") => format!(
+                "The SQL engine is still being built: scripts/run-demo.sh started its build at {} \
              (a first build takes 25–45 min on 2 cores; progress in {} on the serving machine). \
              Run again once it is ready — no reload needed.",
-            field("started"),
-            field("log"),
-        ),
-        Some("failed") => format!(
-            "The SQL engine's build failed (see {} on the serving machine); \
+                field("started"),
+                field("log"),
+            ),
+            Some("failed") => format!(
+                "The SQL engine's build failed (see {} on the serving machine); \
              `bash scripts/build-sql-worker.sh dist` builds it again.",
-            field("log"),
-        ),
-        _ => format!(
-            "The SQL engine could not be loaded ({script}): this build of lakescope may not \
-             include it — `bash scripts/build-sql-worker.sh dist` adds it."
-        ),
-    }
+                field("log"),
+            ),
+            _ => not_loaded_message(script),
+        },
+    )
+}
+
+/// The engine's script `script` could not be loaded, and nothing says it is being built.
+pub fn not_loaded_message(script: &str) -> String {
+    format!(
+        "The SQL engine could not be loaded ({script}): this build of lakescope may not include \
+         it — `bash scripts/build-sql-worker.sh dist` adds it."
+    )
 }

@@ -120,15 +120,20 @@ fn start() -> Result<(), String> {
             )),
         }
     };
-    let on_failure = |failure| match failure {
-        // The next run starts the worker again, so an engine that is still being built is
-        // picked up by a click once it is there.
-        WorkerFailure::NotLoaded => leptos::task::spawn_local(async {
-            fail_all(&crate::engine_status::missing_engine_message(WORKER_SCRIPT).await)
-        }),
-        WorkerFailure::Stopped(detail) => fail_all(&format!(
-            "The SQL engine stopped: {detail} — run again to restart it."
-        )),
+    let on_failure = |failure| {
+        let message = match failure {
+            WorkerFailure::NotLoaded => crate::engine_status::not_loaded_message(WORKER_SCRIPT),
+            WorkerFailure::Stopped(detail) => {
+                format!("The SQL engine stopped: {detail} — run again to restart it.")
+            }
+        };
+        // A host without the engine may answer its script with the app's page, which the worker
+        // runs and stops on: ask the host whether the script is there. The next run starts the
+        // worker again, so an engine still being built is picked up by a click once it is there.
+        leptos::task::spawn_local(async move {
+            let missing = crate::engine_status::missing_engine_message(WORKER_SCRIPT).await;
+            fail_all(&missing.unwrap_or(message))
+        })
     };
     let port = WorkerPort::start(WORKER_SCRIPT, on_message, on_failure)
         .map_err(|e| format!("Cannot start the SQL engine ({WORKER_SCRIPT}): {e}"))?;
