@@ -127,6 +127,11 @@ export function testBrowser({ base } = {}) {
   return handle;
 }
 
+/** The app's error messages (a panel, an inline error, a failed catalog or Data tab): a view that
+ * waits for its result waits for these too, and fails with their text. */
+export const SHOWN_ERRORS =
+  '[data-testid="error-panel"], [data-testid="data-error"], [data-testid="catalog-error"], [data-testid="sql-failure"], .err-inline';
+
 export const shot = (page, name) => page.screenshot({ path: `${SCREENS}/${name}.png` });
 
 /** A fresh page that records console errors, page errors and CSP violations; `beforeGoto(page)`

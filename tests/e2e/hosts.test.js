@@ -12,6 +12,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   DEMO_TABLE_NAMES,
+  SHOWN_ERRORS,
   changedRows,
   expectedLines,
   expectedRows,
@@ -66,8 +67,6 @@ after(async () => {
   await spa?.stop();
 });
 const chrome = testBrowser({ base: () => spa.url });
-
-const SHOWN_ERRORS = '[data-testid="error-panel"], [data-testid="data-error"], [data-testid="catalog-error"], .err-inline';
 
 /** Opens a demo table on the SPA host; also records the paths answered with the fallback page
  * (HTML for a path that is not a page). */
