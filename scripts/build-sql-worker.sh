@@ -4,13 +4,15 @@
 #   lakescope-sql-worker_loader.js, lakescope-sql-worker.js, lakescope-sql-worker_bg.wasm
 #   bash scripts/build-sql-worker.sh [dist]        # after `trunk build --release`
 #   bash scripts/build-sql-worker.sh dist --dev    # unoptimised (minutes, ~140 MB): for tests
+# The folder is created if missing (scripts/run-demo.sh builds into a staging folder); a module
+# already bound from the same cargo output is not bound and optimised again.
 # A cold build takes long on 2 cores (DataFusion: ~25-45 min), which is why `trunk build` and the
 # CI test run leave it out; the app says so when the SQL tab runs without it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 dist=${1:-dist}
 profile=${2:-}
-[ -f "$dist/index.html" ] || { echo "no $dist/index.html: run trunk build --release first" >&2; exit 1; }
+mkdir -p "$dist"
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 target=${CARGO_TARGET_DIR:-target}
 if [ "$profile" = --dev ]; then
@@ -20,6 +22,12 @@ if [ "$profile" = --dev ]; then
 else
   cargo build --offline --target wasm32-unknown-unknown -p lakescope-sql-worker --profile wasm-sql
   wasm="$target/wasm32-unknown-unknown/wasm-sql/lakescope-sql-worker.wasm"
+fi
+stamp="$dist/.lakescope-sql-worker.from"
+if [ "$dist/lakescope-sql-worker_bg.wasm" -nt "$wasm" ] && [ -f "$dist/lakescope-sql-worker_loader.js" ] &&
+  [ "$(cat "$stamp" 2>/dev/null)" = "$wasm" ]; then
+  echo "$dist already has the engine built from $wasm"
+  exit 0
 fi
 wasm-bindgen --target no-modules --no-typescript --out-dir "$dist" "$wasm"
 # -O1 also drops the name section (~10 MB); higher levels take many minutes on a module this size.
@@ -31,5 +39,6 @@ if [ "$profile" != --dev ] && command -v wasm-opt >/dev/null; then
 fi
 printf 'importScripts("./lakescope-sql-worker.js");wasm_bindgen("./lakescope-sql-worker_bg.wasm");\n' \
   > "$dist/lakescope-sql-worker_loader.js"
+echo "$wasm" >"$stamp"
 # (an unoptimised build says nothing about the payload users download)
-[ "$profile" = --dev ] || bash scripts/payload-size.sh "$dist"
+if [ "$profile" != --dev ] && [ -f "$dist/index.html" ]; then bash scripts/payload-size.sh "$dist"; fi

@@ -9,7 +9,7 @@ export const SCREENS =
   process.env.LAKESCOPE_SCREENS ?? fileURLToPath(new URL("../../target/e2e-screens/", import.meta.url));
 /** `../shared` beside the repository (the corpus and its expected rows). */
 export const SHARED = process.env.LAKESCOPE_SHARED ?? fileURLToPath(new URL("../../../shared/", import.meta.url));
-/** The demo lake's databases and their tables, in the catalog tree's order. */
+/** The demo lake's databases and tables (public/demo/warehouse), in the catalog's order. */
 export const DEMO_TABLES = {
   corpus: ["append_dt", "pk_dedup", "schema_evolution", "tagged"],
   demo: ["events", "xss"],

@@ -17,6 +17,8 @@ mod ddl_tab;
 #[cfg(target_arch = "wasm32")]
 mod diff_tab;
 #[cfg(target_arch = "wasm32")]
+mod engine_status;
+#[cfg(target_arch = "wasm32")]
 mod files_tab;
 #[cfg(target_arch = "wasm32")]
 mod grid;

@@ -120,16 +120,15 @@ fn start() -> Result<(), String> {
             )),
         }
     };
-    let on_failure = |failure| {
-        fail_all(&match failure {
-            WorkerFailure::NotLoaded => format!(
-                "The SQL engine could not be loaded ({WORKER_SCRIPT}): this build of lakescope may \
-                 not include it — `bash scripts/build-sql-worker.sh dist` adds it."
-            ),
-            WorkerFailure::Stopped(detail) => {
-                format!("The SQL engine stopped: {detail} — run again to restart it.")
-            }
-        })
+    let on_failure = |failure| match failure {
+        // The next run starts the worker again, so an engine that is still being built is
+        // picked up by a click once it is there.
+        WorkerFailure::NotLoaded => leptos::task::spawn_local(async {
+            fail_all(&crate::engine_status::missing_engine_message(WORKER_SCRIPT).await)
+        }),
+        WorkerFailure::Stopped(detail) => fail_all(&format!(
+            "The SQL engine stopped: {detail} — run again to restart it."
+        )),
     };
     let port = WorkerPort::start(WORKER_SCRIPT, on_message, on_failure)
         .map_err(|e| format!("Cannot start the SQL engine ({WORKER_SCRIPT}): {e}"))?;

@@ -8,11 +8,13 @@
 //! shared readers of `lakescope-paimon` and matched to the read schema by field id.
 
 pub mod convert;
+pub mod defaults;
 pub mod diff;
 pub mod error;
 pub mod inspect;
 pub mod inventory;
 pub mod location;
+pub mod missing;
 pub mod plan;
 pub mod read;
 pub mod rest;

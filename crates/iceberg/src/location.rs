@@ -7,9 +7,12 @@ use lakescope_storage::{join, ObjectStore};
 pub const VERSION_HINT: &str = "version-hint.text";
 
 /// The version number of a metadata file name: `00003-<uuid>.metadata.json` → 3,
-/// `v3.metadata.json` → 3 (also with `.gz.metadata.json`).
+/// `v3.metadata.json` → 3; also gzip-compressed: `00003-<uuid>.gz.metadata.json` (as Java and
+/// pyiceberg name them) and `v3.metadata.json.gz` (older Java writers).
 pub fn metadata_version(name: &str) -> Option<u64> {
-    let stem = name.strip_suffix(".metadata.json")?;
+    let stem = name
+        .strip_suffix(".metadata.json")
+        .or_else(|| name.strip_suffix(".metadata.json.gz"))?;
     let stem = stem.strip_prefix('v').unwrap_or(stem);
     let digits: String = stem.chars().take_while(|c| c.is_ascii_digit()).collect();
     digits.parse().ok()
@@ -17,7 +20,7 @@ pub fn metadata_version(name: &str) -> Option<u64> {
 
 /// The key of the current metadata file of the table at `table_key`: the version named by
 /// `metadata/version-hint.text` if that file exists and names a listed file, else the
-/// highest-numbered `*.metadata.json`.
+/// highest-numbered metadata file (`*.metadata.json`, gzip-compressed ones too).
 pub async fn current_metadata_key(store: &dyn ObjectStore, table_key: &str) -> Result<String> {
     let dir = join(table_key, "metadata");
     let listing = store.list_dir(&dir).await?;
@@ -113,6 +116,10 @@ mod tests {
         assert_eq!(metadata_version("00012-abc.metadata.json"), Some(12));
         assert_eq!(metadata_version("v3.metadata.json"), Some(3));
         assert_eq!(metadata_version("snap-1.avro"), None);
+        assert_eq!(metadata_version("00004-abc.gz.metadata.json"), Some(4));
+        assert_eq!(metadata_version("v5.metadata.json.gz"), Some(5));
+        assert_eq!(metadata_version("v5.gz.metadata.json"), Some(5));
+        assert_eq!(metadata_version("v5.metadata.json.gz.tmp"), None);
         let r = Relocator::new("s3://lake/wh/db/t/", "db/t");
         assert_eq!(
             r.resolve("s3://lake/wh/db/t/data/a.parquet", "m").unwrap(),
@@ -152,5 +159,43 @@ mod tests {
             "t/metadata/00001-a.metadata.json"
         );
         assert!(current_metadata_key(&s, "u").await.is_err());
+    }
+
+    #[tokio::test]
+    async fn finds_gzip_metadata() {
+        let s = MemoryStore::new();
+        for k in [
+            "g/metadata/00000-a.gz.metadata.json",
+            "g/metadata/00001-b.gz.metadata.json",
+            "h/metadata/v1.metadata.json",
+            "h/metadata/v2.metadata.json.gz",
+        ] {
+            s.put(k, b"{}".to_vec().into()).await.unwrap();
+        }
+        assert_eq!(
+            current_metadata_key(&s, "g").await.unwrap(),
+            "g/metadata/00001-b.gz.metadata.json"
+        );
+        assert_eq!(
+            current_metadata_key(&s, "h").await.unwrap(),
+            "h/metadata/v2.metadata.json.gz"
+        );
+        for (hint, want) in [
+            ("0", "g/metadata/00000-a.gz.metadata.json"),
+            (
+                "00000-a.gz.metadata.json",
+                "g/metadata/00000-a.gz.metadata.json",
+            ),
+        ] {
+            s.put(
+                "g/metadata/version-hint.text",
+                hint.as_bytes().to_vec().into(),
+            )
+            .await
+            .unwrap();
+            assert_eq!(current_metadata_key(&s, "g").await.unwrap(), want);
+        }
+        assert!(crate::is_iceberg_table(&s, "g").await);
+        assert!(crate::is_iceberg_table(&s, "h").await);
     }
 }

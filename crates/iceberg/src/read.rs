@@ -52,6 +52,32 @@ pub async fn decode_file(
     Ok(read_file(key, bytes, fmt, &file_side, read_fields, FileKind::Append).await?)
 }
 
+/// Decodes a data file of `table` onto `read_fields`: fields the file lacks (added after it was
+/// written) read as their `initial-default` ([`crate::missing`]).
+pub async fn decode_data_file(
+    table: &Table,
+    key: &str,
+    bytes: Bytes,
+    format: FileFormat,
+    read_fields: &[DataField],
+) -> Result<Vec<RecordBatch>> {
+    let present = crate::missing::file_ids(key, &bytes, format)?;
+    match crate::missing::Fill::plan(
+        key,
+        table.metadata_key(),
+        table.metadata(),
+        present,
+        read_fields,
+    )? {
+        None => decode_file(key, bytes, format, read_fields).await,
+        Some(fill) => decode_file(key, bytes, format, &fill.decode)
+            .await?
+            .into_iter()
+            .map(|b| fill.apply(b))
+            .collect(),
+    }
+}
+
 /// The top-level fields of an Avro data file: names from its writer schema, matched to the read
 /// fields by the `field-id` attribute (by name when the file has no ids).
 fn avro_file_fields(key: &str, bytes: &[u8], read_fields: &[DataField]) -> Result<Vec<DataField>> {
@@ -239,7 +265,8 @@ pub async fn read_task(
 ) -> Result<Vec<RecordBatch>> {
     let key = &task.data.key;
     let bytes = table.store().get(key).await?;
-    let mut batches = decode_file(key, bytes, task.data.file.file_format, read_fields).await?;
+    let mut batches =
+        decode_data_file(table, key, bytes, task.data.file.file_format, read_fields).await?;
     let mut deleted = BTreeSet::new();
     for d in &task.position_deletes {
         cache.positions(table, d, key, &mut deleted).await?;

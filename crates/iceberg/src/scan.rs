@@ -3,7 +3,7 @@
 use crate::convert::{to_data_fields, uuid_to_text};
 use crate::plan::plan;
 use crate::read::{read_task, DeleteCache};
-use crate::spec::{Schema, Type};
+use crate::spec::{NestedField, Schema, Type};
 use crate::table::{SnapshotSelector, Table};
 use crate::{Error, Result};
 use arrow_array::{RecordBatch, RecordBatchOptions};
@@ -43,20 +43,81 @@ pub fn output_schema(table: &Table, schema: &Schema) -> Result<SchemaRef> {
 
 fn output_field(t: &Type, d: &DataField) -> Field {
     let f = to_arrow_field(d);
-    if *t == Type::Uuid {
-        f.with_data_type(ArrowType::Utf8)
-    } else {
-        f
+    match t {
+        Type::Uuid => f.with_data_type(ArrowType::Utf8),
+        t if is_unknown(t) => f.with_data_type(ArrowType::Null),
+        _ => f,
     }
 }
 
+/// The v3 `unknown` type: always null, never written to data files.
+fn is_unknown(t: &Type) -> bool {
+    matches!(t, Type::Other(name) if name == "unknown")
+}
+
+/// The read field of a top-level column; a type this reader cannot decode is refused by name.
+/// `unknown` columns are decoded as (absent, so null) booleans and output as Arrow nulls.
+pub(crate) fn read_field(table: &Table, field: &NestedField) -> Result<DataField> {
+    if is_unknown(&field.field_type) && !field.required {
+        return Ok(DataField {
+            id: field.id,
+            name: field.name.clone(),
+            data_type: lakescope_paimon::spec::DataType::nullable(
+                lakescope_paimon::spec::TypeKind::Boolean,
+            ),
+            description: field.doc.clone(),
+        });
+    }
+    to_data_fields(std::slice::from_ref(field))
+        .and_then(|mut v| v.pop())
+        .ok_or_else(|| {
+            Error::unsupported(
+                table.metadata_key(),
+                format!(
+                    "column '{}' of type {}: {}",
+                    field.name,
+                    field.field_type.to_json(),
+                    unsupported_type_feature(&field.field_type)
+                ),
+            )
+        })
+}
+
+/// What an undecodable type is, for the refusal.
+fn unsupported_type_feature(t: &Type) -> String {
+    let mut names = Vec::new();
+    fn walk(t: &Type, out: &mut Vec<String>) {
+        match t {
+            Type::Other(n) => out.push(n.clone()),
+            Type::Struct(fields) => fields.iter().for_each(|f| walk(&f.field_type, out)),
+            Type::List { element, .. } => walk(element, out),
+            Type::Map { key, value, .. } => {
+                walk(key, out);
+                walk(value, out);
+            }
+            _ => {}
+        }
+    }
+    walk(t, &mut names);
+    let what = |n: &str| -> String {
+        if n == "variant" {
+            "the Iceberg v3 variant type is not supported".into()
+        } else if n.starts_with("geometry") || n.starts_with("geography") {
+            format!("the Iceberg v3 geospatial type {n} is not supported")
+        } else if n == "unknown" {
+            "the Iceberg v3 unknown type is only supported as an optional top-level column".into()
+        } else {
+            format!("unknown type {n}")
+        }
+    };
+    names
+        .first()
+        .map(|n| what(n))
+        .unwrap_or_else(|| "type not supported".into())
+}
+
 pub(crate) fn read_fields(table: &Table, schema: &Schema) -> Result<Vec<DataField>> {
-    to_data_fields(&schema.fields).ok_or_else(|| {
-        Error::unsupported(
-            table.metadata_key(),
-            format!("a type of schema {} cannot be read yet", schema.schema_id),
-        )
-    })
+    schema.fields.iter().map(|f| read_field(table, f)).collect()
 }
 
 /// The columns `indices` of the schema out of `batch` (decoded columns `needed`, sorted), UUIDs
@@ -76,7 +137,9 @@ pub(crate) fn output_batch(
                 .binary_search(i)
                 .map_err(|_| Error::Invalid(format!("column {i} was not decoded")))?;
             let c = batch.column(at).clone();
-            if schema.fields[*i].field_type == Type::Uuid {
+            if is_unknown(&schema.fields[*i].field_type) {
+                Ok(arrow_array::new_null_array(&ArrowType::Null, c.len()))
+            } else if schema.fields[*i].field_type == Type::Uuid {
                 uuid_to_text(&c)
                     .ok_or_else(|| Error::corrupt(key, "uuid column is not 16-byte binary"))
             } else {
@@ -106,8 +169,6 @@ pub async fn read(
         SnapshotSelector::Current => table.read_schema(None)?,
         _ => table.read_schema(snapshot)?,
     };
-    let full_schema = output_schema(table, schema)?;
-    let fields = read_fields(table, schema)?;
     let indices: Vec<usize> = match &request.columns {
         Some(cols) => cols
             .iter()
@@ -119,13 +180,19 @@ pub async fn read(
                     .ok_or_else(|| Error::Invalid(format!("unknown column '{c}'")))
             })
             .collect::<Result<_>>()?,
-        None => (0..fields.len()).collect(),
+        None => (0..schema.fields.len()).collect(),
     };
-    let out_schema = Arc::new(
-        full_schema
-            .project(&indices)
-            .map_err(|e| Error::Invalid(e.to_string()))?,
-    );
+    // Only the selected columns must be readable (a column of an unsupported type can be
+    // left out).
+    let out_schema = Arc::new(ArrowSchema::new(
+        indices
+            .iter()
+            .map(|i| {
+                let f = &schema.fields[*i];
+                Ok(output_field(&f.field_type, &read_field(table, f)?))
+            })
+            .collect::<Result<Vec<_>>>()?,
+    ));
     let Some(snapshot) = snapshot else {
         return Ok(ReadOutput {
             schema: out_schema,
@@ -146,7 +213,10 @@ pub async fn read(
     }
     needed.sort_unstable();
     needed.dedup();
-    let task_fields: Vec<DataField> = needed.iter().map(|i| fields[*i].clone()).collect();
+    let task_fields: Vec<DataField> = needed
+        .iter()
+        .map(|i| read_field(table, &schema.fields[*i]))
+        .collect::<Result<_>>()?;
     let mut cache = DeleteCache::default();
     let mut batches = Vec::new();
     let mut rows = 0usize;

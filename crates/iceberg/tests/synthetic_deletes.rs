@@ -342,3 +342,182 @@ async fn deletes_follow_sequence_number_rules() {
         .unwrap();
     assert_eq!(out.batches.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
 }
+
+/// v3 metadata by the spec: row lineage, an `unknown` column, nanosecond timestamps, and
+/// `extra` fields / spec / properties spliced in.
+fn v3_metadata(extra_fields: &str, extra_top: &str) -> String {
+    format!(
+        r#"{{"format-version":3,"table-uuid":"u","location":"{LOC}","last-sequence-number":1,
+        "last-updated-ms":1,"last-column-id":6,"current-schema-id":0,"next-row-id":2,
+        "schemas":[{{"type":"struct","schema-id":0,"fields":[
+          {{"id":1,"name":"id","required":false,"type":"long"}},
+          {{"id":2,"name":"u","required":false,"type":"unknown"}},
+          {{"id":3,"name":"tn","required":false,"type":"timestamp_ns"}},
+          {{"id":4,"name":"tzn","required":false,"type":"timestamptz_ns"}}{extra_fields}]}}],
+        "default-spec-id":0,"partition-specs":[{{"spec-id":0,"fields":[]}}],"last-partition-id":999,
+        "current-snapshot-id":1,"snapshots":[{{"snapshot-id":1,"sequence-number":1,"timestamp-ms":1,
+          "first-row-id":0,"added-rows":2,
+          "manifest-list":"{LOC}/metadata/snap-1.avro","summary":{{"operation":"append"}},"schema-id":0}}],
+        "refs":{{"main":{{"snapshot-id":1,"type":"branch"}}}}{extra_top}}}"#
+    )
+}
+
+async fn v3_store(meta: &str) -> MemoryStore {
+    use arrow_array::TimestampNanosecondArray;
+    let store = MemoryStore::new();
+    let ns = 1_714_557_600_123_456_789i64;
+    let data = parquet(vec![
+        (
+            field("id", DataType::Int64, 1),
+            Arc::new(Int64Array::from(vec![1, 2])),
+        ),
+        (
+            field(
+                "tn",
+                DataType::Timestamp(arrow_schema::TimeUnit::Nanosecond, None),
+                3,
+            ),
+            Arc::new(TimestampNanosecondArray::from(vec![ns, ns + 1])),
+        ),
+        (
+            field(
+                "tzn",
+                DataType::Timestamp(arrow_schema::TimeUnit::Nanosecond, Some("UTC".into())),
+                4,
+            ),
+            Arc::new(TimestampNanosecondArray::from(vec![ns, ns + 2]).with_timezone("UTC")),
+        ),
+    ]);
+    for (k, b) in [
+        ("data/a.parquet", data),
+        (
+            "metadata/d-m0.avro",
+            manifest(&[Entry {
+                seq: 1,
+                content: 0,
+                path: "data/a.parquet".into(),
+                format: "PARQUET",
+                eq_ids: None,
+                dv: None,
+            }]),
+        ),
+        ("metadata/snap-1.avro", manifest_list(&[("d-m0.avro", 0)])),
+        (
+            "metadata/00001-x.metadata.json",
+            Bytes::from(meta.to_string()),
+        ),
+    ] {
+        store.put(&format!("db/t/{k}"), b).await.unwrap();
+    }
+    store
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn v3_unknown_and_nanosecond_columns_read_and_unsupported_features_are_refused_by_name() {
+    use arrow_array::types::TimestampNanosecondType;
+    let table = Table::open(Rc::new(v3_store(&v3_metadata("", "")).await), "db/t")
+        .await
+        .unwrap();
+    let out = read_table(&table, &SnapshotSelector::Current, &ReadRequest::default())
+        .await
+        .unwrap();
+    let b = &out.batches[0];
+    assert_eq!(b.num_rows(), 2);
+    // unknown: always null, an Arrow null column.
+    assert_eq!(b.column(1).data_type(), &DataType::Null);
+    assert_eq!(b.column(1).logical_null_count(), 2);
+    // timestamp_ns / timestamptz_ns: every nanosecond kept.
+    assert_eq!(
+        b.column(2)
+            .as_primitive::<TimestampNanosecondType>()
+            .value(1),
+        1_714_557_600_123_456_790
+    );
+    assert_eq!(
+        b.column(3)
+            .as_primitive::<TimestampNanosecondType>()
+            .value(1),
+        1_714_557_600_123_456_791
+    );
+
+    // A variant column: reading it is refused naming the column, type and metadata file; the
+    // other columns still read.
+    let variant = v3_metadata(
+        r#",{"id":5,"name":"w","required":false,"type":"variant"}"#,
+        "",
+    );
+    let table = Table::open(Rc::new(v3_store(&variant).await), "db/t")
+        .await
+        .unwrap();
+    let err = read_table(&table, &SnapshotSelector::Current, &ReadRequest::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("00001-x.metadata.json") && err.contains("'w'") && err.contains("variant"),
+        "{err}"
+    );
+    let only_id = ReadRequest {
+        columns: Some(vec!["id".into()]),
+        limit: None,
+    };
+    let out = read_table(&table, &SnapshotSelector::Current, &only_id)
+        .await
+        .unwrap();
+    assert_eq!(out.batches[0].num_rows(), 2);
+    let geo = v3_metadata(
+        r#",{"id":5,"name":"g","required":false,"type":"geometry(srid:4326)"}"#,
+        "",
+    );
+    let table = Table::open(Rc::new(v3_store(&geo).await), "db/t")
+        .await
+        .unwrap();
+    let err = read_table(&table, &SnapshotSelector::Current, &ReadRequest::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("'g'") && err.contains("geospatial"), "{err}");
+
+    // Metadata-level features: refused when the table is opened, naming file and feature.
+    for (top, feature) in [
+        (
+            r#","encryption-keys":[{"key-id":"k","encrypted-key-metadata":"AA=="}]"#,
+            "encryption-keys",
+        ),
+        (
+            r#"{"source-ids":[1,3],"field-id":1000,"name":"p","transform":"bucket[4]"}"#,
+            "multi-argument partition transform",
+        ),
+        (
+            r#"{"source-id":1,"field-id":1000,"name":"p","transform":"zorder"}"#,
+            "partition transform 'zorder'",
+        ),
+    ] {
+        // A partition field goes into the spec, anything else at the top level.
+        let meta = if top.starts_with('{') {
+            v3_metadata("", "").replace(
+                r#""spec-id":0,"fields":[]"#,
+                &format!(r#""spec-id":0,"fields":[{top}]"#),
+            )
+        } else {
+            v3_metadata("", top)
+        };
+        let err = Table::open(Rc::new(v3_store(&meta).await), "db/t")
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("00001-x.metadata.json") && err.contains(feature),
+            "{feature}: {err}"
+        );
+    }
+    let v4 = v3_metadata("", "").replace(r#""format-version":3"#, r#""format-version":4"#);
+    let err = Table::open(Rc::new(v3_store(&v4).await), "db/t")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("00001-x.metadata.json") && err.contains("format-version 4"),
+        "{err}"
+    );
+}

@@ -794,8 +794,14 @@ async fn load_schema(store: &dyn ObjectStore, table: &str, id: i64) -> Result<Ta
         }
         Err(e) => return Err(e.into()),
     };
-    let schema = TableSchema::from_json(&bytes)
-        .map_err(|e| Error::corrupt(&key, format!("invalid schema JSON: {e}")))?;
+    let schema =
+        TableSchema::from_json(&bytes).map_err(|e| match TableSchema::unknown_type(&bytes) {
+            Some((column, ty)) => Error::unsupported(
+                &key,
+                format!("column '{column}' has type {ty}, which lakescope does not read"),
+            ),
+            None => Error::corrupt(&key, format!("invalid schema JSON: {e}")),
+        })?;
     if schema.id != id {
         return Err(Error::corrupt(
             &key,

@@ -316,17 +316,24 @@ pub(crate) struct SplitReader<'a> {
     primary_keys: Vec<String>,
     merge_engine: MergeEngine,
     deletion_vectors: bool,
+    /// `deletion-vectors.merge-on-read`: batch reads also see (and merge) level-0 files.
+    dv_merge_on_read: bool,
+    /// `bucket = -2`: batch reads skip the files still in the postpone bucket.
+    postpone_bucket: bool,
     default_format: Option<FileFormat>,
 }
 
 impl<'a> SplitReader<'a> {
     pub(crate) fn new(table: &'a Table, schema: Rc<TableSchema>) -> Result<Self> {
+        read::support::check_table(table.path(), &schema)?;
         let options = schema.core_options();
         Ok(Self {
             table,
             primary_keys: schema.primary_keys.clone(),
             merge_engine: options.merge_engine()?,
             deletion_vectors: options.deletion_vectors_enabled()?,
+            dv_merge_on_read: options.get_bool("deletion-vectors.merge-on-read", false)?,
+            postpone_bucket: options.bucket()? == read::support::POSTPONE_BUCKET,
             default_format: FileFormat::from_option(&options.file_format()),
             schema,
         })
@@ -350,10 +357,15 @@ impl<'a> SplitReader<'a> {
         }
     }
 
-    /// Batch reads of deletion-vector and first-row tables see only compacted (level ≥ 1) files.
+    /// Batch reads of deletion-vector and first-row tables see only compacted (level ≥ 1) files,
+    /// unless `deletion-vectors.merge-on-read` (Paimon's `CoreOptions.batchScanSkipLevel0`).
     pub(crate) fn skips_level_zero(&self) -> bool {
         self.is_primary_key_table()
-            && (self.deletion_vectors || self.merge_engine == MergeEngine::FirstRow)
+            && if self.deletion_vectors {
+                !self.dv_merge_on_read
+            } else {
+                self.merge_engine == MergeEngine::FirstRow
+            }
     }
 
     /// The rows of a split, collected ([`Self::open_split`]).
@@ -371,7 +383,17 @@ impl<'a> SplitReader<'a> {
     }
 
     /// The files of `split` a read of `request` sees.
-    fn files_to_read(&self, split: &Split, request: &ReadRequest) -> Vec<DataFileMeta> {
+    fn files_to_read(&self, split: &Split, request: &ReadRequest) -> Result<Vec<DataFileMeta>> {
+        // Postpone-bucket tables: a batch read sees only real buckets (Paimon's
+        // `onlyReadRealBuckets`); the postpone bucket's files wait for compaction.
+        if self.postpone_bucket && split.bucket < 0 {
+            return Ok(Vec::new());
+        }
+        read::support::check_files(&split.files, |f| {
+            self.table
+                .data_file_path(&split.partition, split.bucket, f)
+                .unwrap_or_else(|_| f.file_name.clone())
+        })?;
         let mut files: Vec<&DataFileMeta> = split.files.iter().collect();
         if self.skips_level_zero() || (request.read_optimized && self.is_primary_key_table()) {
             files.retain(|f| f.level > 0);
@@ -380,7 +402,7 @@ impl<'a> SplitReader<'a> {
             let top = files.iter().map(|f| f.level).max();
             files.retain(|f| Some(f.level) == top);
         }
-        files.into_iter().cloned().collect()
+        Ok(files.into_iter().cloned().collect())
     }
 
     /// Starts reading a split: fetches its files (all at once when they fit the memory budget,
@@ -390,12 +412,15 @@ impl<'a> SplitReader<'a> {
         split: &Split,
         request: &ReadRequest,
     ) -> Result<SplitStream> {
-        let files = self.files_to_read(split, request);
+        let files = self.files_to_read(split, request)?;
         let size = |f: &DataFileMeta| u64::try_from(f.file_size).unwrap_or(0);
         let total: u64 = files.iter().map(size).sum();
         let budget = request.memory_budget;
         let fits = budget.is_none_or(|b| total <= b);
-        let raw_convertible = self.deletion_vectors || request.read_optimized;
+        // Deletion-vector tables: compacted files hold at most one live row per key; level-0
+        // files (visible with merge-on-read) must be merged (MergeTreeSplitGenerator).
+        let raw_convertible =
+            request.read_optimized || (self.deletion_vectors && files.iter().all(|f| f.level > 0));
         if !self.is_primary_key_table() || (raw_convertible && !request.with_row_kind) {
             // Files one after another; deletion-vector tables: compacted files hold at most one
             // live row per key.
@@ -491,10 +516,21 @@ impl<'a> SplitReader<'a> {
         let path = self
             .table
             .data_file_path(&split.partition, split.bucket, file)?;
-        let format = FileFormat::from_file_name(&file.file_name)
-            .or(self.default_format)
-            .ok_or_else(|| Error::unsupported(&path, "unknown data file format"))?;
+        let format = match file.file_name.rsplit_once('.') {
+            Some((_, ext)) => FileFormat::from_option(ext)
+                .ok_or_else(|| Error::unsupported(&path, format!("data file format '{ext}'")))?,
+            None => self.default_format.ok_or_else(|| {
+                Error::unsupported(
+                    &path,
+                    format!(
+                        "data file format '{}'",
+                        self.schema.core_options().file_format()
+                    ),
+                )
+            })?,
+        };
         let file_schema = self.table.schema(file.schema_id).await?;
+        read::support::check_write_cols(&path, file, &file_schema)?;
         Ok((path, format, file_schema))
     }
 

@@ -4,6 +4,7 @@
 //! from the generated index file. Ranges use `Range: bytes=a-b`; a server that ignores the header
 //! and answers `200` with the whole object still works (the range is sliced out here).
 
+use crate::fallback::{is_html_answer, is_html_body};
 use crate::{Error, Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -68,6 +69,9 @@ impl HttpStore {
             });
         }
         check_status(path, &url, response.status())?;
+        if is_html_answer(path, response.headers().get("content-type").as_deref()) {
+            return Err(not_found(path));
+        }
         Ok(response)
     }
 
@@ -97,7 +101,11 @@ impl ObjectStore for HttpStore {
 
     async fn get(&self, path: &str) -> Result<Bytes> {
         let response = self.send(Method::GET, path, None).await?;
-        Self::body(path, response).await
+        let body = Self::body(path, response).await?;
+        if is_html_body(path, &body) {
+            return Err(not_found(path));
+        }
+        Ok(body)
     }
 
     async fn get_range(&self, path: &str, range: Range<u64>) -> Result<Bytes> {
@@ -115,6 +123,9 @@ impl ObjectStore for HttpStore {
         let response = self.send(Method::GET, path, Some(&range)).await?;
         let status = response.status();
         let body = Self::body(path, response).await?;
+        if (status == 200 || range.start == 0) && is_html_body(path, &body) {
+            return Err(not_found(path));
+        }
         range_from_response(path, status, body, range)
     }
 
@@ -196,13 +207,18 @@ fn escape_segment(segment: &str) -> String {
     out
 }
 
+/// The error for an object the host does not have (it answered 404, or its fallback page).
+fn not_found(path: &str) -> Error {
+    Error::NotFound {
+        path: path.to_string(),
+    }
+}
+
 /// Maps an HTTP status to a storage error (2xx is fine).
 pub(crate) fn check_status(path: &str, url: &str, status: u16) -> Result<()> {
     match status {
         200..=299 => Ok(()),
-        404 | 410 => Err(Error::NotFound {
-            path: path.to_string(),
-        }),
+        404 | 410 => Err(not_found(path)),
         401 | 403 => Err(Error::PermissionDenied {
             path: path.to_string(),
             hint: format!(

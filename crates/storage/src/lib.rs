@@ -16,6 +16,7 @@ pub mod browser;
 mod cache;
 mod copy;
 mod error;
+mod fallback;
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 mod http;
 mod indexed;

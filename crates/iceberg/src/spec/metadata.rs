@@ -1,4 +1,4 @@
-//! Table metadata JSON (`vN-….metadata.json`), format v1 and v2: schemas, specs, snapshots, refs.
+//! Table metadata JSON (`vN-….metadata.json`, plain or gzip), format v1–v3: schemas, specs, snapshots, refs.
 
 use super::types::Schema;
 use crate::{Error, Result};
@@ -155,9 +155,11 @@ fn snapshot_id_or_minus_one<S: Serializer>(id: &Option<i64>, s: S) -> Result<S::
 }
 
 impl TableMetadata {
-    /// Parses a metadata file; `file` names it in errors.
+    /// Parses a metadata file (plain or gzip-compressed JSON); `file` names it in errors.
     pub fn parse(file: &str, bytes: &[u8]) -> Result<Self> {
-        let mut meta: TableMetadata = serde_json::from_slice(bytes)
+        let json = super::compression::metadata_json(file, bytes)?;
+        super::refuse::check(file, &json)?;
+        let mut meta: TableMetadata = serde_json::from_slice(&json)
             .map_err(|e| Error::corrupt(file, format!("invalid table metadata JSON: {e}")))?;
         if !(1..=3).contains(&meta.format_version) {
             return Err(Error::unsupported(
@@ -276,6 +278,18 @@ mod tests {
         assert_eq!(m.current_schema().unwrap().fields[0].name, "a");
         assert_eq!(m.spec(0).unwrap().fields[0].field_id, Some(1000));
         assert!(m.current_snapshot().is_none());
+    }
+
+    #[test]
+    fn parses_gzip_metadata_and_names_a_truncated_one() {
+        let gz = crate::spec::compression::gzip(V1.as_bytes());
+        let m = TableMetadata::parse("m/00001-u.gz.metadata.json", &gz).unwrap();
+        assert_eq!(m.current_schema().unwrap().fields[0].name, "a");
+        let err = TableMetadata::parse("m/00001-u.gz.metadata.json", &gz[..gz.len() - 9])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("m/00001-u.gz.metadata.json"), "{err}");
+        assert!(err.contains("gzip"), "{err}");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The Iceberg table spec as plain data: metadata JSON, types, manifest lists and manifests.
 
+pub mod compression;
 pub mod manifest;
 pub mod metadata;
+pub mod refuse;
 pub mod transform;
 pub mod types;
 

@@ -69,6 +69,21 @@ pub struct NestedField {
     /// Comment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
+    /// v3: the value of rows in data files written before the field existed (JSON single-value
+    /// serialisation; `None`: null). Decoded by [`crate::defaults`].
+    #[serde(
+        rename = "initial-default",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub initial_default: Option<Value>,
+    /// v3: the value writers use when a write does not supply the field.
+    #[serde(
+        rename = "write-default",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub write_default: Option<Value>,
 }
 
 /// An Iceberg type.

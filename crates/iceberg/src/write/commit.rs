@@ -586,6 +586,16 @@ pub(crate) async fn commit_metadata(
         }
         let (version, base) = load_latest(table).await?;
         let meta = base.metadata();
+        // v3 metadata carries state this writer does not maintain (row lineage, ...).
+        if meta.format_version > 2 {
+            return Err(Error::unsupported(
+                base.metadata_key(),
+                format!(
+                    "changing format-version {} tables (only 1 and 2)",
+                    meta.format_version
+                ),
+            ));
+        }
         let mut next = meta.clone();
         if !change(&mut next)? {
             return Ok(base);

@@ -67,7 +67,8 @@ pub fn file_schema(fields: &[NestedField]) -> Result<SchemaRef> {
 }
 
 /// `batch` (columns matched to the schema by name) cast to the file schema of `schema`:
-/// missing optional columns become nulls; unknown columns, missing or null required ones fail.
+/// missing columns take their `write-default` (optional ones without one: null); unknown columns,
+/// missing required ones without a write-default, and nulls in required ones fail.
 pub fn conform(table: &str, schema: &Schema, batch: &RecordBatch) -> Result<RecordBatch> {
     let target = file_schema(&schema.fields)?;
     let input = batch.schema();
@@ -100,7 +101,23 @@ pub fn conform(table: &str, schema: &Schema, batch: &RecordBatch) -> Result<Reco
                         })?
                     }
                 }
-                Err(_) => new_null_array(out.data_type(), batch.num_rows()),
+                // Not supplied: the field's write-default (null without one).
+                Err(_) => match field.write_default.as_ref().filter(|v| !v.is_null()) {
+                    Some(v) => crate::defaults::column(
+                        table,
+                        field,
+                        Some(v),
+                        out.data_type(),
+                        batch.num_rows(),
+                    )?,
+                    None if field.required => {
+                        return Err(Error::Invalid(format!(
+                            "{table}: column {} is NOT NULL but is not supplied and has no write-default",
+                            field.name
+                        )))
+                    }
+                    None => new_null_array(out.data_type(), batch.num_rows()),
+                },
             };
             if field.required && column.null_count() > 0 {
                 return Err(Error::Invalid(format!(
@@ -235,6 +252,8 @@ mod tests {
                     required: true,
                     field_type: Type::String,
                     doc: None,
+                    initial_default: None,
+                    write_default: None,
                 },
                 NestedField {
                     id: 2,
@@ -242,6 +261,8 @@ mod tests {
                     required: false,
                     field_type: Type::Timestamp,
                     doc: None,
+                    initial_default: None,
+                    write_default: None,
                 },
                 NestedField {
                     id: 3,
@@ -249,9 +270,37 @@ mod tests {
                     required: false,
                     field_type: Type::Long,
                     doc: None,
+                    initial_default: None,
+                    write_default: None,
                 },
             ],
         }
+    }
+
+    #[test]
+    fn omitted_columns_take_their_write_default() {
+        let mut s = schema();
+        // initial-default differs: a write must use the write-default.
+        s.fields[0].initial_default = Some(serde_json::json!("old"));
+        s.fields[0].write_default = Some(serde_json::json!("new"));
+        s.fields[1].write_default = Some(serde_json::json!("2024-05-01T10:00:00"));
+        let input = RecordBatch::try_from_iter(vec![(
+            "v",
+            Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef,
+        )])
+        .unwrap();
+        let b = conform("t", &s, &input).unwrap();
+        assert_eq!(
+            literal_at(b.column(0).as_ref(), 1),
+            Some(Literal::String("new".into()))
+        );
+        assert_eq!(
+            literal_at(b.column(1).as_ref(), 0),
+            Some(Literal::Long(1_714_557_600_000_000))
+        );
+        s.fields[1].write_default = Some(serde_json::json!("not a time"));
+        let err = conform("t", &s, &input).unwrap_err().to_string();
+        assert!(err.contains("'ts'") && err.contains("not a time"), "{err}");
     }
 
     #[test]
@@ -291,7 +340,11 @@ mod tests {
         )])
         .unwrap();
         let err = conform("t", &schema(), &missing_key).unwrap_err();
-        assert!(err.to_string().contains("id is NOT NULL"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("id is NOT NULL but is not supplied"),
+            "{err}"
+        );
         let unknown = RecordBatch::try_from_iter(vec![(
             "x",
             Arc::new(Int64Array::from(vec![1])) as ArrayRef,

@@ -102,6 +102,8 @@ pub fn iceberg_type(t: &DataType, next_id: &mut i32) -> Result<Type> {
                         required: !f.data_type.nullable,
                         field_type: iceberg_type(&f.data_type, next_id)?,
                         doc: f.description.clone(),
+                        initial_default: None,
+                        write_default: None,
                     })
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -141,6 +143,8 @@ fn initial_schema(table: &str, def: &IcebergTableDefinition) -> Result<(Schema, 
                 required: key || !t.nullable,
                 field_type: iceberg_type(t, &mut next_id)?,
                 doc: doc.clone(),
+                initial_default: None,
+                write_default: None,
             })
         })
         .collect::<Result<Vec<_>>>()?;

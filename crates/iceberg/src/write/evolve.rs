@@ -128,6 +128,8 @@ fn evolve_schema(
                     required: false,
                     field_type: iceberg_type(data_type, &mut last_id)?,
                     doc: doc.clone(),
+                    initial_default: None,
+                    write_default: None,
                 };
                 let at = match position {
                     None => schema.fields.len(),

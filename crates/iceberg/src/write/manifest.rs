@@ -453,6 +453,8 @@ mod tests {
                 required: true,
                 field_type: Type::String,
                 doc: None,
+                initial_default: None,
+                write_default: None,
             }],
         };
         let spec = PartitionSpec {

@@ -295,6 +295,8 @@ mod tests {
             required: false,
             field_type: t,
             doc: None,
+            initial_default: None,
+            write_default: None,
         }
     }
 

@@ -117,6 +117,8 @@ mod tests {
             required: false,
             field_type: t,
             doc: None,
+            initial_default: None,
+            write_default: None,
         }
     }
 

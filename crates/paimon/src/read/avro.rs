@@ -30,7 +30,8 @@ fn corrupt(file: &str, e: impl std::fmt::Display) -> Error {
 /// Decodes the wanted columns of a whole Avro file (columns keep their file names; a wanted
 /// column missing from the file is left out).
 pub(crate) fn decode(file: &str, bytes: Bytes, wanted: &[Wanted]) -> Result<Vec<RecordBatch>> {
-    let reader = crate::spec::avro_names::reader(&bytes[..]).map_err(|e| corrupt(file, e))?;
+    let reader = crate::spec::avro_names::reader(&bytes[..])
+        .map_err(|e| crate::spec::avro_names::open_error(file, &e))?;
     let mut batches = Vec::new();
     let mut rows: Vec<Vec<(String, Value)>> = Vec::with_capacity(BATCH_SIZE);
     for record in reader {

@@ -7,7 +7,7 @@ use crate::predicate::{BoundPredicate, ColStats, Predicate};
 use crate::spec::binary_row::{BinaryRow, Datum};
 use crate::spec::manifest::{
     FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta, SimpleStats,
-    DELETION_VECTORS_INDEX,
+    DELETION_VECTORS_INDEX, HASH_INDEX,
 };
 use crate::spec::schema::TableSchema;
 use crate::spec::snapshot::Snapshot;
@@ -48,6 +48,7 @@ pub async fn plan_filtered(
     filter: &PartitionFilter,
     predicate: Option<&Predicate>,
 ) -> Result<Plan> {
+    crate::read::support::check_snapshot(table.path(), snapshot)?;
     let schema = table.schema(snapshot.schema_id).await?;
     filter.validate(&schema)?;
     let bound = predicate.map(|p| p.bind(&schema)).transpose()?;
@@ -170,6 +171,7 @@ fn replay<'a>(
 /// by earlier snapshots are expected and reported in [`DeltaPlan::deleted`]. Added splits carry
 /// the snapshot's deletion vectors; deleted splits carry none.
 pub async fn plan_delta(table: &Table, snapshot: &Snapshot) -> Result<DeltaPlan> {
+    crate::read::support::check_snapshot(table.path(), snapshot)?;
     let schema = table.schema(snapshot.schema_id).await?;
     let (delta, dvs) = futures::future::try_join(
         table.manifest_list(&snapshot.delta_manifest_list),
@@ -244,6 +246,17 @@ async fn deletion_vectors(table: &Table, snapshot: &Snapshot) -> Result<DvMap> {
         return Ok(HashMap::new());
     };
     let entries = table.index_manifest(name).await?;
+    if let Some(e) = entries
+        .iter()
+        .find(|e| e.index_type != DELETION_VECTORS_INDEX && e.index_type != HASH_INDEX)
+    {
+        // Unknown means refuse: global (btree, bitmap, vector, ...) and future index kinds are
+        // not implemented, so whether they change a read's rows is not known here.
+        return Err(Error::unsupported(
+            manifest_key(table, name),
+            format!("index type '{}' (index file {})", e.index_type, e.file_name),
+        ));
+    }
     // Replay: the index manifest is cumulative, DELETEs of unknown files are tolerated.
     let mut live: HashMap<(Vec<u8>, i32, String), &IndexManifestEntry> = HashMap::new();
     let mut order = Vec::new();

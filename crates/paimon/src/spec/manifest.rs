@@ -164,8 +164,8 @@ pub const HASH_INDEX: &str = "HASH";
 
 /// Reads every record of an Avro object-container file.
 fn read_records(file: &str, bytes: &[u8]) -> Result<Vec<Value>> {
-    let reader = super::avro_names::reader(bytes)
-        .map_err(|e| Error::corrupt(file, format!("invalid Avro file: {e}")))?;
+    let reader =
+        super::avro_names::reader(bytes).map_err(|e| super::avro_names::open_error(file, &e))?;
     reader
         .map(|r| r.map_err(|e| Error::corrupt(file, format!("invalid Avro record: {e}"))))
         .collect()

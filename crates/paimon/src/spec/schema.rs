@@ -93,6 +93,14 @@ impl TableSchema {
         serde_json::from_slice(text)
     }
 
+    /// The first column (dotted path for nested fields) whose type this crate does not know
+    /// (BLOB, VECTOR, types of future Paimon versions), with the type as written; for an error
+    /// naming them when [`TableSchema::from_json`] fails.
+    pub fn unknown_type(text: &[u8]) -> Option<(String, String)> {
+        let value: serde_json::Value = serde_json::from_slice(text).ok()?;
+        unknown_in_fields(value.get("fields")?, "")
+    }
+
     /// The field with this name.
     pub fn field(&self, name: &str) -> Option<&DataField> {
         self.fields.iter().find(|f| f.name == name)
@@ -162,10 +170,54 @@ impl TableSchema {
     }
 }
 
+/// See [`TableSchema::unknown_type`]: walks `fields` (and nested ROW/ARRAY/MAP children).
+fn unknown_in_fields(fields: &serde_json::Value, prefix: &str) -> Option<(String, String)> {
+    fields.as_array()?.iter().find_map(|f| {
+        let name = format!("{prefix}{}", f.get("name")?.as_str()?);
+        unknown_in_type(f.get("type")?, &name)
+    })
+}
+
+fn unknown_in_type(ty: &serde_json::Value, column: &str) -> Option<(String, String)> {
+    if DataType::from_json(ty).is_ok() {
+        return None;
+    }
+    let nested = ["element", "key", "value"]
+        .iter()
+        .filter_map(|k| ty.get(*k))
+        .find_map(|child| unknown_in_type(child, column));
+    let in_row = ty
+        .get("fields")
+        .and_then(|f| unknown_in_fields(f, &format!("{column}.")));
+    nested.or(in_row).or_else(|| {
+        let text = match ty {
+            serde_json::Value::String(s) => s.clone(),
+            other => other
+                .get("type")
+                .and_then(|t| t.as_str())
+                .map_or_else(|| other.to_string(), String::from),
+        };
+        Some((column.to_string(), text))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::spec::types::TypeKind;
+
+    #[test]
+    fn unknown_types_name_their_column() {
+        let text = r#"{"version":3,"id":0,"fields":[{"id":0,"name":"id","type":"INT"},
+            {"id":1,"name":"r","type":{"type":"ROW","fields":[{"id":2,"name":"emb","type":"VECTOR<FLOAT, 3>"}]}},
+            {"id":3,"name":"p","type":"BLOB"}],"options":{},"timeMillis":1}"#;
+        assert!(TableSchema::from_json(text.as_bytes()).is_err());
+        assert_eq!(
+            TableSchema::unknown_type(text.as_bytes()),
+            Some(("r.emb".to_string(), "VECTOR<FLOAT, 3>".to_string()))
+        );
+        assert_eq!(TableSchema::unknown_type(PYPAIMON.as_bytes()), None);
+    }
 
     const PYPAIMON: &str = r#"{
       "version": 3, "id": 0,

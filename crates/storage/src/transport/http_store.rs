@@ -1,6 +1,7 @@
 //! A read-only store over plain HTTP(S) through any [`HttpTransport`], plus the response checks S3 shares.
 
 use super::{HttpRequest, HttpResponse};
+use crate::fallback::{is_html_answer, is_html_body};
 use crate::retry::{is_retryable_status, status_error, transport_error, Attempt, Sender};
 use crate::{Error, Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
 use async_trait::async_trait;
@@ -55,6 +56,11 @@ impl HttpReadStore {
                     }) {
                         return done;
                     }
+                    if is_fallback_page(path, &response, range.as_ref()) {
+                        return Attempt::Done(Err(Error::NotFound {
+                            path: path.to_string(),
+                        }));
+                    }
                     if method == "HEAD" {
                         return Attempt::Done(Ok((response, Bytes::new())));
                     }
@@ -102,6 +108,14 @@ pub(crate) fn classify_status<T>(
             message: format!("server answered HTTP {s}{}", error_code_suffix(response)),
         })),
     })
+}
+
+/// Whether a successful answer for `path` is the host's single-page-app fallback page (HTML by
+/// its media type, or by the start of a body that begins at the object's first byte), not the object.
+fn is_fallback_page(path: &str, response: &HttpResponse, range: Option<&Range<u64>>) -> bool {
+    let body_is_object_start = response.status == 200 || range.is_none_or(|r| r.start == 0);
+    is_html_answer(path, response.header("content-type"))
+        || (body_is_object_start && is_html_body(path, &response.body))
 }
 
 /// ` (S3 error Code: message)` from an S3-style XML error body, or nothing.
@@ -325,5 +339,29 @@ mod tests {
             encode_key("db.db/t/dt=2024 01/a+b"),
             "db.db/t/dt%3D2024%2001/a%2Bb"
         );
+    }
+
+    #[test]
+    fn a_single_page_app_fallback_answer_is_a_missing_object() {
+        let page = b"<!doctype html><html><body>app</body></html>";
+        let html = response(200, &[("content-type", "text/html")], page);
+        assert!(is_fallback_page("t/snapshot/snapshot-8", &html, None));
+        // Served under another media type: recognised by its body, when the body is the
+        // object's start (a whole answer, or a range from byte 0).
+        let octets = response(200, &[("content-type", "application/octet-stream")], page);
+        assert!(is_fallback_page("t/snapshot/LATEST", &octets, None));
+        assert!(is_fallback_page(
+            "t/snapshot/LATEST",
+            &octets,
+            Some(&(4..9))
+        ));
+        let partial = response(206, &[("content-range", "bytes 0-9/44")], page);
+        assert!(is_fallback_page("t/manifest/m", &partial, Some(&(0..10))));
+        let middle = response(206, &[("content-range", "bytes 4-9/44")], b"<html>");
+        assert!(!is_fallback_page("t/data.parquet", &middle, Some(&(4..10))));
+        // A real object, and an HTML file asked for by name, are what they are.
+        let json = response(200, &[("content-type", "application/json")], b"{\"id\":1}");
+        assert!(!is_fallback_page("t/snapshot/snapshot-1", &json, None));
+        assert!(!is_fallback_page("site/index.html", &html, None));
     }
 }

@@ -1,0 +1,334 @@
+//! Fields a data file lacks (added to the schema after it was written): their `initial-default`.
+//!
+//! A data file is decoded onto the read fields by field id; a field whose id the file does not
+//! hold reads as its `initial-default` (null when it has none), at the top level and inside
+//! structs. Such fields are decoded as nullable, then replaced by their default column.
+
+use crate::spec::{FileFormat, NestedField, TableMetadata, Type};
+use crate::{Error, Result};
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StructArray};
+use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
+use lakescope_paimon::read::arrow_schema::{to_arrow_fields, to_arrow_type};
+use lakescope_paimon::read::to_arrow_field;
+use lakescope_paimon::spec::{DataField, TypeKind};
+use parquet::arrow::PARQUET_FIELD_ID_META_KEY;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// Every field of the table's schemas by id (the current schema's definition first): a field's
+/// `initial-default` never changes once the field exists.
+pub fn fields_by_id(meta: &TableMetadata) -> HashMap<i32, NestedField> {
+    fn walk(t: &Type, out: &mut HashMap<i32, NestedField>) {
+        match t {
+            Type::Struct(fields) => {
+                for f in fields {
+                    out.entry(f.id).or_insert_with(|| f.clone());
+                    walk(&f.field_type, out);
+                }
+            }
+            Type::List { element, .. } => walk(element, out),
+            Type::Map { key, value, .. } => {
+                walk(key, out);
+                walk(value, out);
+            }
+            _ => {}
+        }
+    }
+    let mut out = HashMap::new();
+    let current = meta.current_schema().into_iter();
+    for schema in current.chain(meta.schemas.iter()) {
+        walk(&Type::Struct(schema.fields.clone()), &mut out);
+    }
+    out
+}
+
+/// The field ids a data file holds (anywhere in its schema); `None` when its format does not
+/// say (ORC columns are matched by name).
+pub fn file_ids(
+    key: &str,
+    bytes: &bytes::Bytes,
+    format: FileFormat,
+) -> Result<Option<HashSet<i32>>> {
+    let mut ids = HashSet::new();
+    match format {
+        FileFormat::Parquet => {
+            let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+                bytes.clone(),
+            )
+            .map_err(|e| Error::corrupt(key, format!("invalid Parquet file: {e}")))?;
+            for f in builder.schema().fields() {
+                arrow_ids(f, &mut ids);
+            }
+        }
+        FileFormat::Avro => {
+            let reader = lakescope_paimon::spec::avro_names::reader(&bytes[..])
+                .map_err(|e| Error::corrupt(key, format!("invalid Avro file: {e}")))?;
+            avro_ids(reader.writer_schema(), &mut ids);
+        }
+        FileFormat::Orc | FileFormat::Puffin => return Ok(None),
+    }
+    Ok(Some(ids))
+}
+
+fn arrow_ids(field: &Field, out: &mut HashSet<i32>) {
+    if let Some(id) = field
+        .metadata()
+        .get(PARQUET_FIELD_ID_META_KEY)
+        .and_then(|v| v.parse().ok())
+    {
+        out.insert(id);
+    }
+    match field.data_type() {
+        ArrowType::Struct(children) => children.iter().for_each(|c| arrow_ids(c, out)),
+        ArrowType::List(f) | ArrowType::LargeList(f) | ArrowType::FixedSizeList(f, _) => {
+            arrow_ids(f, out)
+        }
+        ArrowType::Map(entries, _) => arrow_ids(entries, out),
+        _ => {}
+    }
+}
+
+fn avro_ids(schema: &apache_avro::Schema, out: &mut HashSet<i32>) {
+    use apache_avro::Schema as S;
+    match schema {
+        S::Record(r) => {
+            for f in &r.fields {
+                if let Some(id) = f
+                    .custom_attributes
+                    .get("field-id")
+                    .and_then(|v| v.as_i64())
+                    .and_then(|v| i32::try_from(v).ok())
+                {
+                    out.insert(id);
+                }
+                avro_ids(&f.schema, out);
+            }
+        }
+        S::Union(u) => u.variants().iter().for_each(|v| avro_ids(v, out)),
+        S::Array(a) => avro_ids(&a.items, out),
+        S::Map(m) => avro_ids(&m.types, out),
+        _ => {}
+    }
+}
+
+/// What a file's read needs: the read fields to decode it with (missing fields with a default,
+/// or required, made nullable) and whether any column must be filled afterwards.
+pub struct Fill<'a> {
+    key: &'a str,
+    /// The metadata file the defaults come from (named when one does not decode).
+    metadata_key: String,
+    present: HashSet<i32>,
+    by_id: HashMap<i32, NestedField>,
+    /// The read fields as asked for.
+    wanted: Vec<DataField>,
+    /// The read fields to decode the file with.
+    pub decode: Vec<DataField>,
+}
+
+fn has_default(f: &NestedField) -> bool {
+    f.initial_default.as_ref().is_some_and(|v| !v.is_null())
+}
+
+impl<'a> Fill<'a> {
+    /// Plans the filling of `read_fields` for the file `key` (`None`: nothing to fill).
+    pub fn plan(
+        key: &'a str,
+        metadata_key: &str,
+        meta: &TableMetadata,
+        present: Option<HashSet<i32>>,
+        read_fields: &[DataField],
+    ) -> Result<Option<Self>> {
+        let by_id = fields_by_id(meta);
+        let Some(present) = present else {
+            // ORC: matched by name; a column the file lacks would silently read as null.
+            if let Some(f) = read_fields
+                .iter()
+                .filter_map(|r| by_id.get(&r.id))
+                .find_map(|f| defaulted(f))
+            {
+                return Err(Error::unsupported(
+                    key,
+                    format!(
+                        "the initial-default of field '{}' (id {}) with ORC data files",
+                        f.name, f.id
+                    ),
+                ));
+            }
+            return Ok(None);
+        };
+        // Files without field ids are matched by the shared reader as before.
+        if present.is_empty() {
+            return Ok(None);
+        }
+        let mut fill = Self {
+            key,
+            metadata_key: metadata_key.to_string(),
+            present,
+            by_id,
+            wanted: read_fields.to_vec(),
+            decode: read_fields.to_vec(),
+        };
+        let mut any = false;
+        let mut decode = std::mem::take(&mut fill.decode);
+        for f in &mut decode {
+            any |= fill.relax(f)?;
+        }
+        fill.decode = decode;
+        Ok(any.then_some(fill))
+    }
+
+    /// Makes `field` (or fields inside it) nullable where the file lacks them and they will be
+    /// filled; `true` if anything will be.
+    fn relax(&self, field: &mut DataField) -> Result<bool> {
+        let Some(nf) = self.by_id.get(&field.id) else {
+            return Ok(false);
+        };
+        if !self.present.contains(&field.id) {
+            if !has_default(nf) && field.data_type.nullable {
+                return Ok(false);
+            }
+            if !has_default(nf) {
+                return Err(Error::corrupt(
+                    self.key,
+                    format!(
+                        "required field '{}' (id {}) is missing from the data file and has no initial-default",
+                        nf.name, nf.id
+                    ),
+                ));
+            }
+            relax_all(field);
+            return Ok(true);
+        }
+        match &mut field.data_type.kind {
+            TypeKind::Row(children) => {
+                let mut any = false;
+                for c in children {
+                    any |= self.relax(c)?;
+                }
+                Ok(any)
+            }
+            _ => {
+                // Inside lists and maps, struct fields with defaults are not filled: refuse
+                // rather than read nulls.
+                if let Some(missing) = nested_ids(&nf.field_type)
+                    .into_iter()
+                    .filter(|id| !self.present.contains(id))
+                    .filter_map(|id| self.by_id.get(&id))
+                    .find(|f| has_default(f))
+                {
+                    return Err(Error::unsupported(
+                        self.key,
+                        format!(
+                            "the initial-default of field '{}' (id {}) inside a list or map",
+                            missing.name, missing.id
+                        ),
+                    ));
+                }
+                Ok(false)
+            }
+        }
+    }
+
+    /// `batch`, decoded with [`Fill::decode`], with the missing fields filled and the schema of
+    /// the read fields asked for.
+    pub fn apply(&self, batch: RecordBatch) -> Result<RecordBatch> {
+        let rows = batch.num_rows();
+        let columns = self
+            .wanted
+            .iter()
+            .zip(batch.columns())
+            .map(|(f, c)| self.patch(f, c))
+            .collect::<Result<Vec<_>>>()?;
+        let schema = Arc::new(ArrowSchema::new(
+            self.wanted.iter().map(to_arrow_field).collect::<Vec<_>>(),
+        ));
+        RecordBatch::try_new_with_options(
+            schema,
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )
+        .map_err(|e| Error::corrupt(self.key, format!("filling column defaults: {e}")))
+    }
+
+    fn patch(&self, field: &DataField, array: &ArrayRef) -> Result<ArrayRef> {
+        let Some(nf) = self.by_id.get(&field.id) else {
+            return Ok(array.clone());
+        };
+        if !self.present.contains(&field.id) {
+            if !has_default(nf) {
+                return Ok(array.clone());
+            }
+            return crate::defaults::column(
+                &self.metadata_key,
+                nf,
+                nf.initial_default.as_ref(),
+                &to_arrow_type(&field.data_type),
+                array.len(),
+            );
+        }
+        let TypeKind::Row(children) = &field.data_type.kind else {
+            return Ok(array.clone());
+        };
+        let Some(st) = array.as_struct_opt() else {
+            return Err(Error::corrupt(
+                self.key,
+                format!("field '{}' is not a struct", nf.name),
+            ));
+        };
+        let columns = children
+            .iter()
+            .zip(st.columns())
+            .map(|(c, a)| self.patch(c, a))
+            .collect::<Result<Vec<_>>>()?;
+        let out = StructArray::try_new_with_length(
+            to_arrow_fields(children),
+            columns,
+            st.nulls().cloned(),
+            st.len(),
+        )
+        .map_err(|e| Error::corrupt(self.key, format!("field '{}': {e}", nf.name)))?;
+        Ok(Arc::new(out))
+    }
+}
+
+/// The first field (itself or inside it) with a non-null `initial-default`.
+fn defaulted(f: &NestedField) -> Option<&NestedField> {
+    if has_default(f) {
+        return Some(f);
+    }
+    match &f.field_type {
+        Type::Struct(children) => children.iter().find_map(defaulted),
+        _ => None,
+    }
+}
+
+/// Ids of the struct fields anywhere inside a type.
+fn nested_ids(t: &Type) -> Vec<i32> {
+    let mut out = Vec::new();
+    fn walk(t: &Type, out: &mut Vec<i32>) {
+        match t {
+            Type::Struct(fields) => {
+                for f in fields {
+                    out.push(f.id);
+                    walk(&f.field_type, out);
+                }
+            }
+            Type::List { element, .. } => walk(element, out),
+            Type::Map { key, value, .. } => {
+                walk(key, out);
+                walk(value, out);
+            }
+            _ => {}
+        }
+    }
+    walk(t, &mut out);
+    out
+}
+
+fn relax_all(field: &mut DataField) {
+    field.data_type.nullable = true;
+    if let TypeKind::Row(children) = &mut field.data_type.kind {
+        children.iter_mut().for_each(relax_all);
+    }
+}

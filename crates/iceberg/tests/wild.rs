@@ -1,0 +1,240 @@
+//! Iceberg tables as other writers leave them ("in the wild"): written by pyiceberg 0.12 into a
+//! local warehouse (tests/oracle/write_wild.py) and read by lakescope, row for row as pyiceberg
+//! reads them: gzip-compressed metadata files (`NNNNN-<uuid>.gz.metadata.json`) and columns
+//! added with `initial-default`s (top-level, required, and inside a struct).
+//!
+//! The oracle venv comes from `scripts/iceberg-oracle.sh`; without it these tests fail, unless
+//! LAKESCOPE_SKIP_ORACLES=1 (then they are skipped with a loud message).
+
+use arrow_array::{make_array, Array, ArrayRef, RecordBatch};
+use arrow_cast::display::{ArrayFormatter, FormatOptions};
+use arrow_schema::DataType;
+use lakescope_iceberg::{is_iceberg_table, read_table, ReadRequest, SnapshotSelector, Table};
+use lakescope_storage::{LocalStore, ObjectStore};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::rc::Rc;
+use std::sync::OnceLock;
+
+fn oracle_python() -> Option<PathBuf> {
+    let root = std::env::var_os("LAKE_TOOLS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/lake-oracles")))?;
+    let py = root.join("venv/bin/python");
+    let ok = Command::new(&py)
+        .args(["-c", "import pyiceberg, pyarrow, sqlalchemy"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok && std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() != Ok("1") {
+        panic!("pyiceberg oracle venv missing: run `bash scripts/iceberg-oracle.sh` (or set LAKESCOPE_SKIP_ORACLES=1 to skip)");
+    }
+    if !ok {
+        eprintln!("\n*** SKIPPED wild: no pyiceberg oracle venv (LAKESCOPE_SKIP_ORACLES=1) ***\n");
+    }
+    ok.then_some(py)
+}
+
+/// The warehouse pyiceberg wrote (once per test binary) and what it printed about it.
+fn fixtures() -> Option<&'static (PathBuf, Value)> {
+    static FIXTURES: OnceLock<Option<(PathBuf, Value)>> = OnceLock::new();
+    FIXTURES
+        .get_or_init(|| {
+            let py = oracle_python()?;
+            let root =
+                std::env::temp_dir().join(format!("lakescope-iceberg-wild-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&root);
+            std::fs::create_dir_all(&root).unwrap();
+            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/write_wild.py");
+            let out = Command::new(py).arg(&script).arg(&root).output().unwrap();
+            assert!(
+                out.status.success(),
+                "write_wild.py failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            Some((root, serde_json::from_slice(&out.stdout).unwrap()))
+        })
+        .as_ref()
+}
+
+/// Rows as pyiceberg's canonical text (see write_wild.py), sorted. Zoned timestamps (UTC
+/// instants) are shown as `…+00:00`, formatted without the zone (whose name "UTC" the formatter
+/// cannot resolve without chrono-tz).
+fn canonical_rows(batches: &[RecordBatch]) -> Value {
+    let naive = FormatOptions::default()
+        .with_null("null")
+        .with_timestamp_format(Some("%Y-%m-%dT%H:%M:%S%.6f"));
+    let zoned = naive
+        .clone()
+        .with_timestamp_format(Some("%Y-%m-%dT%H:%M:%S%.6f+00:00"));
+    let mut rows = Vec::new();
+    for b in batches {
+        let columns: Vec<ArrayRef> = b
+            .columns()
+            .iter()
+            .map(|c| match c.data_type() {
+                DataType::Timestamp(unit, Some(_)) => make_array(
+                    c.to_data()
+                        .into_builder()
+                        .data_type(DataType::Timestamp(*unit, None))
+                        .build()
+                        .unwrap(),
+                ),
+                _ => c.clone(),
+            })
+            .collect();
+        let fmts: Vec<_> = columns
+            .iter()
+            .zip(b.columns())
+            .map(|(c, orig)| {
+                let options = match orig.data_type() {
+                    DataType::Timestamp(_, Some(_)) => &zoned,
+                    _ => &naive,
+                };
+                ArrayFormatter::try_new(c.as_ref(), options).unwrap()
+            })
+            .collect();
+        for r in 0..b.num_rows() {
+            rows.push(Value::Array(
+                columns
+                    .iter()
+                    .zip(&fmts)
+                    .map(|(c, f)| {
+                        if c.is_null(r) {
+                            Value::Null
+                        } else {
+                            Value::String(f.value(r).to_string())
+                        }
+                    })
+                    .collect(),
+            ));
+        }
+    }
+    rows.sort_by_key(|r| r.to_string());
+    Value::Array(rows)
+}
+
+fn sorted(v: &Value) -> Value {
+    let mut rows = v.as_array().unwrap().clone();
+    rows.sort_by_key(|r| r.to_string());
+    Value::Array(rows)
+}
+
+async fn read(table: &Table, at: SnapshotSelector) -> Value {
+    let out = read_table(table, &at, &ReadRequest::default())
+        .await
+        .unwrap();
+    canonical_rows(&out.batches)
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn gzip_metadata_is_found_and_read_like_pyiceberg() {
+    let Some((root, fx)) = fixtures() else { return };
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(root.join("wh")));
+    assert!(is_iceberg_table(store.as_ref(), "wild/gz").await);
+    let table = Table::open(store.clone(), "wild/gz").await.unwrap();
+    assert!(
+        table.metadata_key().ends_with(".gz.metadata.json"),
+        "{}",
+        table.metadata_key()
+    );
+    let expected = &fx["gz"];
+    assert!(expected["metadata"]
+        .as_str()
+        .unwrap()
+        .ends_with(table.metadata_key()));
+    assert_eq!(
+        read(&table, SnapshotSelector::Current).await,
+        sorted(&expected["rows"])
+    );
+    // The first snapshot, and the metadata log's (compressed) files.
+    let first = expected["snapshots"][0].as_i64().unwrap();
+    let rows = read(&table, SnapshotSelector::Id(first)).await;
+    assert_eq!(rows.as_array().unwrap().len(), 2, "{rows}");
+    for entry in &table.metadata().metadata_log {
+        let key = table
+            .resolve(&entry.metadata_file, table.metadata_key())
+            .unwrap();
+        assert!(key.ends_with(".gz.metadata.json"), "{key}");
+        let bytes = store.get(&key).await.unwrap();
+        lakescope_iceberg::spec::TableMetadata::parse(&key, &bytes).unwrap();
+    }
+    // version-hint.text naming an older version by number: that (compressed) file is read.
+    let hint = root.join("wh/wild/gz/metadata/version-hint.text");
+    std::fs::write(&hint, "1\n").unwrap();
+    let t1 = Table::open(store.clone(), "wild/gz").await.unwrap();
+    std::fs::remove_file(&hint).unwrap();
+    assert!(
+        t1.metadata_key().contains("/00001-"),
+        "{}",
+        t1.metadata_key()
+    );
+    assert_eq!(t1.metadata().snapshots.len(), 1);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn initial_defaults_fill_older_files_like_pyiceberg() {
+    let Some((root, fx)) = fixtures() else { return };
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(root.join("wh")));
+    let table = Table::open(store.clone(), "wild/defaults").await.unwrap();
+    let expected = &fx["defaults"];
+    // Rows of the first append read c_int = 7 (required, added with a default), the other
+    // defaults, and s.b = 42 inside the struct (null where the struct is null).
+    assert_eq!(
+        read(&table, SnapshotSelector::Current).await,
+        sorted(&expected["rows"])
+    );
+    // The first snapshot reads with its own schema: no added columns.
+    let first = expected["snapshots"][0].as_i64().unwrap();
+    let rows = read(&table, SnapshotSelector::Id(first)).await;
+    assert_eq!(
+        rows,
+        serde_json::json!([["1", "{a: 10}"], ["2", null]]),
+        "{rows}"
+    );
+    // Only some columns: the projection fills its defaults too.
+    let only = ReadRequest {
+        columns: Some(vec!["c_int".into(), "id".into()]),
+        limit: None,
+    };
+    let out = read_table(&table, &SnapshotSelector::Current, &only)
+        .await
+        .unwrap();
+    assert_eq!(
+        canonical_rows(&out.batches),
+        serde_json::json!([["7", "1"], ["7", "2"], ["70", "3"]])
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_malformed_default_is_a_named_error() {
+    let Some((root, fx)) = fixtures() else { return };
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(root.join("wh")));
+    let current = fx["defaults"]["metadata"].as_str().unwrap();
+    let current = current.strip_prefix("file://").unwrap_or(current);
+    let text = std::fs::read_to_string(current).unwrap();
+    let bad = text.replacen("\"initial-default\":7", "\"initial-default\":\"seven\"", 1);
+    assert_ne!(bad, text, "the fixture's c_int default is written as 7");
+    // Outside the table folder: the other tests of this binary list its metadata concurrently.
+    let key = "wild-bad/99999-bad.metadata.json";
+    store
+        .put(key, bytes::Bytes::from(bad.into_bytes()))
+        .await
+        .unwrap();
+    let options = lakescope_iceberg::OpenOptions {
+        metadata_key: Some(key.into()),
+        location_override: None,
+    };
+    let table = Table::open_with(store.clone(), "wild/defaults", &options)
+        .await
+        .unwrap();
+    store.delete(key).await.unwrap();
+    let err = read_table(&table, &SnapshotSelector::Current, &ReadRequest::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(key) && err.contains("c_int") && err.contains("seven"),
+        "{err}"
+    );
+}
