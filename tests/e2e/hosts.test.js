@@ -1,9 +1,10 @@
 // End-to-end: the app on a single-page-app host. Many static hosts (trunk serve, Netlify, CloudFront
 // with 404 -> 200 /index.html, nginx `try_files $uri /index.html`) answer a missing path with
-// `200 OK` and the app's index.html; the reader must take such an answer for a data or metadata
-// key as "not there" (e.g. the snapshot after the LATEST hint, which it probes). This file starts
-// that host itself (scripts/spa-server.py: ranges as a real host, every missing path -> 200
-// index.html) on dist/ and checks that every demo table opens, that time travel and a diff work.
+// `200 OK` and the app's index.html; the app must take such an answer for a file it reads as "not
+// there". This file starts that host itself (scripts/spa-server.py: ranges as a real host, every
+// missing path -> 200 index.html) on dist/ and checks that every demo table opens (once the
+// warehouse index is read, no file it does not name is asked for), that time travel and a diff
+// work, and that a missing index or SQL engine is reported as on a host that answers 404.
 // By hand: LAKESCOPE_DIST=/path/to/dist node --test hosts.test.js
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -70,14 +71,25 @@ const chrome = testBrowser({ base: () => spa.url });
 
 /** Opens a demo table on the SPA host; also records the paths answered with the fallback page
  * (HTML for a path that is not a page). */
-async function openOnSpaHost(table, params = "") {
+async function openOnSpaHost(table, params = "", { beforeGoto } = {}) {
+  return openRecording((options) => chrome.openTable(table, params, options), beforeGoto);
+}
+
+/** Opens the app on the SPA host with `?warehouse=uri` (no table), recording as openOnSpaHost. */
+function openWarehouse(uri) {
+  return openRecording((options) => chrome.openPage(`?warehouse=${uri}`, options));
+}
+
+async function openRecording(open, beforeGoto) {
   const fallbacks = [];
-  const ctx = await chrome.openTable(table, params, {
-    beforeGoto: (p) =>
+  const ctx = await open({
+    beforeGoto: async (p) => {
       p.on("response", (r) => {
         const path = new URL(r.url()).pathname;
         if (/text\/html/.test(r.headers()["content-type"] ?? "") && !/(\/|\.html)$/.test(path)) fallbacks.push(path);
-      }),
+      });
+      await beforeGoto?.(p);
+    },
   });
   return { ...ctx, fallbacks };
 }
@@ -119,9 +131,9 @@ for (const table of DEMO_TABLE_NAMES) {
       await page.getByTestId("data-grid").locator('[data-testid="grid-row"]').first().waitFor();
       if (table === "corpus.pk_dedup") await shot(page, "hosts-spa-pk_dedup-data");
       assert.deepEqual(problems, []);
-      // Every demo table's reads probe at least one missing key (Paimon: the snapshot after the
-      // hint; Iceberg: its version hint), which this host answered with its HTML page.
-      assert.ok(fallbacks.length > 0, "the host's fallback page was met (else this test tests nothing)");
+      // The warehouse index names every file: what it does not name (e.g. the snapshot after the
+      // LATEST hint) is missing without a request, so the fallback page is never fetched.
+      assert.deepEqual(fallbacks, [], "files the index does not name were requested");
     } finally {
       await close();
     }
@@ -158,6 +170,46 @@ test("SPA host: the diff of java09.pk_compacted 4 → 5 (upserts over compacted 
     );
     await shot(page, "hosts-spa-diff");
     assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("SPA host: a warehouse without _lakescope_index.json is reported as on a 404 host, in plain words", async () => {
+  const { page, problems, fallbacks, close } = await openWarehouse("no/such/warehouse/");
+  try {
+    const error = page.getByTestId("catalog-error");
+    await error.waitFor({ timeout: 60_000 });
+    const text = await error.textContent();
+    assert.match(text, /Could not list no\/such\/warehouse\/: there is no _lakescope_index\.json/);
+    assert.match(text, /gen-index\.py/);
+    assert.doesNotMatch(text, /expected value|parse|<!doctype|<html/i, "the fallback page is not parsed as the index");
+    assert.deepEqual(fallbacks, ["/no/such/warehouse/_lakescope_index.json"], "the host answered the index with its page");
+    await shot(page, "hosts-spa-no-index");
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("SPA host without the SQL engine in dist/: Run says what is missing and how to add it (not a script error)", async () => {
+  // The engine's files are not there: this host answers them with its page, as it does for any
+  // missing path (routed, so that the test does not depend on whether this dist/ has the engine).
+  const page404 = await (await fetch(new URL("no-such-file.js", spa.url))).text();
+  const { page, close } = await openOnSpaHost("shop.orders", "&tab=sql", {
+    beforeGoto: (p) =>
+      p.route(/\/lakescope-sql-worker[^/]*$/, (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: page404 })),
+  });
+  try {
+    await page.getByTestId("sql-editor").waitFor({ timeout: 30_000 });
+    await page.getByTestId("sql-run").click();
+    const failure = page.getByTestId("sql-failure");
+    await failure.waitFor({ timeout: 60_000 });
+    const text = await failure.textContent();
+    await shot(page, "hosts-spa-no-sql-engine");
+    assert.doesNotMatch(text, /SyntaxError|Unexpected token/, "the fallback page was run as the engine's script");
+    assert.match(text, /could not be loaded .*build-sql-worker\.sh/);
+    assert.equal(await page.getByTestId("sql-run").isDisabled(), false, "Run is usable again");
   } finally {
     await close();
   }
