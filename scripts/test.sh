@@ -171,7 +171,7 @@ PY
   local pass fail
   pass=$(sed -n 's/^ℹ pass \([0-9]*\)$/\1/p' "$LOGS/layer3.log" | tail -n 1)
   fail=$(sed -n 's/^ℹ fail \([0-9]*\)$/\1/p' "$LOGS/layer3.log" | tail -n 1)
-  echo "LAYER 3 (e2e, dist/ on a static server, headless Chromium): ${pass:-0} passed, ${fail:-?} failed"
+  echo "LAYER 3 (e2e, dist/ on a static server, headless Chromium and Firefox ESR): ${pass:-0} passed, ${fail:-?} failed"
   echo "screenshots: $CARGO_TARGET_DIR/e2e-screens/"
   RESULTS+=("layer 3 e2e (node --test):        ${pass:-0} passed, ${fail:-?} failed")
   return "$rc"

@@ -4,10 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BASE, DEMO_TABLES, SHARED, gridRows, holdRequests, shot, testBrowser } from "./harness.js";
+import { BASE, DEMO_TABLES, DEMO_TABLE_NAMES, changedRows, expectedRows, gridRows, holdRequests, shot, testBrowser } from "./harness.js";
 
-// Expected rows of the corpus tables (the reference implementations' reads).
-const EXPECTED = process.env.LAKESCOPE_EXPECTED ?? `${SHARED}corpus/expected/paimon`;
 const XSS = "<img src=x onerror=alert(1)>";
 
 const { openPage, openTable } = testBrowser();
@@ -30,7 +28,7 @@ test("the demo lake's databases and tables are listed, and the filter narrows th
       .getByTestId("database-node")
       .evaluateAll((els) => els.map((e) => e.dataset.database));
     assert.deepEqual(databases, Object.keys(DEMO_TABLES));
-    const expected = Object.entries(DEMO_TABLES).flatMap(([db, ts]) => ts.map((t) => `${db}.${t}`));
+    const expected = DEMO_TABLE_NAMES;
     assert.deepEqual(await visibleTables(page), expected);
     for (const name of Object.values(DEMO_TABLES).flat()) {
       assert.ok(await page.getByRole("button", { name, exact: true }).isVisible(), `${name} is visible`);
@@ -136,14 +134,6 @@ test("clicking a table shows its panel, and the warehouse is kept in the page UR
 
 // ---------------------------------------------------------------------------------------------
 // The table page
-
-/** Expected JSON rows of a corpus table at a snapshot. */
-function expectedRows(table, snapshot) {
-  return readFileSync(`${EXPECTED}/${table}/snapshot-${snapshot}.jsonl`, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
-}
 
 /** Opens a table page by URL and waits for the tab body. */
 
@@ -451,9 +441,7 @@ test("diff tab: snapshot 1 → 2 of pk_dedup shows the known changed rows with c
     await page.getByTestId("diff-grid").waitFor({ timeout: 30_000 });
     // the known changes, from the reference reads of snapshots 1 and 2
     const key = (r) => `${r.dt}/${r.id}`;
-    const a = new Map(expectedRows("corpus.pk_dedup", 1).map((r) => [key(r), r]));
-    const b = new Map(expectedRows("corpus.pk_dedup", 2).map((r) => [key(r), r]));
-    const changed = [...b.values()].filter((r) => a.has(key(r)) && JSON.stringify(a.get(key(r))) !== JSON.stringify(r));
+    const changed = changedRows(expectedRows("corpus.pk_dedup", 1), expectedRows("corpus.pk_dedup", 2), key);
     assert.equal(changed.length, 5);
     assert.match(await page.getByTestId("diff-summary").textContent(), new RegExp(`~${changed.length} changed`));
     const rows = await gridRows(page, "diff-grid");

@@ -1,5 +1,5 @@
 // Shared pieces of the end-to-end tests: the browser, pages that record problems, grid reading.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { before, after } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -9,10 +9,6 @@ export const SCREENS =
   process.env.LAKESCOPE_SCREENS ?? fileURLToPath(new URL("../../target/e2e-screens/", import.meta.url));
 /** `../shared` beside the repository (the corpus and its expected rows). */
 export const SHARED = process.env.LAKESCOPE_SHARED ?? fileURLToPath(new URL("../../../shared/", import.meta.url));
-/** The native CLI (built by the native tests; test.sh passes its path in LAKESCOPE_BIN). */
-export const CLI =
-  process.env.LAKESCOPE_BIN ?? process.env.LAKESCOPE_CLI ?? fileURLToPath(new URL("../../target/debug/lakescope", import.meta.url));
-
 /** The demo lake's databases and tables (public/demo/warehouse), in the catalog's order. */
 export const DEMO_TABLES = {
   corpus: ["append_dt", "pk_dedup", "schema_evolution", "tagged"],
@@ -21,6 +17,77 @@ export const DEMO_TABLES = {
   java09: ["pk_compacted", "pk_deletion_vectors"],
   shop: ["access_log", "customers", "item_sales", "orders", "user_behavior"],
 };
+/** `db.table` of every demo table. */
+export const DEMO_TABLE_NAMES = Object.entries(DEMO_TABLES).flatMap(([db, ts]) => ts.map((t) => `${db}.${t}`));
+/** Expected rows of the corpus's Paimon tables (the reference implementations' reads). */
+export const EXPECTED = process.env.LAKESCOPE_EXPECTED ?? `${SHARED}corpus/expected/paimon`;
+
+/** Expected rows (JSON objects) of a corpus Paimon table at a snapshot. */
+export function expectedRows(table, snapshot) {
+  return readFileSync(`${EXPECTED}/${table}/snapshot-${snapshot}.jsonl`, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+}
+
+/** Expected rows of a corpus Paimon table at a snapshot as grid lines (`a|b|c` in schema order,
+ * NULL as the grid shows it), sorted: compare with `gridRows(...).map(normaliseLine).sort()`. */
+export function expectedLines(table, snapshot) {
+  const schema = JSON.parse(readFileSync(`${EXPECTED}/${table}/snapshot-${snapshot}.schema.json`, "utf8"));
+  const names = schema.paimon_schema.fields.map((f) => f.name);
+  return expectedRows(table, snapshot)
+    .map((r) => names.map((n) => (r[n] === null ? "NULL" : String(r[n]))).join("|"))
+    .sort();
+}
+
+/** The last snapshot id in the corpus's description of a Paimon table (its demo copy's latest). */
+export function expectedLatest(table) {
+  return JSON.parse(readFileSync(`${EXPECTED}/${table}/table.json`, "utf8")).snapshots.at(-1).id;
+}
+
+/** The reference readers' rows of the Iceberg tables (pyiceberg, checked against DuckDB). */
+export const EXPECTED_ICEBERG = process.env.LAKESCOPE_EXPECTED_ICEBERG ?? `${SHARED}corpus/expected/iceberg`;
+const ICEBERG_LAKE = new URL("../../public/demo/warehouse/iceberg/", import.meta.url);
+
+/** The newest metadata JSON of a demo Iceberg table (snapshot ids, beyond 2^53, as strings). */
+export function icebergMetadata(table) {
+  const dir = new URL(`${table}/metadata/`, ICEBERG_LAKE);
+  const newest = readdirSync(dir)
+    .filter((f) => f.endsWith(".metadata.json"))
+    .sort()
+    .at(-1);
+  const text = readFileSync(new URL(newest, dir), "utf8").replace(/("[a-z-]*snapshot-id"\s*:\s*)(-?\d+)/g, '$1"$2"');
+  return JSON.parse(text);
+}
+
+/** Expected rows of an Iceberg table at a snapshot as grid lines (`col|col|...` in schema order), sorted. */
+export function expectedIcebergLines(table, snapshot) {
+  const schema = JSON.parse(readFileSync(`${EXPECTED_ICEBERG}/${table}/snapshot-${snapshot}.schema.json`, "utf8"));
+  const names = schema.iceberg_schema.fields.map((f) => f.name);
+  return readFileSync(`${EXPECTED_ICEBERG}/${table}/snapshot-${snapshot}.jsonl`, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l))
+    .map((r) => names.map((n) => (r[n] === null ? "null" : String(r[n]))).join("|"))
+    .sort();
+}
+
+/** `2024-02-02 01:00:00` / `…T01:00:00.000` → the references' `2024-02-02T01:00:00.000000`. */
+export function normaliseCell(cell) {
+  const m = /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:\.(\d+))?$/.exec(cell);
+  return m ? `${m[1]}T${m[2]}.${(m[3] ?? "").padEnd(6, "0")}` : cell;
+}
+export const normaliseLine = (line) => line.split("|").map(normaliseCell).join("|");
+
+/** The rows of `after` whose key is in `before` with other values (a diff's `~changed`). */
+export function changedRows(before, after, key) {
+  const old = new Map(before.map((r) => [key(r), JSON.stringify(r)]));
+  return after.filter((r) => old.has(key(r)) && old.get(key(r)) !== JSON.stringify(r));
+}
+
+/** The native CLI (built by the native tests; test.sh passes its path in LAKESCOPE_BIN). */
+export const CLI =
+  process.env.LAKESCOPE_BIN ?? process.env.LAKESCOPE_CLI ?? fileURLToPath(new URL("../../target/debug/lakescope", import.meta.url));
 
 /** Headless Chromium with the flags this machine needs (fresh temporary profile each time). */
 export function launchBrowser() {
@@ -41,12 +108,14 @@ export function launchBrowser() {
 }
 
 /** One headless Chromium for a test file's tests: launched before them (with the screenshot
- * folder made), closed after them. The handle opens pages in it (`browser` for own contexts). */
-export function testBrowser() {
+ * folder made), closed after them. The handle opens pages in it (`browser` for own contexts).
+ * `base` (a URL, or a function giving it once the tests run) replaces LAKESCOPE_URL. */
+export function testBrowser({ base } = {}) {
+  const at = () => (typeof base === "function" ? base() : base);
   const handle = {
     browser: undefined,
-    openPage: (path, options) => openPageIn(handle.browser, path, options),
-    openTable: (table, params, options) => openTableIn(handle.browser, table, params, options),
+    openPage: (path, options) => openPageIn(handle.browser, path, { base: at(), ...options }),
+    openTable: (table, params, options) => openTableIn(handle.browser, table, params, { base: at(), ...options }),
   };
   before(async () => {
     mkdirSync(SCREENS, { recursive: true });
@@ -58,11 +127,16 @@ export function testBrowser() {
   return handle;
 }
 
+/** The app's error messages (a panel, an inline error, a failed catalog or Data tab): a view that
+ * waits for its result waits for these too, and fails with their text. */
+export const SHOWN_ERRORS =
+  '[data-testid="error-panel"], [data-testid="data-error"], [data-testid="catalog-error"], [data-testid="sql-failure"], .err-inline';
+
 export const shot = (page, name) => page.screenshot({ path: `${SCREENS}/${name}.png` });
 
 /** A fresh page that records console errors, page errors and CSP violations; `beforeGoto(page)`
- * runs before the app loads (e.g. to install request routes). */
-export async function openPageIn(browser, path = "", { beforeGoto } = {}) {
+ * runs before the app loads (e.g. to install request routes); `base`: the app's URL. */
+export async function openPageIn(browser, path = "", { beforeGoto, base = BASE } = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
   const page = await context.newPage();
   const problems = [];
@@ -82,7 +156,7 @@ export async function openPageIn(browser, path = "", { beforeGoto } = {}) {
     });
   });
   await beforeGoto?.(page);
-  await page.goto(new URL(path, BASE).href);
+  await page.goto(new URL(path, base ?? BASE).href);
   return { page, problems, close: () => context.close() };
 }
 
@@ -96,28 +170,31 @@ export async function openTableIn(browser, table, params = "", options = {}) {
  * Every row of a grid (at most `most`), in order, as `a|b|c` lines. The grid puts only the rows
  * near its view in the page, so it is scrolled through a view at a time, then back to the top.
  */
-export async function gridRows(page, testid = "data-grid", { most = 5000 } = {}) {
-  const grid = page.getByTestId(testid);
-  if ((await grid.count()) === 0) return [];
-  const count = await grid.evaluate((g) => Math.round((g.querySelector(".gcanvas")?.offsetHeight ?? 0) / 24));
+export function gridRows(page, testid = "data-grid", { most = 5000 } = {}) {
+  return page.evaluate(readGrid, { testid, most });
+}
+
+/** `gridRows` inside the page (self-contained, so that any driver can evaluate it:
+ * `page.evaluate(readGrid, { testid, most })` in Playwright and Puppeteer alike). */
+export async function readGrid({ testid, most }) {
+  const grid = document.querySelector(`[data-testid="${testid}"]`);
+  if (!grid) return [];
+  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const count = Math.round((grid.querySelector(".gcanvas")?.offsetHeight ?? 0) / 24);
   if (count > most) throw new Error(`gridRows reads grids of at most ${most} rows; ${testid} has ${count}`);
   const rows = new Map();
   for (let view = 0; ; view++) {
-    const atEnd = await grid.evaluate(async (g, n) => {
-      g.scrollTop = n * Math.max(24, g.clientHeight - 30);
-      // The grid draws its new rows on the scroll event, before the next frames' callbacks.
-      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-      return g.scrollTop + g.clientHeight >= g.scrollHeight - 1;
-    }, view);
-    const shown = await grid.locator('[data-testid="grid-row"]').evaluateAll((els) =>
-      els.map((r) => [Number(r.dataset.row), [...r.querySelectorAll(".gc")].map((c) => c.textContent).join("|")]));
-    for (const [i, line] of shown) rows.set(i, line);
+    grid.scrollTop = view * Math.max(24, grid.clientHeight - 30);
+    // The grid draws its new rows on the scroll event, before the next frames' callbacks.
+    await frames();
+    const atEnd = grid.scrollTop + grid.clientHeight >= grid.scrollHeight - 1;
+    for (const r of grid.querySelectorAll('[data-testid="grid-row"]')) {
+      rows.set(Number(r.dataset.row), [...r.querySelectorAll(".gc")].map((c) => c.textContent).join("|"));
+    }
     if (atEnd) break;
   }
-  await grid.evaluate(async (g) => {
-    g.scrollTop = 0;
-    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-  });
+  grid.scrollTop = 0;
+  await frames();
   return [...rows].sort((a, b) => a[0] - b[0]).map(([, line]) => line);
 }
 

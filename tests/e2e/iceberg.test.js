@@ -3,54 +3,19 @@
 // LAKESCOPE_URL=http://127.0.0.1:8080/ node --test iceberg.test.js
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
-import { SHARED, gridRows, shot, testBrowser } from "./harness.js";
-
-// The reference readers' rows (pyiceberg, checked against DuckDB) and the demo copies' metadata.
-const EXPECTED = process.env.LAKESCOPE_EXPECTED_ICEBERG ?? `${SHARED}corpus/expected/iceberg`;
-const LAKE = new URL("../../public/demo/warehouse/iceberg/", import.meta.url);
+import { expectedIcebergLines, gridRows, icebergMetadata, normaliseLine, shot, testBrowser } from "./harness.js";
 
 const { openPage, openTable } = testBrowser();
-
-/** The newest metadata JSON of a demo Iceberg table. */
-function metadata(table) {
-  const dir = new URL(`${table}/metadata/`, LAKE);
-  const newest = readdirSync(dir)
-    .filter((f) => f.endsWith(".metadata.json"))
-    .sort()
-    .at(-1);
-  // snapshot ids exceed 2^53: keep them as strings
-  const text = readFileSync(new URL(newest, dir), "utf8").replace(/("[a-z-]*snapshot-id"\s*:\s*)(-?\d+)/g, '$1"$2"');
-  return JSON.parse(text);
-}
-
-/** Expected rows at a snapshot as grid lines (`col|col|...` in schema order), sorted. */
-function expectedLines(table, snapshot) {
-  const schema = JSON.parse(readFileSync(`${EXPECTED}/${table}/snapshot-${snapshot}.schema.json`, "utf8"));
-  const names = schema.iceberg_schema.fields.map((f) => f.name);
-  return readFileSync(`${EXPECTED}/${table}/snapshot-${snapshot}.jsonl`, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l))
-    .map((r) => names.map((n) => (r[n] === null ? "null" : String(r[n]))).join("|"))
-    .sort();
-}
 
 /** Grid rows, timestamps in the reference's form, sorted. */
 async function dataLines(page, n) {
   await page.getByTestId("row-total").filter({ hasText: new RegExp(`^${n} rows$`) }).waitFor({ timeout: 30_000 });
   const rows = await gridRows(page);
-  return rows.map((r) => r.split("|").map(normalise).join("|")).sort();
-}
-
-/** `2024-02-02 01:00:00` / `…T01:00:00.000` → the reference's `2024-02-02T01:00:00.000000`. */
-function normalise(cell) {
-  const m = /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:\.(\d+))?$/.exec(cell);
-  return m ? `${m[1]}T${m[2]}.${(m[3] ?? "").padEnd(6, "0")}` : cell;
+  return rows.map(normaliseLine).sort();
 }
 
 async function checkTable(table, timeTravelIndex, extra) {
-  const meta = metadata(table);
+  const meta = icebergMetadata(table);
   const ref = `iceberg.${table}`;
   const { page, problems, close } = await openTable(ref);
   try {
@@ -62,7 +27,7 @@ async function checkTable(table, timeTravelIndex, extra) {
     assert.equal(await page.getByTestId("spec-count").textContent(), String(meta["partition-specs"].length));
     assert.equal(await page.getByTestId("last-commit").textContent(), meta["current-snapshot-id"]);
     assert.match(await page.getByTestId("refs").textContent(), /branch main/);
-    const current = expectedLines(table, meta["current-snapshot-id"]);
+    const current = expectedIcebergLines(table, meta["current-snapshot-id"]);
     await page.getByTestId("row-count").waitFor({ timeout: 30_000 });
     assert.equal(await page.getByTestId("row-count").textContent(), String(current.length));
     await shot(page, `iceberg-${table}-overview`);
@@ -89,7 +54,7 @@ async function checkTable(table, timeTravelIndex, extra) {
     const past = meta.snapshots[timeTravelIndex]["snapshot-id"];
     await page.locator(`[data-testid="snapshot-row"][data-snapshot="${past}"]`).click();
     await page.waitForURL(new RegExp(`tab=data.*snapshot=${past}`));
-    const want = expectedLines(table, past);
+    const want = expectedIcebergLines(table, past);
     assert.deepEqual(await dataLines(page, want.length), want);
     await shot(page, `iceberg-${table}-data-past`);
     // The Version picker lists every snapshot with the shown one selected; Columns has the fields
