@@ -5,12 +5,9 @@
 // Run by hand: LAKESCOPE_URL=http://127.0.0.1:8080/ node --test compact.test.js
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BASE, copyDemoToOpfs, shot, testBrowser } from "./harness.js";
+import { BASE, copyDemoToOpfs, HAS_ENGINE, shot, testBrowser } from "./harness.js";
 
 const TABLE = "java09.pk_compacted";
-const HAS_ENGINE = await fetch(new URL("lakescope-sql-worker_loader.js", BASE))
-  .then((r) => r.ok)
-  .catch(() => false);
 
 const { openPage, openTable } = testBrowser();
 

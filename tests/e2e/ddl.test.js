@@ -8,16 +8,12 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BASE, copyDemoToOpfs, shot, testBrowser } from "./harness.js";
+import { BASE, copyDemoToOpfs, HAS_ENGINE, NEEDS_ENGINE, shot, testBrowser } from "./harness.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = process.env.LAKESCOPE_CLI ?? `${ROOT}target/debug/lakescope`;
 const DEMO = `${ROOT}public/demo/warehouse`;
 
-const HAS_ENGINE = await fetch(new URL("lakescope-sql-worker_loader.js", BASE))
-  .then((r) => r.ok)
-  .catch(() => false);
-const NEEDS_ENGINE = HAS_ENGINE ? {} : { skip: "dist/ has no SQL engine (bash scripts/build-sql-worker.sh dist)" };
 const NEEDS_CLI = existsSync(CLI) ? {} : { skip: `no CLI at ${CLI} (cargo build -p lakescope-cli)` };
 
 const { openPage, openTable } = testBrowser();

@@ -9,24 +9,22 @@ import { existsSync, mkdirSync } from "node:fs";
 import puppeteer from "puppeteer-core";
 import {
   BASE,
-  DEMO_TABLE_NAMES,
-  SCREENS,
-  SHOWN_ERRORS,
   changedRows,
+  DEMO_TABLE_NAMES,
   expectedIcebergLines,
   expectedLatest,
   expectedLines,
   expectedRows,
+  HAS_ENGINE,
   icebergMetadata,
+  NEEDS_ENGINE,
   normaliseLine,
   readGrid,
+  SCREENS,
+  SHOWN_ERRORS,
 } from "./harness.js";
 
 const FIREFOX = process.env.FIREFOX ?? "/usr/bin/firefox-esr";
-const HAS_ENGINE = await fetch(new URL("lakescope-sql-worker_loader.js", BASE))
-  .then((r) => r.ok)
-  .catch(() => false);
-const NEEDS_ENGINE = HAS_ENGINE ? {} : { skip: "dist/ has no SQL engine (bash scripts/build-sql-worker.sh dist)" };
 
 let browser;
 before(async () => {

@@ -1,4 +1,5 @@
 // Shared pieces of the end-to-end tests: the browser, pages that record problems, grid reading.
+import { createServer } from "node:net";
 import { mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { before, after } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -88,6 +89,25 @@ export function changedRows(before, after, key) {
 /** The native CLI (built by the native tests; test.sh passes its path in LAKESCOPE_BIN). */
 export const CLI =
   process.env.LAKESCOPE_BIN ?? process.env.LAKESCOPE_CLI ?? fileURLToPath(new URL("../../target/debug/lakescope", import.meta.url));
+
+/** A free TCP port on 127.0.0.1 (for a server a test starts). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether the app at BASE has the SQL engine (a host may answer a missing file with its page). */
+export const HAS_ENGINE = await fetch(new URL("lakescope-sql-worker_loader.js", BASE))
+  .then((r) => r.ok && !/text\/html/.test(r.headers.get("content-type") ?? ""))
+  .catch(() => false);
+/** Test options of a test that needs the SQL engine: skipped, saying so, without it. */
+export const NEEDS_ENGINE = HAS_ENGINE ? {} : { skip: "dist/ has no SQL engine (bash scripts/build-sql-worker.sh dist)" };
 
 /** Headless Chromium with the flags this machine needs (fresh temporary profile each time). */
 export function launchBrowser() {

@@ -5,23 +5,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { mkdirSync } from "node:fs";
-import { DEMO_TABLES, SCREENS, gridRows, launchBrowser, shot } from "./harness.js";
+import { DEMO_TABLES, freePort, gridRows, launchBrowser, SCREENS, shot } from "./harness.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts README command 1; resolves its output lines as they come. */
 function startRunDemo(port) {

@@ -11,14 +11,11 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BASE, CLI, SHARED, gridRows, shot, testBrowser } from "./harness.js";
+import { BASE, CLI, gridRows, HAS_ENGINE, SHARED, shot, testBrowser } from "./harness.js";
 
 const SCRIPT = readFileSync(`${SHARED}seeds/seed-statements.sql`, "utf8");
 const LAKE = "opfs://seeds-e2e";
 
-const HAS_ENGINE = await fetch(new URL("lakescope-sql-worker_loader.js", BASE))
-  .then((r) => r.ok)
-  .catch(() => false);
 const SKIP = !HAS_ENGINE
   ? { skip: "dist/ has no SQL engine (bash scripts/build-sql-worker.sh dist)" }
   : !existsSync(CLI)

@@ -7,17 +7,13 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BASE, SCREENS, copyDemoToOpfs, launchBrowser, openTableIn, gridRows, shot } from "./harness.js";
+import { BASE, copyDemoToOpfs, gridRows, HAS_ENGINE, launchBrowser, NEEDS_ENGINE, openTableIn, SCREENS, shot } from "./harness.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = process.env.LAKESCOPE_CLI ?? `${ROOT}target/debug/lakescope`;
 const DEMO = `${ROOT}public/demo/warehouse`;
 const WORKER_WASM = /lakescope-sql-worker_bg\.wasm$/;
 
-const HAS_ENGINE = await fetch(new URL("lakescope-sql-worker_loader.js", BASE))
-  .then((r) => r.ok)
-  .catch(() => false);
-const NEEDS_ENGINE = HAS_ENGINE ? {} : { skip: "dist/ has no SQL engine (bash scripts/build-sql-worker.sh dist)" };
 
 let browser;
 before(async () => {
@@ -174,6 +170,31 @@ test("DDL in the SQL tab on a writable warehouse (an OPFS copy of the demo lake)
     assert.match(row, /^\d+\|0$/);
   } finally {
     await context.close();
+  }
+});
+
+test("SQL tab while scripts/run-demo.sh builds the engine: Run says so, and picks the engine up on the next run without a reload", NEEDS_ENGINE, async () => {
+  const { page, close } = await openTableIn(browser, "shop.orders", "&tab=sql");
+  try {
+    // The engine is not there yet (the host answers its loader with the app's page, as
+    // run-demo.sh's host does), and run-demo.sh's status file says it is being built.
+    const missing = /lakescope-sql-worker_loader\.js$/;
+    const page404 = (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><html></html>" });
+    await page.route(missing, page404);
+    await page.route(/lakescope-sql-worker\.status\.json$/, (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", body: '{"state":"building","started":"2026-12-03T10:00:00Z","log":"target/sql-engine-release.log"}' }),
+    );
+    await page.getByTestId("sql-editor").waitFor({ timeout: 30_000 });
+    await runSql(page, "SELECT COUNT(*) AS n FROM shop.orders;");
+    const failure = page.getByTestId("sql-failure");
+    assert.match(await failure.textContent(), /still being built: scripts\/run-demo\.sh started its build at 2026-12-03T10:00:00Z.*target\/sql-engine-release\.log.*no reload needed/);
+    // The engine is in place now: the next run loads it, in the same page.
+    await page.unroute(missing);
+    await runSql(page, "SELECT COUNT(*) AS n FROM shop.orders;");
+    assert.equal(await page.getByTestId("sql-failure").count(), 0);
+    assert.equal((await gridRows(page, "sql-grid")).length, 1);
+  } finally {
+    await close();
   }
 });
 

@@ -9,11 +9,10 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { request as httpRequest, createServer as createHttpServer } from "node:http";
-import { createServer } from "node:net";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { SHARED, gridRows } from "./harness.js";
+import { freePort, gridRows, SHARED } from "./harness.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BASE = process.env.LAKESCOPE_URL ?? "http://127.0.0.1:8080/";
@@ -91,16 +90,6 @@ let moto;
 let presign;
 let proxy;
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function startChild(cmd, args, env = {}) {
   const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });

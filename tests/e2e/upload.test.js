@@ -11,13 +11,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { BASE, copyDemoToOpfs, gridRows, shot, testBrowser } from "./harness.js";
+import { BASE, copyDemoToOpfs, gridRows, HAS_ENGINE, shot, testBrowser } from "./harness.js";
 
 const PK_TABLE = "shop.customers"; // id BIGINT primary key, name, region, email; bucket 1
 const APPEND_TABLE = "shop.access_log"; // ts, user_id, path, status, latency_ms; partitioned by dt
-const HAS_ENGINE = await fetch(new URL("lakescope-sql-worker_loader.js", BASE))
-  .then((r) => r.ok)
-  .catch(() => false);
 // pyarrow writes the Parquet input: the interop tools' venv (scripts/oracles.sh).
 const PYTHON = join(process.env.LAKE_TOOLS ?? join(homedir(), ".cache/lake-oracles"), "venv/bin/python");
 
