@@ -291,13 +291,41 @@ async fn read_deletion_vector(table: &Table, delete: &FileEntry) -> Result<Roari
         return Err(Error::corrupt(key, "negative deletion vector offset/size"));
     };
     let blob = table.store().get_range(key, offset..offset + len).await?;
+    let bitmap = parse_deletion_vector(key, &blob)?;
+    let cardinality = bitmap.len();
+    if u64::try_from(delete.file.record_count).ok() != Some(cardinality) {
+        return Err(Error::corrupt(
+            key,
+            format!(
+                "deletion vector for {} holds {cardinality} positions, but the delete file's record_count is {}",
+                delete.file.referenced_data_file.as_deref().unwrap_or("?"),
+                delete.file.record_count
+            ),
+        ));
+    }
+    Ok(bitmap)
+}
+
+/// Parses a `deletion-vector-v1` blob: length (big-endian, of magic + bitmap), magic, portable
+/// 64-bit roaring bitmap, CRC-32 (big-endian, of magic + bitmap).
+fn parse_deletion_vector(key: &str, blob: &[u8]) -> Result<RoaringTreemap> {
     if blob.len() < 12 || blob[4..8] != DV_MAGIC {
         return Err(Error::corrupt(key, "not a deletion-vector-v1 blob"));
     }
     let declared = u32::from_be_bytes([blob[0], blob[1], blob[2], blob[3]]) as usize;
     let end = 4 + declared;
-    if end > blob.len() || declared < 4 {
+    if declared < 4 || end + 4 > blob.len() {
         return Err(Error::corrupt(key, "deletion vector length past the blob"));
+    }
+    let stored = u32::from_be_bytes([blob[end], blob[end + 1], blob[end + 2], blob[end + 3]]);
+    let computed = crc32fast::hash(&blob[4..end]);
+    if stored != computed {
+        return Err(Error::corrupt(
+            key,
+            format!(
+                "deletion vector CRC-32 mismatch (stored {stored:08x}, computed {computed:08x})"
+            ),
+        ));
     }
     RoaringTreemap::deserialize_from(&blob[8..end])
         .map_err(|e| Error::corrupt(key, format!("invalid deletion vector bitmap: {e}")))
