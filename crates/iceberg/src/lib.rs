@@ -15,6 +15,7 @@ pub mod inspect;
 pub mod inventory;
 pub mod location;
 pub mod missing;
+pub mod name_mapping;
 pub mod plan;
 pub mod read;
 pub mod rest;

@@ -4,6 +4,7 @@
 //! hold reads as its `initial-default` (null when it has none), at the top level and inside
 //! structs. Such fields are decoded as nullable, then replaced by their default column.
 
+use crate::name_mapping::{self, MappingSource};
 use crate::spec::{FileFormat, NestedField, TableMetadata, Type};
 use crate::{Error, Result};
 use arrow_array::cast::AsArray;
@@ -43,12 +44,14 @@ pub fn fields_by_id(meta: &TableMetadata) -> HashMap<i32, NestedField> {
     out
 }
 
-/// The field ids a data file holds (anywhere in its schema); `None` when its format does not
-/// say (ORC columns are matched by name).
+/// The field ids a data file holds (anywhere in its schema; from the table's name mapping when
+/// the file has none, see [`name_mapping`]); `None` when its format does not say (ORC columns
+/// are matched by name).
 pub fn file_ids(
     key: &str,
     bytes: &bytes::Bytes,
     format: FileFormat,
+    mapping: MappingSource<'_>,
 ) -> Result<Option<HashSet<i32>>> {
     let mut ids = HashSet::new();
     match format {
@@ -57,14 +60,16 @@ pub fn file_ids(
                 bytes.clone(),
             )
             .map_err(|e| Error::corrupt(key, format!("invalid Parquet file: {e}")))?;
-            for f in builder.schema().fields() {
+            let schema = name_mapping::arrow_schema_with_ids(key, builder.schema(), mapping)?;
+            for f in schema.fields() {
                 arrow_ids(f, &mut ids);
             }
         }
         FileFormat::Avro => {
             let reader = lakescope_paimon::spec::avro_names::reader(&bytes[..])
                 .map_err(|e| Error::corrupt(key, format!("invalid Avro file: {e}")))?;
-            avro_ids(reader.writer_schema(), &mut ids);
+            let schema = name_mapping::avro_schema_with_ids(key, reader.writer_schema(), mapping)?;
+            avro_ids(&schema, &mut ids);
         }
         FileFormat::Orc | FileFormat::Puffin => return Ok(None),
     }
@@ -157,10 +162,6 @@ impl<'a> Fill<'a> {
             }
             return Ok(None);
         };
-        // Files without field ids are matched by the shared reader as before.
-        if present.is_empty() {
-            return Ok(None);
-        }
         let mut fill = Self {
             key,
             metadata_key: metadata_key.to_string(),

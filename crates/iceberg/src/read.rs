@@ -1,6 +1,7 @@
 //! Reading one data file onto the read schema by field id, then dropping deleted rows.
 
 use crate::convert::file_fields;
+use crate::name_mapping::{self, MappingSource};
 use crate::plan::{FileEntry, FileTask};
 use crate::spec::FileFormat;
 use crate::table::Table;
@@ -25,23 +26,25 @@ pub const DELETE_POS_ID: i32 = 2_147_483_545;
 /// Magic bytes of a `deletion-vector-v1` Puffin blob.
 const DV_MAGIC: [u8; 4] = [0xD1, 0xD3, 0x39, 0x64];
 
-/// Decodes a whole data file (bytes of `key`) onto `read_fields`, matching columns by field id.
+/// Decodes a whole data file (bytes of `key`) onto `read_fields`, matching columns by field id
+/// (through the table's name mapping, `mapping`, when the file has no ids).
 pub async fn decode_file(
     key: &str,
     bytes: Bytes,
     format: FileFormat,
     read_fields: &[DataField],
+    mapping: MappingSource<'_>,
 ) -> Result<Vec<RecordBatch>> {
     let (fmt, file_side) = match format {
         FileFormat::Parquet => {
             let builder = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
                 .map_err(|e| Error::corrupt(key, format!("invalid Parquet file: {e}")))?;
-            let fields = file_fields(builder.schema());
-            (ReadFormat::Parquet, fields)
+            let schema = name_mapping::arrow_schema_with_ids(key, builder.schema(), mapping)?;
+            (ReadFormat::Parquet, file_fields(&schema))
         }
         FileFormat::Avro => (
             ReadFormat::Avro,
-            avro_file_fields(key, &bytes, read_fields)?,
+            avro_file_fields(key, &bytes, read_fields, mapping)?,
         ),
         // ORC columns are matched by name through the read schema.
         FileFormat::Orc => (ReadFormat::Orc, read_fields.to_vec()),
@@ -61,7 +64,8 @@ pub async fn decode_data_file(
     format: FileFormat,
     read_fields: &[DataField],
 ) -> Result<Vec<RecordBatch>> {
-    let present = crate::missing::file_ids(key, &bytes, format)?;
+    let mapping = MappingSource::of(table);
+    let present = crate::missing::file_ids(key, &bytes, format, mapping)?;
     match crate::missing::Fill::plan(
         key,
         table.metadata_key(),
@@ -69,8 +73,8 @@ pub async fn decode_data_file(
         present,
         read_fields,
     )? {
-        None => decode_file(key, bytes, format, read_fields).await,
-        Some(fill) => decode_file(key, bytes, format, &fill.decode)
+        None => decode_file(key, bytes, format, read_fields, mapping).await,
+        Some(fill) => decode_file(key, bytes, format, &fill.decode, mapping)
             .await?
             .into_iter()
             .map(|b| fill.apply(b))
@@ -78,38 +82,74 @@ pub async fn decode_data_file(
     }
 }
 
-/// The top-level fields of an Avro data file: names from its writer schema, matched to the read
-/// fields by the `field-id` attribute (by name when the file has no ids).
-fn avro_file_fields(key: &str, bytes: &[u8], read_fields: &[DataField]) -> Result<Vec<DataField>> {
+/// The fields of an Avro data file: the read fields found in its writer schema by `field-id`
+/// (from the name mapping when the file has no ids), named as in the file, at every level.
+fn avro_file_fields(
+    key: &str,
+    bytes: &[u8],
+    read_fields: &[DataField],
+    mapping: MappingSource<'_>,
+) -> Result<Vec<DataField>> {
     let reader = lakescope_paimon::spec::avro_names::reader(bytes)
         .map_err(|e| Error::corrupt(key, format!("invalid Avro file: {e}")))?;
-    let apache_avro::Schema::Record(record) = reader.writer_schema() else {
+    let schema = name_mapping::avro_schema_with_ids(key, reader.writer_schema(), mapping)?;
+    let apache_avro::Schema::Record(record) = &schema else {
         return Err(Error::corrupt(
             key,
             "Avro data file whose schema is not a record",
         ));
     };
-    let ids: Vec<(i32, &str)> = record
-        .fields
-        .iter()
-        .filter_map(|f| {
-            let id = f.custom_attributes.get("field-id")?.as_i64()?;
-            Some((i32::try_from(id).ok()?, f.name.as_str()))
-        })
-        .collect();
-    if ids.is_empty() {
-        return Ok(read_fields.to_vec());
-    }
-    Ok(read_fields
+    Ok(avro_record_fields(record, read_fields))
+}
+
+/// The read fields present (by id) in an Avro record, with the record's names and nested types.
+fn avro_record_fields(
+    record: &apache_avro::schema::RecordSchema,
+    read_fields: &[DataField],
+) -> Vec<DataField> {
+    read_fields
         .iter()
         .filter_map(|r| {
-            let (_, name) = ids.iter().find(|(id, _)| *id == r.id)?;
+            let f = record.fields.iter().find(|f| {
+                f.custom_attributes
+                    .get("field-id")
+                    .and_then(|v| v.as_i64())
+                    .is_some_and(|id| id == i64::from(r.id))
+            })?;
             Some(DataField {
-                name: (*name).to_string(),
+                name: f.name.clone(),
+                data_type: avro_nested(&r.data_type, &f.schema),
                 ..r.clone()
             })
         })
-        .collect())
+        .collect()
+}
+
+/// `read` with the struct fields inside it named (and found) as in the Avro schema `file`.
+fn avro_nested(read: &DataType, file: &apache_avro::Schema) -> DataType {
+    use apache_avro::Schema as S;
+    let file = match file {
+        S::Union(u) => {
+            let mut non_null = u.variants().iter().filter(|v| !matches!(v, S::Null));
+            match (non_null.next(), non_null.next()) {
+                (Some(v), None) => v,
+                _ => return read.clone(),
+            }
+        }
+        other => other,
+    };
+    let kind = match (&read.kind, file) {
+        (TypeKind::Row(children), S::Record(r)) => TypeKind::Row(avro_record_fields(r, children)),
+        (TypeKind::Array(e), S::Array(a)) => TypeKind::Array(Box::new(avro_nested(e, &a.items))),
+        (TypeKind::Map(k, v), S::Map(m)) => {
+            TypeKind::Map(k.clone(), Box::new(avro_nested(v, &m.types)))
+        }
+        _ => return read.clone(),
+    };
+    DataType {
+        kind,
+        ..read.clone()
+    }
 }
 
 /// Deleted row positions per data file key, collected from position delete files once each.
@@ -162,6 +202,7 @@ impl DeleteCache {
                 bytes,
                 delete.file.file_format,
                 &position_fields(),
+                MappingSource::of(table),
             )
             .await?;
             let mut by_file: HashMap<String, Vec<i64>> = HashMap::new();
@@ -197,7 +238,14 @@ impl DeleteCache {
     ) -> Result<&(Vec<i32>, HashSet<Vec<u8>>)> {
         if !self.equality.contains_key(&delete.key) {
             let bytes = table.store().get(&delete.key).await?;
-            let batches = decode_file(&delete.key, bytes, delete.file.file_format, fields).await?;
+            let batches = decode_file(
+                &delete.key,
+                bytes,
+                delete.file.file_format,
+                fields,
+                MappingSource::of(table),
+            )
+            .await?;
             let converter = converter(&delete.key, fields)?;
             let mut keys = HashSet::new();
             for batch in &batches {
@@ -243,13 +291,41 @@ async fn read_deletion_vector(table: &Table, delete: &FileEntry) -> Result<Roari
         return Err(Error::corrupt(key, "negative deletion vector offset/size"));
     };
     let blob = table.store().get_range(key, offset..offset + len).await?;
+    let bitmap = parse_deletion_vector(key, &blob)?;
+    let cardinality = bitmap.len();
+    if u64::try_from(delete.file.record_count).ok() != Some(cardinality) {
+        return Err(Error::corrupt(
+            key,
+            format!(
+                "deletion vector for {} holds {cardinality} positions, but the delete file's record_count is {}",
+                delete.file.referenced_data_file.as_deref().unwrap_or("?"),
+                delete.file.record_count
+            ),
+        ));
+    }
+    Ok(bitmap)
+}
+
+/// Parses a `deletion-vector-v1` blob: length (big-endian, of magic + bitmap), magic, portable
+/// 64-bit roaring bitmap, CRC-32 (big-endian, of magic + bitmap).
+fn parse_deletion_vector(key: &str, blob: &[u8]) -> Result<RoaringTreemap> {
     if blob.len() < 12 || blob[4..8] != DV_MAGIC {
         return Err(Error::corrupt(key, "not a deletion-vector-v1 blob"));
     }
     let declared = u32::from_be_bytes([blob[0], blob[1], blob[2], blob[3]]) as usize;
     let end = 4 + declared;
-    if end > blob.len() || declared < 4 {
+    if declared < 4 || end + 4 > blob.len() {
         return Err(Error::corrupt(key, "deletion vector length past the blob"));
+    }
+    let stored = u32::from_be_bytes([blob[end], blob[end + 1], blob[end + 2], blob[end + 3]]);
+    let computed = crc32fast::hash(&blob[4..end]);
+    if stored != computed {
+        return Err(Error::corrupt(
+            key,
+            format!(
+                "deletion vector CRC-32 mismatch (stored {stored:08x}, computed {computed:08x})"
+            ),
+        ));
     }
     RoaringTreemap::deserialize_from(&blob[8..end])
         .map_err(|e| Error::corrupt(key, format!("invalid deletion vector bitmap: {e}")))
@@ -364,9 +440,15 @@ mod tests {
             field(2, "name", TypeKind::VarChar(100)),
             field(3, "added", TypeKind::Int),
         ];
-        let batches = decode_file("d.avro", bytes, FileFormat::Avro, &read)
-            .await
-            .unwrap();
+        let batches = decode_file(
+            "d.avro",
+            bytes,
+            FileFormat::Avro,
+            &read,
+            MappingSource::none(),
+        )
+        .await
+        .unwrap();
         let b = &batches[0];
         assert_eq!(b.column(0).as_primitive::<Int64Type>().value(0), 7);
         assert_eq!(b.column(1).as_string::<i32>().value(0), "x");
@@ -376,9 +458,66 @@ mod tests {
             Bytes::from_static(b"nope"),
             FileFormat::Avro,
             &read,
+            MappingSource::none(),
         )
         .await
         .unwrap_err();
         assert!(err.to_string().contains("bad.avro"), "{err}");
+    }
+
+    /// An Avro file without field ids: columns (and struct fields) matched through the name
+    /// mapping by their names in the file; without a mapping the file is refused.
+    #[tokio::test]
+    async fn avro_without_ids_uses_the_name_mapping() {
+        let schema = apache_avro::Schema::parse_str(
+            r#"{"type":"record","name":"r","fields":[
+                {"name":"old_id","type":"long"},
+                {"name":"s","type":{"type":"record","name":"s","fields":[
+                    {"name":"old_a","type":"int"}]}}]}"#,
+        )
+        .unwrap();
+        let mut w = apache_avro::Writer::new(&schema, Vec::new()).unwrap();
+        w.append_value(Value::Record(vec![
+            ("old_id".into(), Value::Long(7)),
+            (
+                "s".into(),
+                Value::Record(vec![("old_a".into(), Value::Int(5))]),
+            ),
+        ]))
+        .unwrap();
+        let bytes = Bytes::from(w.into_inner().unwrap());
+        let read = vec![
+            field(1, "id", TypeKind::BigInt),
+            field(2, "s", TypeKind::Row(vec![field(3, "a", TypeKind::Int)])),
+        ];
+        let json = r#"[{"field-id":1,"names":["old_id","id"]},
+            {"field-id":2,"names":["s"],"fields":[{"field-id":3,"names":["old_a","a"]}]}]"#;
+        let source = name_mapping::MappingSource::from_json("m.json", Some(json));
+        let batches = decode_file("d.avro", bytes.clone(), FileFormat::Avro, &read, source)
+            .await
+            .unwrap();
+        let b = &batches[0];
+        assert_eq!(b.column(0).as_primitive::<Int64Type>().value(0), 7);
+        let s = b.column(1).as_struct();
+        assert_eq!(
+            s.column(0)
+                .as_primitive::<arrow_array::types::Int32Type>()
+                .value(0),
+            5
+        );
+        let err = decode_file(
+            "d.avro",
+            bytes,
+            FileFormat::Avro,
+            &read,
+            MappingSource::none(),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("d.avro") && err.contains("no Iceberg field ids"),
+            "{err}"
+        );
     }
 }

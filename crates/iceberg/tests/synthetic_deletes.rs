@@ -84,7 +84,8 @@ struct Entry {
     path: String,
     format: &'static str,
     eq_ids: Option<Vec<i32>>,
-    dv: Option<(String, i64, i64)>,
+    /// Referenced data file, content offset, content size and record count of a deletion vector.
+    dv: Option<(String, i64, i64, i64)>,
 }
 
 fn union(i: u32, v: Value) -> Value {
@@ -103,7 +104,10 @@ fn manifest(entries: &[Entry]) -> Bytes {
             ),
             ("file_format".into(), Value::String(e.format.into())),
             ("partition".into(), Value::Record(vec![])),
-            ("record_count".into(), Value::Long(1)),
+            (
+                "record_count".into(),
+                Value::Long(e.dv.as_ref().map_or(1, |d| d.3)),
+            ),
             ("file_size_in_bytes".into(), Value::Long(1)),
             (
                 "equality_ids".into(),
@@ -118,7 +122,7 @@ fn manifest(entries: &[Entry]) -> Bytes {
             (
                 "referenced_data_file".into(),
                 match &e.dv {
-                    Some((r, _, _)) => union(1, Value::String(format!("{LOC}/{r}"))),
+                    Some((r, _, _, _)) => union(1, Value::String(format!("{LOC}/{r}"))),
                     None => union(0, Value::Null),
                 },
             ),
@@ -174,7 +178,9 @@ fn dv_blob(positions: &[u64]) -> Vec<u8> {
     let mut blob = ((vector.len() + 4) as u32).to_be_bytes().to_vec();
     blob.extend([0xD1, 0xD3, 0x39, 0x64]);
     blob.extend(vector);
-    blob.extend([0, 0, 0, 0]); // CRC (not checked by the reader)
+    // CRC-32 (big-endian) of the magic and the bitmap.
+    let crc = crc32fast::hash(&blob[4..]);
+    blob.extend(crc.to_be_bytes());
     blob
 }
 
@@ -192,8 +198,9 @@ fn metadata() -> String {
     )
 }
 
-#[tokio::test(flavor = "current_thread")]
-async fn deletes_follow_sequence_number_rules() {
+/// The v2 table of [`deletes_follow_sequence_number_rules`], whose deletion vector blob and
+/// record count are given.
+async fn deletes_table(blob: Vec<u8>, dv_records: i64) -> Table {
     let store = MemoryStore::new();
     let put = |k: &str, b: Bytes| {
         let k = format!("db/t/{k}");
@@ -230,7 +237,6 @@ async fn deletes_follow_sequence_number_rules() {
         ]),
     )
     .await;
-    let blob = dv_blob(&[0, 2]);
     let mut puffin = b"PFA1".to_vec();
     let offset = puffin.len() as i64;
     puffin.extend(&blob);
@@ -284,7 +290,12 @@ async fn deletes_follow_sequence_number_rules() {
             path: "data/dv.puffin".into(),
             format: "PUFFIN",
             eq_ids: None,
-            dv: Some(("data/c.parquet".into(), offset, blob.len() as i64)),
+            dv: Some((
+                "data/c.parquet".into(),
+                offset,
+                blob.len() as i64,
+                dv_records,
+            )),
         },
     ]);
     put("metadata/d-m0.avro", data).await;
@@ -296,7 +307,12 @@ async fn deletes_follow_sequence_number_rules() {
     .await;
     put("metadata/00001-x.metadata.json", Bytes::from(metadata())).await;
 
-    let table = Table::open(Rc::new(store), "db/t").await.unwrap();
+    Table::open(Rc::new(store), "db/t").await.unwrap()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn deletes_follow_sequence_number_rules() {
+    let table = deletes_table(dv_blob(&[0, 2]), 2).await;
     for at in [
         SnapshotSelector::Current,
         SnapshotSelector::Ref("t1".into()),
@@ -341,6 +357,32 @@ async fn deletes_follow_sequence_number_rules() {
         .await
         .unwrap();
     assert_eq!(out.batches.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
+}
+
+/// A deletion vector whose CRC-32 does not match, or whose cardinality is not the delete file's
+/// `record_count`, is an error naming the Puffin file.
+#[tokio::test(flavor = "current_thread")]
+async fn corrupt_deletion_vectors_are_named_errors() {
+    let mut bad_crc = dv_blob(&[0, 2]);
+    let last = bad_crc.len() - 1;
+    bad_crc[last] ^= 0xff;
+    let table = deletes_table(bad_crc, 2).await;
+    let err = read_table(&table, &SnapshotSelector::Current, &ReadRequest::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("dv.puffin") && err.contains("CRC"), "{err}");
+    let table = deletes_table(dv_blob(&[0, 2]), 3).await;
+    let err = read_table(&table, &SnapshotSelector::Current, &ReadRequest::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("dv.puffin")
+            && err.contains("record_count is 3")
+            && err.contains("2 positions"),
+        "{err}"
+    );
 }
 
 /// v3 metadata by the spec: row lineage, an `unknown` column, nanosecond timestamps, and

@@ -238,3 +238,43 @@ async fn a_malformed_default_is_a_named_error() {
         "{err}"
     );
 }
+
+/// A Parquet file without field ids (plain pyarrow, added with `add_files`), columns and struct
+/// fields renamed since: matched through the table's name mapping, as pyiceberg reads it.
+#[tokio::test(flavor = "current_thread")]
+async fn files_without_field_ids_read_through_the_name_mapping() {
+    let Some((root, fx)) = fixtures() else { return };
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(root.join("wh")));
+    let table = Table::open(store.clone(), "wild/noids").await.unwrap();
+    let expected = &fx["noids"];
+    assert!(expected["mapping"].as_str().unwrap().contains("\"label\""));
+    let rows = read(&table, SnapshotSelector::Current).await;
+    assert_eq!(rows, sorted(&expected["rows"]));
+    // The renamed column of the imported file is read (not null).
+    assert!(rows.to_string().contains("\"x\""), "{rows}");
+}
+
+/// Without a name mapping a file without field ids is refused, naming the file (pyiceberg
+/// refuses it too).
+#[tokio::test(flavor = "current_thread")]
+async fn files_without_field_ids_and_no_mapping_are_refused() {
+    let Some((root, fx)) = fixtures() else { return };
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(root.join("wh")));
+    let table = Table::open(store.clone(), "wild/noids_nomap")
+        .await
+        .unwrap();
+    assert!(fx["noids_nomap"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("field-ids"));
+    let err = read_table(&table, &SnapshotSelector::Current, &ReadRequest::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("plain.parquet")
+            && err.contains("no Iceberg field ids")
+            && err.contains("schema.name-mapping.default"),
+        "{err}"
+    );
+}

@@ -341,6 +341,13 @@ pub fn read_manifest(
             let file_sequence_number = rec
                 .opt_long("file_sequence_number")?
                 .unwrap_or(manifest.sequence_number);
+            let file_path = df.string("file_path")?;
+            if df.opt("key_metadata").is_some() {
+                return Err(Error::unsupported(
+                    file,
+                    format!("encrypted file {file_path} (key_metadata is set)"),
+                ));
+            }
             Ok(ManifestEntry {
                 status,
                 snapshot_id: rec
@@ -350,7 +357,7 @@ pub fn read_manifest(
                 file_sequence_number,
                 data_file: DataFile {
                     content,
-                    file_path: df.string("file_path")?,
+                    file_path,
                     file_format: FileFormat::parse(file, &df.string("file_format")?)?,
                     partition,
                     record_count: df.long("record_count")?,
@@ -396,5 +403,72 @@ mod tests {
     fn decimals_sign_extend() {
         assert_eq!(lakescope_decimal(&[0xff, 0x38]), Some(-200));
         assert_eq!(lakescope_decimal(&[]), Some(0));
+    }
+
+    #[test]
+    fn encrypted_files_are_refused_by_name() {
+        let schema = apache_avro::Schema::parse_str(
+            r#"{"type":"record","name":"manifest_entry","fields":[
+              {"name":"status","type":"int"},
+              {"name":"data_file","type":{"type":"record","name":"r2","fields":[
+                {"name":"content","type":"int"},
+                {"name":"file_path","type":"string"},
+                {"name":"file_format","type":"string"},
+                {"name":"partition","type":{"type":"record","name":"r102","fields":[]}},
+                {"name":"record_count","type":"long"},
+                {"name":"file_size_in_bytes","type":"long"},
+                {"name":"key_metadata","type":["null","bytes"]}]}}]}"#,
+        )
+        .unwrap();
+        let write = |key: Option<Vec<u8>>| {
+            let mut w = apache_avro::Writer::new(&schema, Vec::new()).unwrap();
+            let key = match key {
+                Some(k) => Value::Union(1, Box::new(Value::Bytes(k))),
+                None => Value::Union(0, Box::new(Value::Null)),
+            };
+            w.append_value(Value::Record(vec![
+                ("status".into(), Value::Int(1)),
+                (
+                    "data_file".into(),
+                    Value::Record(vec![
+                        ("content".into(), Value::Int(1)),
+                        (
+                            "file_path".into(),
+                            Value::String("s3://b/t/data/d.parquet".into()),
+                        ),
+                        ("file_format".into(), Value::String("PARQUET".into())),
+                        ("partition".into(), Value::Record(vec![])),
+                        ("record_count".into(), Value::Long(1)),
+                        ("file_size_in_bytes".into(), Value::Long(1)),
+                        ("key_metadata".into(), key),
+                    ]),
+                ),
+            ]))
+            .unwrap();
+            w.into_inner().unwrap()
+        };
+        let m = ManifestFile {
+            manifest_path: "m.avro".into(),
+            manifest_length: 0,
+            partition_spec_id: 0,
+            content: DataContentType::PositionDeletes,
+            sequence_number: 1,
+            min_sequence_number: 1,
+            added_snapshot_id: 1,
+            added_files_count: None,
+            existing_files_count: None,
+            deleted_files_count: None,
+            added_rows_count: None,
+            existing_rows_count: None,
+            deleted_rows_count: None,
+        };
+        assert_eq!(read_manifest("m.avro", &write(None), &m).unwrap().len(), 1);
+        let err = read_manifest("m.avro", &write(Some(vec![1, 2, 3])), &m)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("m.avro") && err.contains("data/d.parquet") && err.contains("encrypted"),
+            "{err}"
+        );
     }
 }

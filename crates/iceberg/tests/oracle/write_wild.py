@@ -11,6 +11,12 @@ Tables (warehouse ROOT/wh, namespace `wild`, folders `wild.db/<table>`):
 - defaults: two appends of (id, s struct<a int>), then columns added with `initial-default`s
   (a required int, optional string / decimal / date / timestamp / timestamptz / boolean / double,
   and the nested s.b), then one append with every value given.
+- noids: a Parquet file written by plain pyarrow (no field ids; id, name, s struct<a>, tags
+  list<string>, m map<string,int>; in the table's data folder) added with `add_files` (which sets the name mapping
+  `schema.name-mapping.default`), then `name` renamed to `label`, `s.a` to `s.alpha`, a column
+  `extra` added (the mapping keeps the old names), then one append by pyiceberg (with ids).
+- noids_nomap: the same file added, then the name mapping property removed; pyiceberg's read
+  fails (its error is printed as "error").
 Prints one JSON object {table: {"metadata": path, "rows": [...], "snapshots": [ids]}}; rows are
 lists of canonical strings (timestamps ISO with 6 fraction digits, structs `{a: 1, b: null}`),
 sorted.
@@ -37,6 +43,10 @@ def canon(v):
         return 'true' if v else 'false'
     if isinstance(v, dict):
         return '{' + ', '.join('%s: %s' % (k, 'null' if x is None else canon(x)) for k, x in v.items()) + '}'
+    if isinstance(v, list) and v and all(isinstance(x, tuple) for x in v):  # a map
+        return '{' + ', '.join('%s: %s' % (canon(k), 'null' if x is None else canon(x)) for k, x in v) + '}'
+    if isinstance(v, list):
+        return '[' + ', '.join('null' if x is None else canon(x) for x in v) + ']'
     if isinstance(v, datetime.datetime):
         return v.isoformat(timespec='microseconds')
     if isinstance(v, datetime.date):
@@ -47,6 +57,68 @@ def canon(v):
 def rows_of(table):
     cols = [table.column(i).to_pylist() for i in range(table.num_columns)]
     return sorted([[canon(c[r]) for c in cols] for r in range(table.num_rows)], key=json.dumps)
+
+
+def no_ids(cat, root):
+    import pyarrow.parquet as pq
+    from pyiceberg.types import ListType, MapType
+    st = pa.struct([pa.field('a', pa.int32())])
+    plain = pa.table({
+        'id': pa.array([1, 2, 3], pa.int64()),
+        'name': ['x', None, 'z'],
+        's': pa.array([{'a': 10}, None, {'a': 30}], st),
+        'tags': pa.array([['p', 'q'], [], None], pa.list_(pa.string())),
+        'm': pa.array([[('k', 1)], None, [('a', 2), ('b', 3)]], pa.map_(pa.string(), pa.int32())),
+    })
+
+    def write_plain(table):
+        """The pyarrow file (no field ids) inside the table's data folder."""
+        folder = table.location()[len('file://'):] + '/data'
+        os.makedirs(folder, exist_ok=True)
+        path = folder + '/plain.parquet'
+        pq.write_table(plain, path)
+        assert pq.read_schema(path).field('id').metadata is None
+        return 'file://' + path
+
+    schema = Schema(
+        NestedField(1, 'id', LongType(), required=False),
+        NestedField(2, 'name', StringType(), required=False),
+        NestedField(3, 's', StructType(NestedField(6, 'a', IntegerType(), required=False)), required=False),
+        NestedField(4, 'tags', ListType(7, StringType(), element_required=False), required=False),
+        NestedField(5, 'm', MapType(8, StringType(), 9, IntegerType(), value_required=False), required=False))
+    out = {}
+    t = cat.create_table('wild.noids', schema)
+    t.add_files([write_plain(t)])
+    t = cat.load_table('wild.noids')
+    with t.update_schema() as u:
+        u.rename_column('name', 'label')
+        u.rename_column(('s', 'a'), 'alpha')
+        u.add_column('extra', StringType())
+    t = cat.load_table('wild.noids')
+    arrow_schema = t.schema().as_arrow()
+    t.append(pa.table({
+        'id': pa.array([4], pa.int64()), 'label': ['w'],
+        's': pa.array([{'alpha': 40}], arrow_schema.field('s').type),
+        'tags': pa.array([['r']], arrow_schema.field('tags').type),
+        'm': pa.array([[('c', 4)]], arrow_schema.field('m').type),
+        'extra': ['e']}, schema=arrow_schema))
+    t = cat.load_table('wild.noids')
+    out['noids'] = {'metadata': t.metadata_location, 'rows': rows_of(t.scan().to_arrow()),
+                    'mapping': t.properties.get('schema.name-mapping.default')}
+    n = cat.create_table('wild.noids_nomap', schema)
+    n.add_files([write_plain(n)])
+    n = cat.load_table('wild.noids_nomap')
+    with n.transaction() as tx:
+        tx.remove_properties('schema.name-mapping.default')
+    n = cat.load_table('wild.noids_nomap')
+    try:
+        n.scan().to_arrow()
+        err = None
+    except Exception as e:  # pyiceberg refuses the file too
+        err = str(e)
+    out['noids_nomap'] = {'metadata': n.metadata_location, 'error': err,
+                          'properties': dict(n.properties)}
+    return out
 
 
 def main():
@@ -118,6 +190,7 @@ def main():
     d = cat.load_table('wild.defaults')
     out['defaults'] = {'metadata': d.metadata_location, 'rows': rows_of(d.scan().to_arrow()),
                        'snapshots': [s.snapshot_id for s in d.snapshots()]}
+    out.update(no_ids(cat, root))
     print(json.dumps(out))
 
 
