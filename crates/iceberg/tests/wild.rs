@@ -17,30 +17,15 @@ use std::process::Command;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
-fn oracle_python() -> Option<PathBuf> {
-    let root = std::env::var_os("LAKE_TOOLS")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/lake-oracles")))?;
-    let py = root.join("venv/bin/python");
-    let ok = Command::new(&py)
-        .args(["-c", "import pyiceberg, pyarrow, sqlalchemy"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok && std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() != Ok("1") {
-        panic!("pyiceberg oracle venv missing: run `bash scripts/iceberg-oracle.sh` (or set LAKESCOPE_SKIP_ORACLES=1 to skip)");
-    }
-    if !ok {
-        eprintln!("\n*** SKIPPED wild: no pyiceberg oracle venv (LAKESCOPE_SKIP_ORACLES=1) ***\n");
-    }
-    ok.then_some(py)
-}
+mod common;
+use common::pyiceberg_python;
 
 /// The warehouse pyiceberg wrote (once per test binary) and what it printed about it.
 fn fixtures() -> Option<&'static (PathBuf, Value)> {
     static FIXTURES: OnceLock<Option<(PathBuf, Value)>> = OnceLock::new();
     FIXTURES
         .get_or_init(|| {
-            let py = oracle_python()?;
+            let py = pyiceberg_python("wild")?;
             let root =
                 std::env::temp_dir().join(format!("lakescope-iceberg-wild-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&root);

@@ -30,18 +30,6 @@ use std::sync::Arc;
 mod common;
 use common::*;
 
-fn oracle_python() -> Option<PathBuf> {
-    let root = std::env::var_os("LAKE_TOOLS")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/lake-oracles")))?;
-    let py = root.join("venv/bin/python");
-    let ok = Command::new(&py)
-        .args(["-c", "import pyiceberg, pyarrow"])
-        .status()
-        .is_ok_and(|s| s.success());
-    ok.then_some(py)
-}
-
 /// What the oracles say about one table version: `{"pyiceberg": rows, "duckdb": rows | text}`.
 fn oracle(
     py: &Path,
@@ -110,23 +98,6 @@ fn check(py: &Path, table: &Table, root: &Path, snapshot: Option<i64>, expected:
     }
 }
 
-/// The oracle venv's python; missing, a panic (or, with LAKESCOPE_SKIP_ORACLES=1, a loud skip).
-fn oracle_or_skip() -> Option<PathBuf> {
-    let py = oracle_python();
-    if py.is_none() {
-        let root = std::env::var("LAKE_TOOLS").unwrap_or_else(|_| "~/.cache/lake-oracles".into());
-        // As the other interop tests (lakescope-test-support): a missing oracle fails the test
-        // unless skipping is asked for explicitly.
-        if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() != Ok("1") {
-            panic!(
-                "pyiceberg/DuckDB oracle venv missing under {root}: run `bash scripts/iceberg-oracle.sh` (or set LAKESCOPE_SKIP_ORACLES=1 to skip)"
-            );
-        }
-        eprintln!("\n*** SKIPPED write_interop: no pyiceberg oracle venv under {root} (LAKESCOPE_SKIP_ORACLES=1) ***\n");
-    }
-    py
-}
-
 /// A fresh local warehouse folder with its store, catalog and clock.
 fn local_warehouse() -> (PathBuf, Rc<LocalStore>, HadoopCatalog, SystemEnv) {
     let nanos = std::time::SystemTime::now()
@@ -163,7 +134,7 @@ async fn create_table(
 
 #[tokio::test(flavor = "current_thread")]
 async fn pyiceberg_and_duckdb_read_what_we_write() {
-    let Some(py) = oracle_or_skip() else {
+    let Some(py) = pyiceberg_python("write_interop") else {
         return;
     };
     let (root, store, catalog, env) = local_warehouse();
@@ -465,7 +436,7 @@ async fn delete_ids(t: &Table, ids: &[i64], env: &SystemEnv) -> Table {
 
 #[tokio::test(flavor = "current_thread")]
 async fn overwrite_delete_and_update_read_identically() {
-    let Some(py) = oracle_or_skip() else {
+    let Some(py) = pyiceberg_python("write_interop") else {
         return;
     };
     let (root, store, catalog, env) = local_warehouse();
@@ -578,7 +549,7 @@ async fn overwrite_delete_and_update_read_identically() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn schema_and_partition_evolution_read_identically() {
-    let Some(py) = oracle_or_skip() else {
+    let Some(py) = pyiceberg_python("write_interop") else {
         return;
     };
     let (root, store, catalog, env) = local_warehouse();

@@ -164,3 +164,29 @@ pub async fn load_corpus(name: &str) -> MemoryStore {
     }
     store
 }
+
+/// The oracle venv's python (pyiceberg, pyarrow, SQLAlchemy; `scripts/iceberg-oracle.sh`).
+/// Missing, a panic, or with `LAKESCOPE_SKIP_ORACLES=1` a loud skip of `test` (`None`), as the
+/// other interop tests do (lakescope-test-support).
+pub fn pyiceberg_python(test: &str) -> Option<PathBuf> {
+    let root = std::env::var_os("LAKE_TOOLS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/lake-oracles")))?;
+    let py = root.join("venv/bin/python");
+    let ok = std::process::Command::new(&py)
+        .args(["-c", "import pyiceberg, pyarrow, sqlalchemy"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        return Some(py);
+    }
+    let root = root.display();
+    if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() != Ok("1") {
+        panic!(
+            "pyiceberg/DuckDB oracle venv missing under {root}: run `bash scripts/iceberg-oracle.sh` \
+             (or set LAKESCOPE_SKIP_ORACLES=1 to skip)"
+        );
+    }
+    eprintln!("\n*** SKIPPED {test}: no pyiceberg oracle venv under {root} (LAKESCOPE_SKIP_ORACLES=1) ***\n");
+    None
+}
