@@ -22,12 +22,18 @@ function startRunDemo(port) {
   });
   const output = [];
   const waiters = [];
-  const onData = (chunk) => {
-    output.push(...chunk.toString().split("\n"));
+  const partial = { stdout: "", stderr: "" };
+  const reader = (stream) => (chunk) => {
+    const lines = (partial[stream] + chunk.toString()).split("\n");
+    partial[stream] = lines.pop();
+    output.push(...lines);
+    check();
+  };
+  const check = () => {
     for (const w of [...waiters]) if (output.some((l) => w.pattern.test(l))) w.resolve();
   };
-  child.stdout.on("data", onData);
-  child.stderr.on("data", onData);
+  child.stdout.on("data", reader("stdout"));
+  child.stderr.on("data", reader("stderr"));
   const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
   /** Waits for a line matching `pattern` (fails if the command exits or `ms` pass first). */
   const line = (pattern, ms) =>
@@ -35,7 +41,7 @@ function startRunDemo(port) {
       new Promise((resolve) => {
         const w = { pattern, resolve };
         waiters.push(w);
-        onData("");
+        check();
       }),
       exited.then((code) => {
         throw new Error(`run-demo.sh exited (${code}) before printing ${pattern}:\n${output.slice(-30).join("\n")}`);
@@ -62,7 +68,8 @@ test("README command 1 serves every demo table and the SQL engine, on a host wit
   const base = `http://127.0.0.1:${port}/`;
   let browser;
   try {
-    await demo.line(/== serving .* at http:\/\/127\.0\.0\.1:\d+\//, 900_000);
+    // The server prints its URL once it listens (run-demo.sh's "== serving" line comes before).
+    await demo.line(new RegExp(`^http://127\\.0\\.0\\.1:${port}/$`), 900_000);
     // The host answers a missing path with the app's page, as trunk serve and CDN rules do.
     const missing = await fetch(new URL("demo/warehouse/corpus.db/pk_dedup/snapshot/snapshot-99", base));
     assert.equal(missing.status, 200);
