@@ -20,26 +20,16 @@ use std::sync::Arc;
 /// Every field of the table's schemas by id (the current schema's definition first): a field's
 /// `initial-default` never changes once the field exists.
 pub fn fields_by_id(meta: &TableMetadata) -> HashMap<i32, NestedField> {
-    fn walk(t: &Type, out: &mut HashMap<i32, NestedField>) {
-        match t {
-            Type::Struct(fields) => {
-                for f in fields {
-                    out.entry(f.id).or_insert_with(|| f.clone());
-                    walk(&f.field_type, out);
-                }
-            }
-            Type::List { element, .. } => walk(element, out),
-            Type::Map { key, value, .. } => {
-                walk(key, out);
-                walk(value, out);
-            }
-            _ => {}
-        }
-    }
     let mut out = HashMap::new();
     let current = meta.current_schema().into_iter();
+    let mut keep = |f: &NestedField| {
+        out.entry(f.id).or_insert_with(|| f.clone());
+    };
     for schema in current.chain(meta.schemas.iter()) {
-        walk(&Type::Struct(schema.fields.clone()), &mut out);
+        for top in &schema.fields {
+            keep(top);
+            top.field_type.visit_fields(&mut keep);
+        }
     }
     out
 }
@@ -307,23 +297,7 @@ fn defaulted(f: &NestedField) -> Option<&NestedField> {
 /// Ids of the struct fields anywhere inside a type.
 fn nested_ids(t: &Type) -> Vec<i32> {
     let mut out = Vec::new();
-    fn walk(t: &Type, out: &mut Vec<i32>) {
-        match t {
-            Type::Struct(fields) => {
-                for f in fields {
-                    out.push(f.id);
-                    walk(&f.field_type, out);
-                }
-            }
-            Type::List { element, .. } => walk(element, out),
-            Type::Map { key, value, .. } => {
-                walk(key, out);
-                walk(value, out);
-            }
-            _ => {}
-        }
-    }
-    walk(t, &mut out);
+    t.visit_fields(&mut |f| out.push(f.id));
     out
 }
 

@@ -376,13 +376,13 @@ pub fn read_manifest(
 mod tests {
     use super::*;
 
-    #[test]
-    fn not_avro_is_a_named_error() {
-        let m = ManifestFile {
+    /// A manifest-list entry of `content` for `m.avro`, all counts unknown.
+    fn manifest_file(content: DataContentType) -> ManifestFile {
+        ManifestFile {
             manifest_path: "m.avro".into(),
             manifest_length: 0,
             partition_spec_id: 0,
-            content: DataContentType::Data,
+            content,
             sequence_number: 1,
             min_sequence_number: 1,
             added_snapshot_id: 1,
@@ -392,7 +392,12 @@ mod tests {
             added_rows_count: None,
             existing_rows_count: None,
             deleted_rows_count: None,
-        };
+        }
+    }
+
+    #[test]
+    fn not_avro_is_a_named_error() {
+        let m = manifest_file(DataContentType::Data);
         let err = read_manifest("metadata/x-m0.avro", b"garbage", &m).unwrap_err();
         assert!(err.to_string().contains("metadata/x-m0.avro"), "{err}");
         let err = read_manifest_list("snap-1.avro", b"Obj\x01trunc").unwrap_err();
@@ -447,21 +452,7 @@ mod tests {
             .unwrap();
             w.into_inner().unwrap()
         };
-        let m = ManifestFile {
-            manifest_path: "m.avro".into(),
-            manifest_length: 0,
-            partition_spec_id: 0,
-            content: DataContentType::PositionDeletes,
-            sequence_number: 1,
-            min_sequence_number: 1,
-            added_snapshot_id: 1,
-            added_files_count: None,
-            existing_files_count: None,
-            deleted_files_count: None,
-            added_rows_count: None,
-            existing_rows_count: None,
-            deleted_rows_count: None,
-        };
+        let m = manifest_file(DataContentType::PositionDeletes);
         assert_eq!(read_manifest("m.avro", &write(None), &m).unwrap().len(), 1);
         let err = read_manifest("m.avro", &write(Some(vec![1, 2, 3])), &m)
             .unwrap_err()

@@ -128,6 +128,25 @@ pub enum Type {
 impl Eq for NestedField {}
 
 impl Type {
+    /// Calls `visit` on every struct field inside this type, at any depth (in structs, list
+    /// elements and map keys and values), each field before the fields inside it.
+    pub fn visit_fields<'a>(&'a self, visit: &mut impl FnMut(&'a NestedField)) {
+        match self {
+            Type::Struct(fields) => {
+                for f in fields {
+                    visit(f);
+                    f.field_type.visit_fields(visit);
+                }
+            }
+            Type::List { element, .. } => element.visit_fields(visit),
+            Type::Map { key, value, .. } => {
+                key.visit_fields(visit);
+                value.visit_fields(visit);
+            }
+            _ => {}
+        }
+    }
+
     /// Parses a type from its JSON form (a string for primitives, an object for nested types).
     pub fn from_json(value: &Value) -> Result<Self, String> {
         match value {
