@@ -56,7 +56,7 @@ pub async fn scan(
     let at = match &request.at {
         TimeTravel::Latest => SnapshotSelector::Current,
         TimeTravel::SnapshotId(id) => SnapshotSelector::Id(*id),
-        TimeTravel::Tag(name) => SnapshotSelector::Ref(name.clone()),
+        TimeTravel::Tag(name) | TimeTravel::Branch(name) => SnapshotSelector::Ref(name.clone()),
         TimeTravel::TimestampMillis(ms) => SnapshotSelector::AsOfTimestamp(*ms),
         TimeTravel::IncrementalBetween { .. } => {
             return Err(Error::Invalid(format!(

@@ -18,6 +18,8 @@ pub enum TimeTravel {
     SnapshotId(i64),
     /// `scan.tag-name`.
     Tag(String),
+    /// The head of a branch (Paimon `branch/branch-<name>`, an Iceberg branch ref).
+    Branch(String),
     /// `scan.timestamp-millis`: the latest snapshot committed at or before this instant.
     TimestampMillis(i64),
     /// `incremental-between`: the changes from `start` (exclusive) to `end` (inclusive), both
@@ -181,6 +183,11 @@ async fn resolve_snapshot(
                     ))
                 })?,
         ),
+        TimeTravel::Branch(name) => {
+            return Err(Error::Invalid(format!(
+                "{table_ref}: reading Paimon branch '{name}' is not supported yet"
+            )))
+        }
         TimeTravel::IncrementalBetween { .. } => {
             return Err(Error::Invalid(format!(
                 "{table_ref}: incremental-between is not a single snapshot"
