@@ -389,11 +389,7 @@ impl<'a> SplitReader<'a> {
         if self.postpone_bucket && split.bucket < 0 {
             return Ok(Vec::new());
         }
-        read::support::check_files(&split.files, |f| {
-            self.table
-                .data_file_path(&split.partition, split.bucket, f)
-                .unwrap_or_else(|_| f.file_name.clone())
-        })?;
+        read::support::check_files(&split.files, |f| self.file_path(split, f))?;
         let mut files: Vec<&DataFileMeta> = split.files.iter().collect();
         if self.skips_level_zero() || (request.read_optimized && self.is_primary_key_table()) {
             files.retain(|f| f.level > 0);
@@ -413,6 +409,17 @@ impl<'a> SplitReader<'a> {
         request: &ReadRequest,
     ) -> Result<SplitStream> {
         let files = self.files_to_read(split, request)?;
+        if !self.is_primary_key_table() && read::stitch::needs_stitching(&files) {
+            let groups = read::stitch::groups(files, |f| self.file_path(split, f))?;
+            return Ok(SplitStream {
+                mode: Mode::Stitched {
+                    split: split.clone(),
+                    groups: groups.into(),
+                    ready: Default::default(),
+                },
+                output: Output::AsRead,
+            });
+        }
         let size = |f: &DataFileMeta| u64::try_from(f.file_size).unwrap_or(0);
         let total: u64 = files.iter().map(size).sum();
         let budget = request.memory_budget;
@@ -507,8 +514,27 @@ impl<'a> SplitReader<'a> {
         })
     }
 
-    /// The path, format and write schema of one data file of `split`.
+    /// A data file's store key, for messages (its name when the path cannot be built).
+    fn file_path(&self, split: &Split, file: &DataFileMeta) -> String {
+        self.table
+            .data_file_path(&split.partition, split.bucket, file)
+            .unwrap_or_else(|_| file.file_name.clone())
+    }
+
+    /// The path, format and write schema of one data file of `split`, read on its own (a file
+    /// of only some columns is refused: it is stitched with others, see [`Self::read_group`]).
     async fn locate(
+        &self,
+        split: &Split,
+        file: &DataFileMeta,
+    ) -> Result<(String, FileFormat, Rc<TableSchema>)> {
+        let located = self.locate_part(split, file).await?;
+        read::support::check_write_cols(&located.0, file, &located.2)?;
+        Ok(located)
+    }
+
+    /// [`Self::locate`] of a file that may hold only some columns (`_WRITE_COLS`).
+    async fn locate_part(
         &self,
         split: &Split,
         file: &DataFileMeta,
@@ -530,7 +556,6 @@ impl<'a> SplitReader<'a> {
             })?,
         };
         let file_schema = self.table.schema(file.schema_id).await?;
-        read::support::check_write_cols(&path, file, &file_schema)?;
         Ok((path, format, file_schema))
     }
 
@@ -612,6 +637,51 @@ impl<'a> SplitReader<'a> {
         }
     }
 
+    /// The rows of one row-id range of a data-evolution split ([`read::stitch::groups`], newest
+    /// file first): each column from the newest file holding it, deletion vector applied.
+    async fn read_group(&self, split: &Split, group: &[DataFileMeta]) -> Result<Vec<RecordBatch>> {
+        let schema = read::output_schema(&self.schema.fields, FileKind::Append);
+        let ids: Vec<i32> = self.schema.fields.iter().map(|f| f.id).collect();
+        let schema = &schema;
+        let reads = group.iter().map(|file| async move {
+            let (path, format, file_schema) = self.locate_part(split, file).await?;
+            let bytes = self.table.store().get(&path).await?;
+            let batches = read::read_file(
+                &path,
+                bytes,
+                format,
+                &file_schema.fields,
+                &self.schema.fields,
+                FileKind::Append,
+            )
+            .await?;
+            let batch = arrow_select::concat::concat_batches(schema, &batches)
+                .map_err(|e| Error::corrupt(&path, e))?;
+            Ok::<_, Error>(read::stitch::Part {
+                fields: read::stitch::written_field_ids(file, &file_schema),
+                rows: usize::try_from(file.row_count).unwrap_or(usize::MAX),
+                path,
+                batch,
+            })
+        });
+        let parts = futures::future::try_join_all(reads).await?;
+        let rows = read::stitch::stitch(schema, &ids, &parts)?;
+        let mut dvs = Vec::new();
+        for file in group {
+            if let Some(dv) = self.deletion_vector(split, file).await? {
+                dvs.push((file, dv));
+            }
+        }
+        match dvs.pop() {
+            None => Ok(vec![rows]),
+            Some((_, dv)) if group.len() == 1 => dv.apply(vec![rows]),
+            Some((file, _)) => Err(Error::unsupported(
+                self.file_path(split, file),
+                "data evolution: a deletion vector on a file stitched with others by row id",
+            )),
+        }
+    }
+
     /// The deletion vector of `file` in `split`, if any.
     pub(crate) async fn deletion_vector(
         &self,
@@ -652,6 +722,14 @@ enum Mode {
         fits: bool,
         /// Bytes fetched with a footer ([`ReadRequest::footer_prefetch`]).
         footer_prefetch: u64,
+    },
+    /// A data-evolution append split: one row-id range after another, its files stitched.
+    Stitched {
+        split: Split,
+        /// Row-id ranges not read yet, newest file first in each.
+        groups: std::collections::VecDeque<Vec<DataFileMeta>>,
+        /// Rows of the range read last, not returned yet.
+        ready: std::collections::VecDeque<RecordBatch>,
     },
     /// A primary-key bucket: the files are the merge's sorted runs.
     Merge {
@@ -718,6 +796,19 @@ impl SplitStream {
                     _ => Fetch::Whole { first_rows: None },
                 };
                 *current = Some(reader.open_file(split, &file, fetch).await?);
+            },
+            Mode::Stitched {
+                split,
+                groups,
+                ready,
+            } => loop {
+                if let Some(batch) = ready.pop_front() {
+                    break Some(batch);
+                }
+                let Some(group) = groups.pop_front() else {
+                    break None;
+                };
+                ready.extend(reader.read_group(split, &group).await?);
             },
             Mode::Merge { sources, merge } => loop {
                 match merge.step()? {

@@ -14,6 +14,7 @@ pub mod orc;
 pub mod parquet;
 pub(crate) mod parquet_pages;
 pub(crate) mod source;
+pub(crate) mod stitch;
 pub mod support;
 
 use crate::spec::{DataField, DataType, TypeKind};

@@ -198,8 +198,8 @@ pub fn check_snapshot(table: &str, snapshot: &Snapshot) -> Result<()> {
     }
 }
 
-/// Refuses a data file written by data evolution with only some of its schema's columns
-/// (`_WRITE_COLS`): Paimon stitches such files with others column by column by row id.
+/// Refuses a data file of only some of its schema's columns (`_WRITE_COLS`) read on its own
+/// (diff, compaction): Paimon stitches such files with others by row id ([`super::stitch`]).
 pub fn check_write_cols(path: &str, file: &DataFileMeta, file_schema: &TableSchema) -> Result<()> {
     let Some(cols) = &file.write_cols else {
         return Ok(());
@@ -221,9 +221,9 @@ pub fn check_write_cols(path: &str, file: &DataFileMeta, file_schema: &TableSche
     }
 }
 
-/// Checks the live files of one (partition, bucket) before reading them: files whose row-id
-/// ranges overlap (data evolution: Paimon stitches them by row id) and unknown `_FILE_SOURCE`
-/// values are refused naming the file. `file_path` gives a file's store key for messages.
+/// Checks the live files of one (partition, bucket) before reading them: unknown
+/// `_FILE_SOURCE` values are refused naming the file. `file_path` gives a file's store key for
+/// messages.
 pub fn check_files(
     files: &[DataFileMeta],
     file_path: impl Fn(&DataFileMeta) -> String,
@@ -236,25 +236,6 @@ pub fn check_files(
                     format!("unknown file source {source} (_FILE_SOURCE)"),
                 ));
             }
-        }
-    }
-    // Row-id ranges [first, first + rows) that overlap: Paimon merges such files by row id.
-    let mut ranges: Vec<(i64, i64, &DataFileMeta)> = files
-        .iter()
-        .filter_map(|f| Some((f.first_row_id?, f.row_count, f)))
-        .collect();
-    ranges.sort_by_key(|(first, _, _)| *first);
-    for pair in ranges.windows(2) {
-        let (a_first, a_rows, a) = pair[0];
-        let (b_first, _, b) = pair[1];
-        if a_first.saturating_add(a_rows) > b_first {
-            return Err(Error::unsupported(
-                file_path(b),
-                format!(
-                    "data evolution: row ids from {b_first} overlap those of {} (files stitched by row id)",
-                    a.file_name
-                ),
-            ));
         }
     }
     Ok(())
@@ -359,10 +340,10 @@ mod tests {
     }
 
     #[test]
-    fn stitched_files_are_refused_naming_the_file() {
+    fn files_of_some_columns_read_alone_are_refused_naming_the_file() {
         let s = schema(&[], AB);
         let path = |f: &DataFileMeta| format!("t/bucket-0/{}", f.file_name);
-        // Full-row files with disjoint row ids read as they are.
+        // Full-row files read as they are.
         let plain = [
             file("f1", Some(0), 8, Some(&["a", "b"])),
             file("f2", Some(8), 8, None),
@@ -379,12 +360,6 @@ mod tests {
             msg.starts_with("t/bucket-0/f3:")
                 && msg.contains("data evolution")
                 && msg.contains("'a'"),
-            "{msg}"
-        );
-        let overlap = [file("f1", Some(0), 8, None), file("f4", Some(4), 8, None)];
-        let msg = check_files(&overlap, path).unwrap_err().to_string();
-        assert!(
-            msg.starts_with("t/bucket-0/f4:") && msg.contains("overlap"),
             "{msg}"
         );
         let mut odd = file("f5", None, 1, None);

@@ -47,6 +47,36 @@ def data_evolution():
     c.close()
 
 
+KVC = pa.schema([('id', pa.int64()), ('b', pa.string()), ('c', pa.int32())])
+
+
+def update(t, columns, data):
+    wb = t.new_batch_write_builder()
+    msgs = wb.new_update().with_update_type(columns).update_by_arrow_with_row_id(data)
+    c = wb.new_commit()
+    c.commit(msgs)
+    c.close()
+
+
+def data_evolution_some_rows():
+    # Two columns updated by row id in two commits, each for only some rows (the ranges of
+    # both files), then rows written with only some columns (the others null).
+    t = table(KVC, {'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true', 'metadata.stats-mode': 'full'})
+    write(t, pa.table({'id': pa.array(range(0, 8), pa.int64()), 'b': ['a%d' % i for i in range(8)],
+                       'c': pa.array(range(0, 8), pa.int32())}, schema=KVC))
+    write(t, pa.table({'id': pa.array(range(8, 16), pa.int64()), 'b': ['a%d' % i for i in range(8, 16)],
+                       'c': pa.array(range(8, 16), pa.int32())}, schema=KVC))
+    update(t, ['b'], pa.table({'_ROW_ID': pa.array([2, 3, 9], pa.int64()), 'b': ['u2', 'u3', 'u9']}))
+    update(t, ['c'], pa.table({'_ROW_ID': pa.array([3, 10, 15], pa.int64()),
+                               'c': pa.array([-3, -10, -15], pa.int32())}))
+    wb = t.new_batch_write_builder()
+    w, c = wb.new_write().with_write_type(['id', 'c']), wb.new_commit()
+    w.write_arrow(pa.table({'id': pa.array([16, 17], pa.int64()), 'c': pa.array([160, 170], pa.int32())}))
+    c.commit(w.prepare_commit())
+    w.close()
+    c.close()
+
+
 def data_evolution_appends():
     t = table(KV, {'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true'})
     write(t, rows(0, 8, 'a'))
