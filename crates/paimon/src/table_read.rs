@@ -638,7 +638,8 @@ impl<'a> SplitReader<'a> {
     }
 
     /// The rows of one row-id range of a data-evolution split ([`read::stitch::groups`], newest
-    /// file first): each column from the newest file holding it, deletion vector applied.
+    /// file first): each column from the newest file holding it, the range's deletion vector
+    /// applied.
     async fn read_group(&self, split: &Split, group: &[DataFileMeta]) -> Result<Vec<RecordBatch>> {
         let schema = read::output_schema(&self.schema.fields, FileKind::Append);
         let ids: Vec<i32> = self.schema.fields.iter().map(|f| f.id).collect();
@@ -666,19 +667,18 @@ impl<'a> SplitReader<'a> {
         });
         let parts = futures::future::try_join_all(reads).await?;
         let rows = read::stitch::stitch(schema, &ids, &parts)?;
-        let mut dvs = Vec::new();
-        for file in group {
-            if let Some(dv) = self.deletion_vector(split, file).await? {
-                dvs.push((file, dv));
-            }
-        }
-        match dvs.pop() {
+        // The range's deletion vector is its anchor's: the oldest file (Paimon's
+        // `DataEvolutionUtils.retrieveAnchorFile`), positions counted in the range.
+        let anchor = group.iter().min_by(|a, b| {
+            (a.max_sequence_number, &a.file_name).cmp(&(b.max_sequence_number, &b.file_name))
+        });
+        let dv = match anchor {
+            Some(file) => self.deletion_vector(split, file).await?,
+            None => None,
+        };
+        match dv {
+            Some(dv) => dv.apply(vec![rows]),
             None => Ok(vec![rows]),
-            Some((_, dv)) if group.len() == 1 => dv.apply(vec![rows]),
-            Some((file, _)) => Err(Error::unsupported(
-                self.file_path(split, file),
-                "data evolution: a deletion vector on a file stitched with others by row id",
-            )),
         }
     }
 

@@ -90,6 +90,16 @@ async fn data_evolution_updates_of_some_rows_and_columns_read_exactly() {
 }
 
 #[tokio::test]
+async fn data_evolution_deletes_apply_to_the_stitched_rows() {
+    // b updated for rows 1, 2, 12, then rows 2, 3, 12 deleted (a deletion vector per range).
+    let Some(rows) = same_as_pypaimon("data_evolution_deletes").await else {
+        return;
+    };
+    assert_eq!(rows.len(), 13, "{rows:?}");
+    assert!(rows.contains(&"1|u1".to_string()), "{rows:?}");
+}
+
+#[tokio::test]
 async fn a_filter_on_an_updated_column_sees_the_stitched_value() {
     // The full file's stats say b in a0..a7; row 2's b is now u2 in the newer file: neither
     // file may be pruned on its own.

@@ -77,6 +77,21 @@ def data_evolution_some_rows():
     c.close()
 
 
+def data_evolution_deletes():
+    # Deletion vectors on a data-evolution table: a column update, then rows deleted.
+    t = table(KV, {'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true',
+                   'deletion-vectors.enabled': 'true'})
+    write(t, rows(0, 8, 'a'))
+    write(t, rows(8, 16, 'a'))
+    update(t, ['b'], pa.table({'_ROW_ID': pa.array([1, 2, 12], pa.int64()), 'b': ['u1', 'u2', 'u12']}))
+    wb = t.new_batch_write_builder()
+    pb = t.new_read_builder().new_predicate_builder()
+    msgs = wb.new_update().delete_by_predicate(pb.is_in('id', [2, 3, 12]))
+    c = wb.new_commit()
+    c.commit(msgs)
+    c.close()
+
+
 def data_evolution_appends():
     t = table(KV, {'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true'})
     write(t, rows(0, 8, 'a'))
