@@ -139,3 +139,30 @@ async fn the_built_in_warm_up_tables_open_and_read_in_the_browser() {
         assert_eq!(schema.fields().len(), 8, "{name}");
     }
 }
+
+/// The browser build leaves the xz and bzip2 Avro codecs out (the CLI reads them): an Avro file
+/// naming one is refused by name, not read as garbage.
+#[wasm_bindgen_test]
+fn avro_xz_and_bzip2_are_refused_by_name_in_the_browser() {
+    use lakescope_paimon::spec::avro_names::{open_error, reader};
+    for codec in ["xz", "bzip2"] {
+        // An object container header: magic, metadata {avro.schema: "int", avro.codec: codec}, sync.
+        let mut file = b"Obj\x01\x04".to_vec();
+        for (key, value) in [("avro.schema", "\"int\""), ("avro.codec", codec)] {
+            for s in [key, value] {
+                file.push(u8::try_from(s.len() * 2).unwrap());
+                file.extend_from_slice(s.as_bytes());
+            }
+        }
+        file.push(0);
+        file.extend_from_slice(&[7; 16]);
+        let err = match reader(&file[..]) {
+            Ok(_) => panic!("{codec}: an Avro file the browser build cannot decode was opened"),
+            Err(e) => open_error("t/bucket-0/data-0.avro", &e).to_string(),
+        };
+        assert!(
+            err.contains("t/bucket-0/data-0.avro") && err.contains(codec) && err.contains("CLI"),
+            "{err}"
+        );
+    }
+}

@@ -103,13 +103,16 @@ pub fn reader<R: std::io::Read>(input: R) -> AvroResult<Reader<'static, R>> {
 }
 
 /// The error for an Avro file that cannot be opened: a compression codec this build does not
-/// decode (`xz`, `bzip2`: C libraries that do not build for wasm32) is
-/// [`crate::Error::Unsupported`] naming the codec; anything else is corrupt.
+/// decode (`xz`, `bzip2` in the wasm32 build, see Cargo.toml) is [`crate::Error::Unsupported`]
+/// naming the codec; anything else is corrupt.
 pub fn open_error(file: &str, e: &apache_avro::Error) -> crate::Error {
     match e.details() {
-        apache_avro::error::Details::CodecNotSupported(codec) => {
-            crate::Error::unsupported(file, format!("Avro compression codec '{codec}'"))
-        }
+        apache_avro::error::Details::CodecNotSupported(codec) => crate::Error::unsupported(
+            file,
+            format!(
+                "Avro compression codec '{codec}' (read by the lakescope CLI, not in the browser)"
+            ),
+        ),
         _ => crate::Error::corrupt(file, format!("invalid Avro file: {e}")),
     }
 }

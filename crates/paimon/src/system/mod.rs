@@ -1,5 +1,6 @@
 //! System tables (`t$snapshots`, `t$files`, `t$audit_log`, ...) as Arrow record batches, with Paimon's column names.
 
+mod consumers;
 mod files;
 mod metadata;
 mod render;
@@ -22,6 +23,7 @@ pub const SYSTEM_TABLES: &[&str] = &[
     "buckets",
     "audit_log",
     "ro",
+    "consumers",
 ];
 
 /// Whether the system table `name` depends on a snapshot (so time travel applies to it).
@@ -56,6 +58,7 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
         "buckets" => files::buckets(table, snapshot).await,
         "audit_log" => views::audit_log(table, snapshot).await,
         "ro" => views::read_optimized(table, snapshot).await,
+        "consumers" => consumers::consumers(table).await,
         other => Err(Error::NotFound {
             what: format!("system table '{other}' of {}", table.path()),
             context: Some(format!("available: {}", SYSTEM_TABLES.join(", "))),

@@ -92,6 +92,18 @@ def data_evolution_deletes():
     c.close()
 
 
+def consumers():
+    # Streaming consumers' progress (consumer/consumer-<id>), listed by the $consumers table.
+    from pypaimon.consumer.consumer import Consumer
+    t = table(KV, {})
+    write(t, rows(0, 2, 'a'))
+    write(t, rows(2, 4, 'a'))
+    manager = t.consumer_manager()
+    manager.reset_consumer('flink-job-1', Consumer(next_snapshot=2))
+    manager.reset_consumer('audit', Consumer(next_snapshot=3))
+    return 'm.consumers$consumers'
+
+
 def data_evolution_appends():
     t = table(KV, {'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true'})
     write(t, rows(0, 8, 'a'))
@@ -130,6 +142,12 @@ def blob():
 def avro_xz():
     t = table(KV, {'file.format': 'avro', 'file.compression': 'xz'})
     write(t, rows(0, 4, 'a'))
+    write(t, rows(4, 6, 'b'))
+
+
+def avro_bzip2():
+    t = table(KV, {'file.format': 'avro', 'file.compression': 'bzip2'})
+    write(t, rows(0, 4, 'a'))
 
 
 def fallback_branch():
@@ -161,8 +179,8 @@ def unknown_index_type():
             fastavro.writer(f, schema, records, codec=codec)
 
 
-globals()[FEATURE]()
-t = CAT.get_table('m.' + FEATURE)
+# A feature may name the table whose rows to print (a system table); else m.<feature>.
+t = CAT.get_table(globals()[FEATURE]() or 'm.' + FEATURE)
 try:
     rb = t.new_read_builder()
     data = rb.new_read().to_arrow(rb.new_scan().plan().splits())
