@@ -10,6 +10,7 @@ use lakescope_paimon::Error;
 use lakescope_storage::{LocalStore, ObjectStore};
 use lakescope_test_support::oracles::{oracles, run};
 use lakescope_test_support::tables::rows;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 use std::rc::Rc;
@@ -44,7 +45,8 @@ async fn read_latest(dir: &Path, feature: &str) -> Result<Vec<String>, Error> {
     Ok(rows(&out.batches))
 }
 
-/// Reads `feature` in lakescope and pypaimon and asserts the same rows; returns them.
+/// Reads `feature` in lakescope and pypaimon and asserts the same rows at the latest snapshot
+/// and at every snapshot pypaimon reads (`snapshots.json` of gen_modern.py); returns the latest.
 async fn same_as_pypaimon(feature: &str) -> Option<Vec<String>> {
     let (dir, expected) = generate(feature)?;
     let expected = expected.unwrap_or_else(|e| panic!("pypaimon cannot read {feature}: {e}"));
@@ -52,6 +54,29 @@ async fn same_as_pypaimon(feature: &str) -> Option<Vec<String>> {
         .await
         .unwrap_or_else(|e| panic!("{feature}: {e}"));
     assert_eq!(got, expected, "{feature}");
+    let per_snapshot: BTreeMap<i64, serde_json::Value> = serde_json::from_slice(
+        &std::fs::read(dir.path().join("snapshots.json")).expect("gen_modern.py's snapshots.json"),
+    )
+    .unwrap();
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(dir.path()));
+    let table = Table::open(store, &format!("m.db/{feature}"))
+        .await
+        .unwrap();
+    for (id, want) in &per_snapshot {
+        let Some(want) = want.as_array() else {
+            panic!("pypaimon cannot read {feature} at snapshot {id}: {want}");
+        };
+        let snapshot = table.snapshot(*id).await.unwrap();
+        let out = read_snapshot(&table, Some(&snapshot), &ReadRequest::default())
+            .await
+            .unwrap_or_else(|e| panic!("{feature} at snapshot {id}: {e}"));
+        let want: Vec<String> = want
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(rows(&out.batches), want, "{feature} at snapshot {id}");
+    }
+    assert!(!per_snapshot.is_empty(), "{feature}: no snapshots compared");
     Some(got)
 }
 

@@ -4,6 +4,8 @@ rows of its latest snapshot (one line per row, cells joined by '|', bytes as hex
 
 usage: gen_modern.py <warehouse dir> <feature>   (the table is m.<feature>)
 """
+import json
+import os
 import sys
 
 import pyarrow as pa
@@ -179,12 +181,33 @@ def unknown_index_type():
             fastavro.writer(f, schema, records, codec=codec)
 
 
-# A feature may name the table whose rows to print (a system table); else m.<feature>.
-t = CAT.get_table(globals()[FEATURE]() or 'm.' + FEATURE)
-try:
+def lines(t):
     rb = t.new_read_builder()
     data = rb.new_read().to_arrow(rb.new_scan().plan().splits())
-    for row in data.to_pylist():
-        print('|'.join('null' if v is None else v.hex() if isinstance(v, bytes) else str(v) for v in row.values()))
+    return ['|'.join('null' if v is None else v.hex() if isinstance(v, bytes) else str(v) for v in row.values())
+            for row in data.to_pylist()]
+
+
+def first_line(e):
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
+# A feature may name the table whose rows to print (a system table); else m.<feature>.
+target = globals()[FEATURE]() or 'm.' + FEATURE
+t = CAT.get_table(target)
+try:
+    for line in lines(t):
+        print(line)
 except Exception as e:  # noqa: BLE001 - the oracle reports any failure as a line
-    print('!! %s' % str(e).splitlines()[0] if str(e) else type(e).__name__)
+    print('!! %s' % first_line(e))
+if '$' not in target:
+    # Every snapshot's rows (time travel by scan.snapshot-id), for the reader to compare each.
+    snapshot_dir = os.path.join(WH, 'm.db', FEATURE, 'snapshot')
+    per_snapshot = {}
+    for sid in sorted(int(f[len('snapshot-'):]) for f in os.listdir(snapshot_dir) if f.startswith('snapshot-')):
+        try:
+            per_snapshot[sid] = sorted(lines(t.copy({'scan.snapshot-id': str(sid)})))
+        except Exception as e:  # noqa: BLE001
+            per_snapshot[sid] = '!! %s' % first_line(e)
+    with open(os.path.join(WH, 'snapshots.json'), 'w') as f:
+        json.dump(per_snapshot, f)
