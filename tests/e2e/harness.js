@@ -1,6 +1,8 @@
 // Shared pieces of the end-to-end tests: the browser, pages that record problems, grid reading.
 import { createServer } from "node:net";
-import { mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { join, normalize } from "node:path";
 import { before, after } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -240,4 +242,28 @@ export async function copyDemoToOpfs(page) {
     .getByTestId("connection-status")
     .filter({ hasText: /^opfs:\/\/my-lake\/ · \d+ databases · \d+ tables$/ })
     .waitFor({ timeout: 60_000 });
+}
+
+/** A static file server for `dir` that sends what a bucket's CORS rule would (GET/HEAD from any
+ * origin, Range allowed); 404 for a missing file. */
+export function serveWithCors(dir, port) {
+  const srv = createHttpServer((req, res) => {
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    res.setHeader("Access-Control-Allow-Headers", "Range");
+    res.setHeader("Access-Control-Expose-Headers", "Content-Length, Content-Range");
+    if (req.method === "OPTIONS") return res.writeHead(204).end();
+    const path = normalize(join(dir, decodeURIComponent(new URL(req.url, "http://x").pathname)));
+    if (!path.startsWith(dir) || !existsSync(path) || !statSync(path).isFile()) return res.writeHead(404).end();
+    const size = statSync(path).size;
+    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
+    if (range) {
+      const start = Number(range[1]);
+      const end = Math.min(range[2] ? Number(range[2]) : size - 1, size - 1);
+      res.writeHead(206, { "Content-Range": `bytes ${start}-${end}/${size}`, "Content-Length": end - start + 1 });
+      return req.method === "HEAD" ? res.end() : createReadStream(path, { start, end }).pipe(res);
+    }
+    res.writeHead(200, { "Content-Length": size });
+    return req.method === "HEAD" ? res.end() : createReadStream(path).pipe(res);
+  });
+  return new Promise((resolve) => srv.listen(port, "127.0.0.1", () => resolve(srv)));
 }

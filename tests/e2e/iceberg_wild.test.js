@@ -8,12 +8,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:http";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join, normalize } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, gridRows, shot, testBrowser } from "./harness.js";
+import { freePort, gridRows, serveWithCors, shot, testBrowser } from "./harness.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PYTHON = join(process.env.LAKE_TOOLS ?? join(homedir(), ".cache/lake-oracles"), "venv/bin/python");
@@ -24,30 +23,6 @@ let work;
 let server;
 let lake; // the warehouse URL
 let oracle; // what write_wild.py printed: {table: {metadata, rows, snapshots}}
-
-/** A static file server for `dir` that sends what a bucket's CORS rule would (GET/HEAD from any
- * origin, Range allowed); 404 for a missing file. */
-function serveWithCors(dir, port) {
-  const srv = createServer((req, res) => {
-    res.setHeader("Access-Control-Allow-Origin", "*");
-    res.setHeader("Access-Control-Allow-Headers", "Range");
-    res.setHeader("Access-Control-Expose-Headers", "Content-Length, Content-Range");
-    if (req.method === "OPTIONS") return res.writeHead(204).end();
-    const path = normalize(join(dir, decodeURIComponent(new URL(req.url, "http://x").pathname)));
-    if (!path.startsWith(dir) || !existsSync(path) || !statSync(path).isFile()) return res.writeHead(404).end();
-    const size = statSync(path).size;
-    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
-    if (range) {
-      const start = Number(range[1]);
-      const end = Math.min(range[2] ? Number(range[2]) : size - 1, size - 1);
-      res.writeHead(206, { "Content-Range": `bytes ${start}-${end}/${size}`, "Content-Length": end - start + 1 });
-      return req.method === "HEAD" ? res.end() : createReadStream(path, { start, end }).pipe(res);
-    }
-    res.writeHead(200, { "Content-Length": size });
-    return req.method === "HEAD" ? res.end() : createReadStream(path).pipe(res);
-  });
-  return new Promise((resolve) => srv.listen(port, "127.0.0.1", () => resolve(srv)));
-}
 
 before(async () => {
   if (SKIP) return;
