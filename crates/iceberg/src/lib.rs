@@ -13,6 +13,7 @@ pub mod diff;
 pub mod error;
 pub mod inspect;
 pub mod inventory;
+pub mod lineage;
 pub mod location;
 pub mod missing;
 pub mod name_mapping;

@@ -341,8 +341,9 @@ pub async fn read_task(
 ) -> Result<Vec<RecordBatch>> {
     let key = &task.data.key;
     let bytes = table.store().get(key).await?;
-    let mut batches =
+    let decoded =
         decode_data_file(table, key, bytes, task.data.file.file_format, read_fields).await?;
+    let mut batches = crate::lineage::inherit(&task.data, read_fields, decoded)?;
     let mut deleted = BTreeSet::new();
     for d in &task.position_deletes {
         cache.positions(table, d, key, &mut deleted).await?;

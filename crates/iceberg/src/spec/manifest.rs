@@ -1,4 +1,4 @@
-//! Manifest lists and manifests (Avro), v1 and v2: fields are looked up by name, nulls inherited.
+//! Manifest lists and manifests (Avro), v1 to v3: fields are looked up by name, nulls inherited.
 
 use crate::{Error, Result};
 use apache_avro::types::Value;
@@ -67,6 +67,8 @@ pub struct ManifestFile {
     pub added_rows_count: Option<i64>,
     pub existing_rows_count: Option<i64>,
     pub deleted_rows_count: Option<i64>,
+    /// v3 row lineage: the first row id of the manifest's data files without their own.
+    pub first_row_id: Option<i64>,
 }
 
 /// A partition or bound value, as stored in a manifest.
@@ -122,6 +124,8 @@ pub struct DataFile {
     /// v3 deletion vectors: blob offset and length in the Puffin file.
     pub content_offset: Option<i64>,
     pub content_size_in_bytes: Option<i64>,
+    /// v3 row lineage: the `_row_id` of the file's first row (inherited, see [`read_manifest`]).
+    pub first_row_id: Option<i64>,
 }
 
 /// Reads the records of an Avro object-container file.
@@ -234,6 +238,7 @@ pub fn read_manifest_list(file: &str, bytes: &[u8]) -> Result<Vec<ManifestFile>>
                 added_rows_count: rec.opt_long("added_rows_count")?,
                 existing_rows_count: rec.opt_long("existing_rows_count")?,
                 deleted_rows_count: rec.opt_long("deleted_rows_count")?,
+                first_row_id: rec.opt_long("first_row_id")?,
             })
         })
         .collect()
@@ -286,13 +291,17 @@ fn lakescope_decimal(bytes: &[u8]) -> Option<i128> {
     Some(i128::from_be_bytes(buf))
 }
 
-/// Decodes a manifest, inheriting null snapshot ids and sequence numbers from `manifest`.
+/// Decodes a manifest, inheriting null snapshot ids and sequence numbers from `manifest`, and
+/// null `first_row_id`s of live data files from the manifest's (spec "First Row ID
+/// Inheritance": the manifest's `first_row_id` plus the record counts of the preceding live
+/// data files that had none; a manifest without one leaves every file without one).
 pub fn read_manifest(
     file: &str,
     bytes: &[u8],
     manifest: &ManifestFile,
 ) -> Result<Vec<ManifestEntry>> {
     let records = read_avro(file, bytes)?;
+    let mut next_row_id = manifest.first_row_id;
     records
         .iter()
         .map(|r| {
@@ -341,6 +350,20 @@ pub fn read_manifest(
             let file_sequence_number = rec
                 .opt_long("file_sequence_number")?
                 .unwrap_or(manifest.sequence_number);
+            let record_count = df.long("record_count")?;
+            let first_row_id = match (next_row_id.as_mut(), df.opt_long("first_row_id")?) {
+                (None, _) => None,
+                (Some(_), own) if content != DataContentType::Data => own,
+                (Some(_), Some(own)) => Some(own),
+                (Some(_), None) if status == Status::Deleted => None,
+                (Some(next), None) => {
+                    let first = *next;
+                    *next = next.checked_add(record_count).ok_or_else(|| {
+                        Error::corrupt(file, "first_row_id overflows past i64::MAX")
+                    })?;
+                    Some(first)
+                }
+            };
             let file_path = df.string("file_path")?;
             if df.opt("key_metadata").is_some() {
                 return Err(Error::unsupported(
@@ -360,12 +383,13 @@ pub fn read_manifest(
                     file_path,
                     file_format: FileFormat::parse(file, &df.string("file_format")?)?,
                     partition,
-                    record_count: df.long("record_count")?,
+                    record_count,
                     file_size_in_bytes: df.long("file_size_in_bytes")?,
                     equality_ids,
                     referenced_data_file: df.opt_string("referenced_data_file"),
                     content_offset: df.opt_long("content_offset")?,
                     content_size_in_bytes: df.opt_long("content_size_in_bytes")?,
+                    first_row_id,
                 },
             })
         })
@@ -392,6 +416,7 @@ mod tests {
             added_rows_count: None,
             existing_rows_count: None,
             deleted_rows_count: None,
+            first_row_id: None,
         }
     }
 

@@ -169,12 +169,25 @@ pub async fn load_corpus(name: &str) -> MemoryStore {
 /// Missing, a panic, or with `LAKESCOPE_SKIP_ORACLES=1` a loud skip of `test` (`None`), as the
 /// other interop tests do (lakescope-test-support).
 pub fn pyiceberg_python(test: &str) -> Option<PathBuf> {
+    oracle_python(test, "import pyiceberg, pyarrow, sqlalchemy")
+}
+
+/// The oracle venv's python with DuckDB and its iceberg extension, missing or skipped as
+/// [`pyiceberg_python`].
+pub fn duckdb_python(test: &str) -> Option<PathBuf> {
+    oracle_python(
+        test,
+        "import duckdb, duckdb_extension_avro, duckdb_extension_iceberg",
+    )
+}
+
+fn oracle_python(test: &str, imports: &str) -> Option<PathBuf> {
     let root = std::env::var_os("LAKE_TOOLS")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/lake-oracles")))?;
     let py = root.join("venv/bin/python");
     let ok = std::process::Command::new(&py)
-        .args(["-c", "import pyiceberg, pyarrow, sqlalchemy"])
+        .args(["-c", imports])
         .status()
         .is_ok_and(|s| s.success());
     if ok {
@@ -187,6 +200,6 @@ pub fn pyiceberg_python(test: &str) -> Option<PathBuf> {
              (or set LAKESCOPE_SKIP_ORACLES=1 to skip)"
         );
     }
-    eprintln!("\n*** SKIPPED {test}: no pyiceberg oracle venv under {root} (LAKESCOPE_SKIP_ORACLES=1) ***\n");
+    eprintln!("\n*** SKIPPED {test}: no oracle venv (`{imports}`) under {root} (LAKESCOPE_SKIP_ORACLES=1) ***\n");
     None
 }
