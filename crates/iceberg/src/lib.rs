@@ -17,6 +17,7 @@ pub mod lineage;
 pub mod location;
 pub mod missing;
 pub mod name_mapping;
+pub mod orc_names;
 pub mod partition_values;
 pub mod plan;
 pub mod read;

@@ -38,7 +38,7 @@ pub fn fields_by_id(meta: &TableMetadata) -> HashMap<i32, NestedField> {
 
 /// The field ids a data file holds (anywhere in its schema; from the table's name mapping when
 /// the file has none, see [`name_mapping`]); `None` when its format does not say (ORC columns
-/// are matched by name).
+/// are matched by name, see [`crate::orc_names`]).
 pub fn file_ids(
     key: &str,
     bytes: &bytes::Bytes,
@@ -156,7 +156,25 @@ impl<'a> Fill<'a> {
                     ),
                 ));
             }
-            return Ok(None);
+            crate::orc_names::check(key, meta, read_fields)?;
+            // Identity-partition source columns read the partition value whether or not the
+            // file has them (Java's ORC readers take every `PartitionUtil.constantsMap` value).
+            let mut ids = Vec::new();
+            read_fields
+                .iter()
+                .for_each(|f| crate::orc_names::read_ids(f, &mut ids));
+            if !ids.iter().any(|id| partition.contains_key(id)) {
+                return Ok(None);
+            }
+            ids.retain(|id| !partition.contains_key(id));
+            return Self::plan(
+                key,
+                metadata_key,
+                meta,
+                Some(ids.into_iter().collect()),
+                read_fields,
+                partition,
+            );
         };
         let mut fill = Self {
             key,
