@@ -1,9 +1,9 @@
 """Reads an Iceberg table with DuckDB's iceberg extension (the cross-check oracle).
 
-usage: duckdb_scan.py METADATA_JSON COLUMN...
+usage: duckdb_scan.py METADATA_JSON COLUMN... (`*`: every column)
 Prints one JSON object: {"rows": [[canonical strings or null]...]} sorted, or {"error": "..."}
-when DuckDB refuses the table. Timestamps are ISO with 6 (or, for nanoseconds, 9) fraction
-digits as DuckDB renders them as text.
+when DuckDB refuses the table. Values are canonical text as write_wild.py renders them
+(timestamps ISO with 6 fraction digits, zoned ones in UTC, structs `{a: 1, b: null}`).
 """
 import glob
 import json
@@ -11,6 +11,9 @@ import os
 import sys
 
 import duckdb
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from write_wild import canon  # noqa: E402
 
 
 def connect():
@@ -28,13 +31,14 @@ def connect():
 def main():
     meta, columns = sys.argv[1], sys.argv[2:]
     con = connect()
-    select = ", ".join(f'CAST("{c}" AS VARCHAR)' for c in columns)
+    con.execute("SET TimeZone = 'UTC'")
+    select = ", ".join(c if c == '*' else f'"{c}"' for c in columns)
     try:
         rows = con.sql(f"SELECT {select} FROM iceberg_scan('{meta}')").fetchall()
     except duckdb.Error as e:
-        print(json.dumps({"error": str(e)}))
+        print(json.dumps({"error": str(e).split(chr(10))[0]}))
         return
-    print(json.dumps({"rows": sorted([list(r) for r in rows], key=json.dumps)}))
+    print(json.dumps({"rows": sorted([[canon(v) for v in r] for r in rows], key=json.dumps)}))
 
 
 main()
