@@ -8,7 +8,7 @@
 use crate::plan::FileEntry;
 use crate::spec::manifest::Literal;
 use crate::spec::transform::Transform;
-use crate::spec::{NestedField, TableMetadata};
+use crate::spec::{NestedField, TableMetadata, Type};
 use crate::{Error, Result};
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Decimal128Array, Float32Array, Float64Array, Int32Array,
@@ -61,6 +61,14 @@ pub fn column(
         (Literal::Long(v), _) => Arc::new(Int64Array::from(vec![*v])),
         (Literal::Float(v), _) => Arc::new(Float32Array::from(vec![*v])),
         (Literal::Double(v), _) => Arc::new(Float64Array::from(vec![*v])),
+        // A uuid partition value decoded as its text: the 16 bytes it stands for.
+        (Literal::String(s), _) if field.field_type == Type::Uuid => {
+            let digits: String = s.chars().filter(|c| *c != '-').collect();
+            let bytes = crate::defaults::hex(&digits)
+                .filter(|b| b.len() == 16)
+                .ok_or_else(|| bad(format!("'{s}' is not a UUID")))?;
+            Arc::new(BinaryArray::from(vec![bytes.as_slice()]))
+        }
         (Literal::String(s), _) => Arc::new(StringArray::from(vec![s.as_str()])),
         (Literal::Bytes(b), _) => Arc::new(BinaryArray::from(vec![b.as_slice()])),
         (Literal::Decimal(v), ArrowType::Decimal128(p, s)) => Arc::new(
@@ -83,7 +91,6 @@ pub fn column(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Type;
     use arrow_array::cast::AsArray;
     use arrow_array::types::{Date32Type, TimestampMicrosecondType};
     use arrow_array::Array;
@@ -123,6 +130,18 @@ mod tests {
         .unwrap();
         assert_eq!(t.data_type(), &ts);
         assert_eq!(t.as_primitive::<TimestampMicrosecondType>().value(0), 7);
+        let u = column(
+            "f",
+            &field(Type::Uuid),
+            Some(&Literal::String(
+                "00112233-4455-6677-8899-aabbccddeeff".into(),
+            )),
+            &ArrowType::Binary,
+            1,
+        )
+        .unwrap();
+        assert_eq!(u.as_binary::<i32>().value(0)[..2], [0x00, 0x11]);
+        assert_eq!(u.as_binary::<i32>().value(0).len(), 16);
         let n = column("f", &field(Type::String), None, &ArrowType::Utf8, 3).unwrap();
         assert_eq!(n.null_count(), 3);
         let err = column(
