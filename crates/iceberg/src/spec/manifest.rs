@@ -353,7 +353,8 @@ pub fn read_manifest(
             let record_count = df.long("record_count")?;
             let first_row_id = match (next_row_id.as_mut(), df.opt_long("first_row_id")?) {
                 (None, _) => None,
-                (Some(_), own) if content != DataContentType::Data => own,
+                // Always null for delete files.
+                (Some(_), _) if content != DataContentType::Data => None,
                 (Some(_), Some(own)) => Some(own),
                 (Some(_), None) if status == Status::Deleted => None,
                 (Some(next), None) => {
@@ -427,6 +428,60 @@ mod tests {
         assert!(err.to_string().contains("metadata/x-m0.avro"), "{err}");
         let err = read_manifest_list("snap-1.avro", b"Obj\x01trunc").unwrap_err();
         assert!(err.to_string().contains("snap-1.avro"), "{err}");
+    }
+
+    /// Java `ManifestReader.idAssigner`: live data files without a first row id take the
+    /// manifest's plus the record counts of the earlier ones that had none; deleted entries
+    /// take none and do not count; a manifest without one leaves every file without one.
+    #[test]
+    fn first_row_ids_are_inherited_by_live_data_files() {
+        let schema = apache_avro::Schema::parse_str(
+            r#"{"type":"record","name":"manifest_entry","fields":[
+              {"name":"status","type":"int"},
+              {"name":"data_file","type":{"type":"record","name":"r2","fields":[
+                {"name":"file_path","type":"string"},
+                {"name":"file_format","type":"string"},
+                {"name":"record_count","type":"long"},
+                {"name":"file_size_in_bytes","type":"long"},
+                {"name":"first_row_id","type":["null","long"]}]}}]}"#,
+        )
+        .unwrap();
+        let mut w = apache_avro::Writer::new(&schema, Vec::new()).unwrap();
+        // (status, record count, own first row id)
+        for (status, rows, own) in [(1, 3, None), (2, 5, None), (0, 2, Some(50)), (1, 4, None)] {
+            let own = match own {
+                Some(v) => Value::Union(1, Box::new(Value::Long(v))),
+                None => Value::Union(0, Box::new(Value::Null)),
+            };
+            w.append_value(Value::Record(vec![
+                ("status".into(), Value::Int(status)),
+                (
+                    "data_file".into(),
+                    Value::Record(vec![
+                        ("file_path".into(), Value::String("d.parquet".into())),
+                        ("file_format".into(), Value::String("PARQUET".into())),
+                        ("record_count".into(), Value::Long(rows)),
+                        ("file_size_in_bytes".into(), Value::Long(1)),
+                        ("first_row_id".into(), own),
+                    ]),
+                ),
+            ]))
+            .unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let ids = |first_row_id| {
+            let m = ManifestFile {
+                first_row_id,
+                ..manifest_file(DataContentType::Data)
+            };
+            read_manifest("m.avro", &bytes, &m)
+                .unwrap()
+                .iter()
+                .map(|e| e.data_file.first_row_id)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(Some(100)), [Some(100), None, Some(50), Some(103)]);
+        assert_eq!(ids(None), [None, None, None, None]);
     }
 
     #[test]
