@@ -236,7 +236,8 @@ fn decimal(text: &str, precision: u8, scale: u8) -> std::result::Result<i128, St
     Ok(if negative { -v } else { v })
 }
 
-fn hex(text: &str) -> Option<Vec<u8>> {
+/// Bytes of a hex string (`None` if it is not hex).
+pub(crate) fn hex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {
         return None;
     }

@@ -1,11 +1,13 @@
-//! Fields a data file lacks (added to the schema after it was written): their `initial-default`.
+//! Fields a data file lacks: their identity-partition value, else their `initial-default`.
 //!
 //! A data file is decoded onto the read fields by field id; a field whose id the file does not
-//! hold reads as its `initial-default` (null when it has none), at the top level and inside
-//! structs. Such fields are decoded as nullable, then replaced by their default column.
+//! hold (after name mapping) reads, by the spec's "Column Projection" order, the value of an
+//! identity partition field on it ([`crate::partition_values`]), else its `initial-default`
+//! (null when it has none), at the top level and inside structs. Such fields are decoded as
+//! nullable, then replaced by their column.
 
 use crate::name_mapping::{self, MappingSource};
-use crate::spec::{FileFormat, NestedField, TableMetadata, Type};
+use crate::spec::{FileFormat, Literal, NestedField, TableMetadata, Type};
 use crate::{Error, Result};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StructArray};
@@ -36,7 +38,7 @@ pub fn fields_by_id(meta: &TableMetadata) -> HashMap<i32, NestedField> {
 
 /// The field ids a data file holds (anywhere in its schema; from the table's name mapping when
 /// the file has none, see [`name_mapping`]); `None` when its format does not say (ORC columns
-/// are matched by name).
+/// are matched by name, see [`crate::orc_names`]).
 pub fn file_ids(
     key: &str,
     bytes: &bytes::Bytes,
@@ -115,6 +117,8 @@ pub struct Fill<'a> {
     metadata_key: String,
     present: HashSet<i32>,
     by_id: HashMap<i32, NestedField>,
+    /// Identity-partition values of the file by source field id.
+    partition: HashMap<i32, Option<Literal>>,
     /// The read fields as asked for.
     wanted: Vec<DataField>,
     /// The read fields to decode the file with.
@@ -126,13 +130,15 @@ fn has_default(f: &NestedField) -> bool {
 }
 
 impl<'a> Fill<'a> {
-    /// Plans the filling of `read_fields` for the file `key` (`None`: nothing to fill).
+    /// Plans the filling of `read_fields` for the file `key` whose identity-partition values
+    /// are `partition` (`None`: nothing to fill).
     pub fn plan(
         key: &'a str,
         metadata_key: &str,
         meta: &TableMetadata,
         present: Option<HashSet<i32>>,
         read_fields: &[DataField],
+        partition: HashMap<i32, Option<Literal>>,
     ) -> Result<Option<Self>> {
         let by_id = fields_by_id(meta);
         let Some(present) = present else {
@@ -150,13 +156,32 @@ impl<'a> Fill<'a> {
                     ),
                 ));
             }
-            return Ok(None);
+            crate::orc_names::check(key, meta, read_fields)?;
+            // Identity-partition source columns read the partition value whether or not the
+            // file has them (Java's ORC readers take every `PartitionUtil.constantsMap` value).
+            let mut ids = Vec::new();
+            read_fields
+                .iter()
+                .for_each(|f| crate::orc_names::read_ids(f, &mut ids));
+            if !ids.iter().any(|id| partition.contains_key(id)) {
+                return Ok(None);
+            }
+            ids.retain(|id| !partition.contains_key(id));
+            return Self::plan(
+                key,
+                metadata_key,
+                meta,
+                Some(ids.into_iter().collect()),
+                read_fields,
+                partition,
+            );
         };
         let mut fill = Self {
             key,
             metadata_key: metadata_key.to_string(),
             present,
             by_id,
+            partition,
             wanted: read_fields.to_vec(),
             decode: read_fields.to_vec(),
         };
@@ -176,6 +201,10 @@ impl<'a> Fill<'a> {
             return Ok(false);
         };
         if !self.present.contains(&field.id) {
+            if self.partition.contains_key(&field.id) {
+                relax_all(field);
+                return Ok(true);
+            }
             if !has_default(nf) && field.data_type.nullable {
                 return Ok(false);
             }
@@ -247,6 +276,15 @@ impl<'a> Fill<'a> {
             return Ok(array.clone());
         };
         if !self.present.contains(&field.id) {
+            if let Some(value) = self.partition.get(&field.id) {
+                return crate::partition_values::column(
+                    self.key,
+                    nf,
+                    value.as_ref(),
+                    &to_arrow_type(&field.data_type),
+                    array.len(),
+                );
+            }
             if !has_default(nf) {
                 return Ok(array.clone());
             }

@@ -60,6 +60,7 @@ pub(crate) async fn manifests_of(table: &Table, snapshot: &Snapshot) -> Result<V
             added_rows_count: None,
             existing_rows_count: None,
             deleted_rows_count: None,
+            first_row_id: None,
         })
         .collect())
 }

@@ -55,15 +55,15 @@ pub async fn decode_file(
     Ok(read_file(key, bytes, fmt, &file_side, read_fields, FileKind::Append).await?)
 }
 
-/// Decodes a data file of `table` onto `read_fields`: fields the file lacks (added after it was
-/// written) read as their `initial-default` ([`crate::missing`]).
+/// Decodes the data file `data` of `table` (its bytes) onto `read_fields`: fields the file lacks
+/// read as their identity-partition value or `initial-default` ([`crate::missing`]).
 pub async fn decode_data_file(
     table: &Table,
-    key: &str,
+    data: &FileEntry,
     bytes: Bytes,
-    format: FileFormat,
     read_fields: &[DataField],
 ) -> Result<Vec<RecordBatch>> {
+    let (key, format) = (data.key.as_str(), data.file.file_format);
     let mapping = MappingSource::of(table);
     let present = crate::missing::file_ids(key, &bytes, format, mapping)?;
     match crate::missing::Fill::plan(
@@ -72,6 +72,7 @@ pub async fn decode_data_file(
         table.metadata(),
         present,
         read_fields,
+        crate::partition_values::identity_values(table.metadata(), data),
     )? {
         None => decode_file(key, bytes, format, read_fields, mapping).await,
         Some(fill) => decode_file(key, bytes, format, &fill.decode, mapping)
@@ -341,8 +342,8 @@ pub async fn read_task(
 ) -> Result<Vec<RecordBatch>> {
     let key = &task.data.key;
     let bytes = table.store().get(key).await?;
-    let mut batches =
-        decode_data_file(table, key, bytes, task.data.file.file_format, read_fields).await?;
+    let decoded = decode_data_file(table, &task.data, bytes, read_fields).await?;
+    let mut batches = crate::lineage::inherit(&task.data, read_fields, decoded)?;
     let mut deleted = BTreeSet::new();
     for d in &task.position_deletes {
         cache.positions(table, d, key, &mut deleted).await?;

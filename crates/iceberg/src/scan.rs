@@ -169,6 +169,12 @@ pub async fn read(
         SnapshotSelector::Current => table.read_schema(None)?,
         _ => table.read_schema(snapshot)?,
     };
+    let lineage = crate::lineage::with_requested(
+        table.metadata().format_version,
+        schema,
+        request.columns.as_deref(),
+    );
+    let schema: &Schema = &lineage;
     let indices: Vec<usize> = match &request.columns {
         Some(cols) => cols
             .iter()

@@ -523,6 +523,7 @@ async fn commit_position_delete(w: &Warehouse, t: &Table, positions: &[i64]) -> 
         added_rows_count: Some(positions.len() as i64),
         existing_rows_count: Some(0),
         deleted_rows_count: Some(0),
+        first_row_id: None,
     });
     let list_name = format!("metadata/snap-{snapshot_id}-diff-test.avro");
     let list = encode_manifest_list(

@@ -6,9 +6,6 @@
 //! The oracle venv comes from `scripts/iceberg-oracle.sh`; without it these tests fail, unless
 //! LAKESCOPE_SKIP_ORACLES=1 (then they are skipped with a loud message).
 
-use arrow_array::{make_array, Array, ArrayRef, RecordBatch};
-use arrow_cast::display::{ArrayFormatter, FormatOptions};
-use arrow_schema::DataType;
 use lakescope_iceberg::{is_iceberg_table, read_table, ReadRequest, SnapshotSelector, Table};
 use lakescope_storage::{LocalStore, ObjectStore};
 use serde_json::Value;
@@ -18,7 +15,7 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 
 mod common;
-use common::pyiceberg_python;
+use common::{canonical_rows, pyiceberg_python};
 
 /// The warehouse pyiceberg wrote (once per test binary) and what it printed about it.
 fn fixtures() -> Option<&'static (PathBuf, Value)> {
@@ -40,63 +37,6 @@ fn fixtures() -> Option<&'static (PathBuf, Value)> {
             Some((root, serde_json::from_slice(&out.stdout).unwrap()))
         })
         .as_ref()
-}
-
-/// Rows as pyiceberg's canonical text (see write_wild.py), sorted. Zoned timestamps (UTC
-/// instants) are shown as `…+00:00`, formatted without the zone (whose name "UTC" the formatter
-/// cannot resolve without chrono-tz).
-fn canonical_rows(batches: &[RecordBatch]) -> Value {
-    let naive = FormatOptions::default()
-        .with_null("null")
-        .with_timestamp_format(Some("%Y-%m-%dT%H:%M:%S%.6f"));
-    let zoned = naive
-        .clone()
-        .with_timestamp_format(Some("%Y-%m-%dT%H:%M:%S%.6f+00:00"));
-    let mut rows = Vec::new();
-    for b in batches {
-        let columns: Vec<ArrayRef> = b
-            .columns()
-            .iter()
-            .map(|c| match c.data_type() {
-                DataType::Timestamp(unit, Some(_)) => make_array(
-                    c.to_data()
-                        .into_builder()
-                        .data_type(DataType::Timestamp(*unit, None))
-                        .build()
-                        .unwrap(),
-                ),
-                _ => c.clone(),
-            })
-            .collect();
-        let fmts: Vec<_> = columns
-            .iter()
-            .zip(b.columns())
-            .map(|(c, orig)| {
-                let options = match orig.data_type() {
-                    DataType::Timestamp(_, Some(_)) => &zoned,
-                    _ => &naive,
-                };
-                ArrayFormatter::try_new(c.as_ref(), options).unwrap()
-            })
-            .collect();
-        for r in 0..b.num_rows() {
-            rows.push(Value::Array(
-                columns
-                    .iter()
-                    .zip(&fmts)
-                    .map(|(c, f)| {
-                        if c.is_null(r) {
-                            Value::Null
-                        } else {
-                            Value::String(f.value(r).to_string())
-                        }
-                    })
-                    .collect(),
-            ));
-        }
-    }
-    rows.sort_by_key(|r| r.to_string());
-    Value::Array(rows)
 }
 
 fn sorted(v: &Value) -> Value {
@@ -261,5 +201,72 @@ async fn files_without_field_ids_and_no_mapping_are_refused() {
             && err.contains("no Iceberg field ids")
             && err.contains("schema.name-mapping.default"),
         "{err}"
+    );
+}
+
+/// Spec "Column Projection": data files without the source column of an identity partition
+/// (Hive files migrated by metadata only) read its value from their partition tuple, and a
+/// column with an `initial-default` they lack reads the default; row for row as pyiceberg.
+#[tokio::test(flavor = "current_thread")]
+async fn identity_partition_values_fill_columns_files_lack_like_pyiceberg() {
+    let Some((root, fx)) = fixtures() else { return };
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(root.join("wh")));
+    let table = Table::open(store, "wild/hive").await.unwrap();
+    let expected = &fx["hive"];
+    assert_eq!(
+        read(&table, SnapshotSelector::Current).await,
+        sorted(&expected["rows"])
+    );
+    // Only the partition column: filled from the partition tuple alone.
+    let only = ReadRequest {
+        columns: Some(vec!["region".into()]),
+        limit: None,
+    };
+    let out = read_table(&table, &SnapshotSelector::Current, &only)
+        .await
+        .unwrap();
+    let regions: Vec<Value> = sorted(&expected["rows"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| Value::Array(vec![r[1].clone()]))
+        .collect();
+    assert_eq!(canonical_rows(&out.batches), sorted(&Value::Array(regions)));
+}
+
+/// DuckDB 1.5.5's iceberg_scan reads the pyiceberg-written tables row for row as lakescope does
+/// (gzip metadata, initial-defaults, name-mapped files, identity-partition values). The one
+/// difference: files without field ids and without a name mapping, which lakescope (and
+/// pyiceberg) refuse, DuckDB reads as all-null rows — by the spec such columns cannot be
+/// projected by id, so refusing stays.
+#[tokio::test(flavor = "current_thread")]
+async fn duckdb_reads_the_wild_tables_like_lakescope() {
+    let Some((root, fx)) = fixtures() else { return };
+    let Some(py) = common::duckdb_python("duckdb_reads_the_wild_tables_like_lakescope") else {
+        return;
+    };
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(root.join("wh")));
+    let meta = |t: &str| {
+        let m = fx[t]["metadata"].as_str().unwrap();
+        m.strip_prefix("file://").unwrap_or(m).to_string()
+    };
+    for name in ["gz", "defaults", "noids", "hive"] {
+        let table = Table::open(store.clone(), &format!("wild/{name}"))
+            .await
+            .unwrap();
+        let ours = read(&table, SnapshotSelector::Current).await;
+        assert_eq!(
+            Ok(ours),
+            common::duckdb_rows(&py, &meta(name), &["*"]),
+            "{name}"
+        );
+    }
+    let theirs = common::duckdb_rows(&py, &meta("noids_nomap"), &["*"]).unwrap();
+    let rows = theirs.as_array().unwrap();
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter()
+            .all(|r| r.as_array().unwrap().iter().all(Value::is_null)),
+        "{theirs}"
     );
 }

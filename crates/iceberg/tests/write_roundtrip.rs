@@ -419,3 +419,63 @@ async fn data_files_roll_at_the_target_size() {
     assert_eq!(snap.summary["added-data-files"], "3");
     assert_eq!(rows(&t, SnapshotSelector::Current).await.len(), 20_000);
 }
+
+/// A format-version 3 table is never written: lakescope does not maintain row lineage
+/// (`next-row-id`, snapshot `first-row-id` / `added-rows`, manifest `first_row_id`) nor write
+/// deletion vectors, so every data write and metadata change is refused naming the metadata
+/// file and the format version, and nothing new appears in the table folder.
+#[tokio::test(flavor = "current_thread")]
+async fn writes_to_format_version_3_tables_are_refused() {
+    use lakescope_iceberg::write::SchemaChange;
+    use lakescope_iceberg::write::{overwrite, update_properties, update_schema, upsert};
+    let wh = Warehouse::new();
+    let def = IcebergTableDefinition {
+        columns: vec![col("id", bigint())],
+        identifier_fields: vec!["id".into()],
+        ..Default::default()
+    };
+    let table = wh.create("db", "v3", def).await;
+    let one = || batch(vec![("id", longs(&[1]))]);
+    let t1 = append(&table, &[one()], &wh.env).await.unwrap();
+    // The same table upgraded to v3 by another writer (next metadata version).
+    let json = String::from_utf8(wh.store.get(t1.metadata_key()).await.unwrap().to_vec()).unwrap();
+    let v3 = json.replacen(
+        r#""format-version": 2"#,
+        r#""format-version": 3, "next-row-id": 1"#,
+        1,
+    );
+    assert_ne!(v3, json);
+    let key = format!("{}/metadata/v3.metadata.json", t1.key());
+    wh.store.put(&key, v3.into_bytes().into()).await.unwrap();
+    let hint = format!("{}/metadata/version-hint.text", t1.key());
+    wh.store.put(&hint, "3".into()).await.unwrap();
+    let t3 = Table::open(wh.store.clone(), t1.key()).await.unwrap();
+    assert_eq!(t3.metadata_key(), key);
+    let before = keys_under(&wh.store, t1.key()).await;
+    let refused = |r: Result<Table, Error>, what: &str| {
+        let err = r
+            .err()
+            .unwrap_or_else(|| panic!("{what}: written"))
+            .to_string();
+        assert!(
+            err.contains("v3.metadata.json") && err.contains("format-version 3"),
+            "{what}: {err}"
+        );
+    };
+    refused(append(&t3, &[one()], &wh.env).await, "append");
+    refused(overwrite(&t3, &[one()], &wh.env).await, "overwrite");
+    refused(upsert(&t3, &[one()], &wh.env).await, "upsert");
+    let add = SchemaChange::Add {
+        name: "x".into(),
+        data_type: string(),
+        doc: None,
+        position: None,
+    };
+    refused(update_schema(&t3, &[add], &wh.env).await, "schema change");
+    let set = BTreeMap::from([("k".to_string(), "v".to_string())]);
+    refused(
+        update_properties(&t3, &set, &[], &wh.env).await,
+        "property change",
+    );
+    assert_eq!(keys_under(&wh.store, t1.key()).await, before);
+}

@@ -1,4 +1,4 @@
-//! Manifest lists and manifests (Avro), v1 and v2: fields are looked up by name, nulls inherited.
+//! Manifest lists and manifests (Avro), v1 to v3: fields are looked up by name, nulls inherited.
 
 use crate::{Error, Result};
 use apache_avro::types::Value;
@@ -67,6 +67,8 @@ pub struct ManifestFile {
     pub added_rows_count: Option<i64>,
     pub existing_rows_count: Option<i64>,
     pub deleted_rows_count: Option<i64>,
+    /// v3 row lineage: the first row id of the manifest's data files without their own.
+    pub first_row_id: Option<i64>,
 }
 
 /// A partition or bound value, as stored in a manifest.
@@ -122,6 +124,8 @@ pub struct DataFile {
     /// v3 deletion vectors: blob offset and length in the Puffin file.
     pub content_offset: Option<i64>,
     pub content_size_in_bytes: Option<i64>,
+    /// v3 row lineage: the `_row_id` of the file's first row (inherited, see [`read_manifest`]).
+    pub first_row_id: Option<i64>,
 }
 
 /// Reads the records of an Avro object-container file.
@@ -234,6 +238,7 @@ pub fn read_manifest_list(file: &str, bytes: &[u8]) -> Result<Vec<ManifestFile>>
                 added_rows_count: rec.opt_long("added_rows_count")?,
                 existing_rows_count: rec.opt_long("existing_rows_count")?,
                 deleted_rows_count: rec.opt_long("deleted_rows_count")?,
+                first_row_id: rec.opt_long("first_row_id")?,
             })
         })
         .collect()
@@ -286,13 +291,17 @@ fn lakescope_decimal(bytes: &[u8]) -> Option<i128> {
     Some(i128::from_be_bytes(buf))
 }
 
-/// Decodes a manifest, inheriting null snapshot ids and sequence numbers from `manifest`.
+/// Decodes a manifest, inheriting null snapshot ids and sequence numbers from `manifest`, and
+/// null `first_row_id`s of live data files from the manifest's (spec "First Row ID
+/// Inheritance": the manifest's `first_row_id` plus the record counts of the preceding live
+/// data files that had none; a manifest without one leaves every file without one).
 pub fn read_manifest(
     file: &str,
     bytes: &[u8],
     manifest: &ManifestFile,
 ) -> Result<Vec<ManifestEntry>> {
     let records = read_avro(file, bytes)?;
+    let mut next_row_id = manifest.first_row_id;
     records
         .iter()
         .map(|r| {
@@ -341,6 +350,21 @@ pub fn read_manifest(
             let file_sequence_number = rec
                 .opt_long("file_sequence_number")?
                 .unwrap_or(manifest.sequence_number);
+            let record_count = df.long("record_count")?;
+            let first_row_id = match (next_row_id.as_mut(), df.opt_long("first_row_id")?) {
+                (None, _) => None,
+                // Always null for delete files.
+                (Some(_), _) if content != DataContentType::Data => None,
+                (Some(_), Some(own)) => Some(own),
+                (Some(_), None) if status == Status::Deleted => None,
+                (Some(next), None) => {
+                    let first = *next;
+                    *next = next.checked_add(record_count).ok_or_else(|| {
+                        Error::corrupt(file, "first_row_id overflows past i64::MAX")
+                    })?;
+                    Some(first)
+                }
+            };
             let file_path = df.string("file_path")?;
             if df.opt("key_metadata").is_some() {
                 return Err(Error::unsupported(
@@ -360,12 +384,13 @@ pub fn read_manifest(
                     file_path,
                     file_format: FileFormat::parse(file, &df.string("file_format")?)?,
                     partition,
-                    record_count: df.long("record_count")?,
+                    record_count,
                     file_size_in_bytes: df.long("file_size_in_bytes")?,
                     equality_ids,
                     referenced_data_file: df.opt_string("referenced_data_file"),
                     content_offset: df.opt_long("content_offset")?,
                     content_size_in_bytes: df.opt_long("content_size_in_bytes")?,
+                    first_row_id,
                 },
             })
         })
@@ -392,6 +417,7 @@ mod tests {
             added_rows_count: None,
             existing_rows_count: None,
             deleted_rows_count: None,
+            first_row_id: None,
         }
     }
 
@@ -402,6 +428,60 @@ mod tests {
         assert!(err.to_string().contains("metadata/x-m0.avro"), "{err}");
         let err = read_manifest_list("snap-1.avro", b"Obj\x01trunc").unwrap_err();
         assert!(err.to_string().contains("snap-1.avro"), "{err}");
+    }
+
+    /// Java `ManifestReader.idAssigner`: live data files without a first row id take the
+    /// manifest's plus the record counts of the earlier ones that had none; deleted entries
+    /// take none and do not count; a manifest without one leaves every file without one.
+    #[test]
+    fn first_row_ids_are_inherited_by_live_data_files() {
+        let schema = apache_avro::Schema::parse_str(
+            r#"{"type":"record","name":"manifest_entry","fields":[
+              {"name":"status","type":"int"},
+              {"name":"data_file","type":{"type":"record","name":"r2","fields":[
+                {"name":"file_path","type":"string"},
+                {"name":"file_format","type":"string"},
+                {"name":"record_count","type":"long"},
+                {"name":"file_size_in_bytes","type":"long"},
+                {"name":"first_row_id","type":["null","long"]}]}}]}"#,
+        )
+        .unwrap();
+        let mut w = apache_avro::Writer::new(&schema, Vec::new()).unwrap();
+        // (status, record count, own first row id)
+        for (status, rows, own) in [(1, 3, None), (2, 5, None), (0, 2, Some(50)), (1, 4, None)] {
+            let own = match own {
+                Some(v) => Value::Union(1, Box::new(Value::Long(v))),
+                None => Value::Union(0, Box::new(Value::Null)),
+            };
+            w.append_value(Value::Record(vec![
+                ("status".into(), Value::Int(status)),
+                (
+                    "data_file".into(),
+                    Value::Record(vec![
+                        ("file_path".into(), Value::String("d.parquet".into())),
+                        ("file_format".into(), Value::String("PARQUET".into())),
+                        ("record_count".into(), Value::Long(rows)),
+                        ("file_size_in_bytes".into(), Value::Long(1)),
+                        ("first_row_id".into(), own),
+                    ]),
+                ),
+            ]))
+            .unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let ids = |first_row_id| {
+            let m = ManifestFile {
+                first_row_id,
+                ..manifest_file(DataContentType::Data)
+            };
+            read_manifest("m.avro", &bytes, &m)
+                .unwrap()
+                .iter()
+                .map(|e| e.data_file.first_row_id)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(Some(100)), [Some(100), None, Some(50), Some(103)]);
+        assert_eq!(ids(None), [None, None, None, None]);
     }
 
     #[test]

@@ -44,8 +44,27 @@ pub async fn latest_metadata(
         .max())
 }
 
+/// Table property naming the codec of metadata files (`none` or `gzip`, as in Java).
+pub const METADATA_COMPRESSION: &str = "write.metadata.compression-codec";
+
+/// Whether metadata files of a table with `metadata` are gzip-compressed (Java
+/// `TableMetadataParser.Codec`: `none` or `gzip`, any case; others are refused).
+fn gzip_metadata(table_key: &str, metadata: &TableMetadata) -> Result<bool> {
+    match metadata.properties.get(METADATA_COMPRESSION) {
+        None => Ok(false),
+        Some(c) if c.eq_ignore_ascii_case("none") => Ok(false),
+        Some(c) if c.eq_ignore_ascii_case("gzip") => Ok(true),
+        Some(other) => Err(Error::unsupported(
+            table_key,
+            format!("{METADATA_COMPRESSION} = {other} (only none and gzip)"),
+        )),
+    }
+}
+
 /// Writes metadata version `version` of the table atomically (put-if-absent), then points
-/// `version-hint.text` at it. An existing file of that version is a [`Error::Conflict`].
+/// `version-hint.text` at it. An existing file of that version (plain or gzip) is a
+/// [`Error::Conflict`]. With `write.metadata.compression-codec = gzip` the file is
+/// `v<N>.gz.metadata.json`, gzip-compressed, as Java's HadoopTableOperations names it.
 pub async fn write_metadata(
     store: &dyn ObjectStore,
     table_key: &str,
@@ -53,10 +72,24 @@ pub async fn write_metadata(
     metadata: &TableMetadata,
 ) -> Result<String> {
     let dir = join(table_key, "metadata");
-    let key = join(&dir, &metadata_file_name(version));
+    let plain = join(&dir, &metadata_file_name(version));
+    let gz = join(&dir, &format!("v{version}.gz.metadata.json"));
+    let gzip = gzip_metadata(table_key, metadata)?;
+    let (key, other) = if gzip { (gz, plain) } else { (plain, gz) };
     let json = serde_json::to_vec_pretty(metadata)
         .map_err(|e| Error::Invalid(format!("{key}: serializing table metadata: {e}")))?;
-    match store.put_if_absent(&key, json.into()).await? {
+    let bytes = if gzip {
+        crate::spec::compression::gzip(&json)
+    } else {
+        json
+    };
+    if store.get_opt(&other).await?.is_some() {
+        return Err(Error::Conflict {
+            table: table_key.to_string(),
+            reason: format!("metadata version {version} was committed by another writer ({other})"),
+        });
+    }
+    match store.put_if_absent(&key, bytes.into()).await? {
         PutOutcome::Created => {}
         PutOutcome::AlreadyExists => {
             return Err(Error::Conflict {

@@ -275,6 +275,7 @@ async fn write_manifests(
             added_rows_count: Some(files.iter().map(|f| f.record_count).sum()),
             existing_rows_count: Some(0),
             deleted_rows_count: Some(0),
+            first_row_id: None,
         });
     }
     Ok(out)
@@ -438,6 +439,7 @@ async fn carry_manifests(
             added_rows_count: Some(0),
             existing_rows_count: Some(existing_rows),
             deleted_rows_count: Some(deleted_rows),
+            first_row_id: None,
             ..m
         });
         scratch.push(rel);

@@ -502,6 +502,7 @@ mod tests {
             added_rows_count: Some(3),
             existing_rows_count: Some(0),
             deleted_rows_count: Some(0),
+            first_row_id: None,
         };
         let entries = read_manifest("m.avro", &bytes, &listed).unwrap();
         assert_eq!(entries.len(), 1);

@@ -3,7 +3,8 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use arrow_array::{
-    ArrayRef, Decimal128Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
+    make_array, Array, ArrayRef, Decimal128Array, Int64Array, RecordBatch, StringArray,
+    TimestampMillisecondArray,
 };
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use bytes::Bytes;
@@ -169,12 +170,25 @@ pub async fn load_corpus(name: &str) -> MemoryStore {
 /// Missing, a panic, or with `LAKESCOPE_SKIP_ORACLES=1` a loud skip of `test` (`None`), as the
 /// other interop tests do (lakescope-test-support).
 pub fn pyiceberg_python(test: &str) -> Option<PathBuf> {
+    oracle_python(test, "import pyiceberg, pyarrow, sqlalchemy")
+}
+
+/// The oracle venv's python with DuckDB and its iceberg extension, missing or skipped as
+/// [`pyiceberg_python`].
+pub fn duckdb_python(test: &str) -> Option<PathBuf> {
+    oracle_python(
+        test,
+        "import duckdb, duckdb_extension_avro, duckdb_extension_iceberg",
+    )
+}
+
+fn oracle_python(test: &str, imports: &str) -> Option<PathBuf> {
     let root = std::env::var_os("LAKE_TOOLS")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/lake-oracles")))?;
     let py = root.join("venv/bin/python");
     let ok = std::process::Command::new(&py)
-        .args(["-c", "import pyiceberg, pyarrow, sqlalchemy"])
+        .args(["-c", imports])
         .status()
         .is_ok_and(|s| s.success());
     if ok {
@@ -187,6 +201,89 @@ pub fn pyiceberg_python(test: &str) -> Option<PathBuf> {
              (or set LAKESCOPE_SKIP_ORACLES=1 to skip)"
         );
     }
-    eprintln!("\n*** SKIPPED {test}: no pyiceberg oracle venv under {root} (LAKESCOPE_SKIP_ORACLES=1) ***\n");
+    eprintln!("\n*** SKIPPED {test}: no oracle venv (`{imports}`) under {root} (LAKESCOPE_SKIP_ORACLES=1) ***\n");
     None
+}
+
+/// Rows as pyiceberg's canonical text (tests/oracle/write_wild.py's `canon`), sorted. Zoned timestamps (UTC
+/// instants) are shown as `…+00:00`, formatted without the zone (whose name "UTC" the formatter
+/// cannot resolve without chrono-tz).
+pub fn canonical_rows(batches: &[RecordBatch]) -> serde_json::Value {
+    let naive = FormatOptions::default()
+        .with_null("null")
+        .with_timestamp_format(Some("%Y-%m-%dT%H:%M:%S%.6f"));
+    let zoned = naive
+        .clone()
+        .with_timestamp_format(Some("%Y-%m-%dT%H:%M:%S%.6f+00:00"));
+    let mut rows = Vec::new();
+    for b in batches {
+        let columns: Vec<ArrayRef> = b
+            .columns()
+            .iter()
+            .map(|c| match c.data_type() {
+                arrow_schema::DataType::Timestamp(unit, Some(_)) => make_array(
+                    c.to_data()
+                        .into_builder()
+                        .data_type(arrow_schema::DataType::Timestamp(*unit, None))
+                        .build()
+                        .unwrap(),
+                ),
+                _ => c.clone(),
+            })
+            .collect();
+        let fmts: Vec<_> = columns
+            .iter()
+            .zip(b.columns())
+            .map(|(c, orig)| {
+                let options = match orig.data_type() {
+                    arrow_schema::DataType::Timestamp(_, Some(_)) => &zoned,
+                    _ => &naive,
+                };
+                ArrayFormatter::try_new(c.as_ref(), options).unwrap()
+            })
+            .collect();
+        for r in 0..b.num_rows() {
+            rows.push(serde_json::Value::Array(
+                columns
+                    .iter()
+                    .zip(&fmts)
+                    .map(|(c, f)| {
+                        if c.logical_nulls().is_some_and(|n| n.is_null(r)) {
+                            serde_json::Value::Null
+                        } else {
+                            serde_json::Value::String(f.value(r).to_string())
+                        }
+                    })
+                    .collect(),
+            ));
+        }
+    }
+    rows.sort_by_key(|r| r.to_string());
+    serde_json::Value::Array(rows)
+}
+
+/// Rows of `columns` (`*`: all) as DuckDB's iceberg_scan reads the table whose metadata file is
+/// `meta`, canonical as [`canonical_rows`] (tests/oracle/duckdb_scan.py); `Err`: its refusal.
+pub fn duckdb_rows(py: &Path, meta: &str, columns: &[&str]) -> Result<serde_json::Value, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/duckdb_scan.py");
+    let out = std::process::Command::new(py)
+        .arg(script)
+        .arg(meta)
+        .args(columns)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "duckdb_scan.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    match v.get("rows").and_then(|r| r.as_array()) {
+        Some(rows) => {
+            let mut rows = rows.clone();
+            rows.sort_by_key(|r| r.to_string());
+            Ok(serde_json::Value::Array(rows))
+        }
+        None => Err(v["error"].to_string()),
+    }
 }

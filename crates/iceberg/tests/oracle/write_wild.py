@@ -17,6 +17,10 @@ Tables (warehouse ROOT/wh, namespace `wild`, folders `wild.db/<table>`):
   `extra` added (the mapping keeps the old names), then one append by pyiceberg (with ids).
 - noids_nomap: the same file added, then the name mapping property removed; pyiceberg's read
   fails (its error is printed as "error").
+- hive: partitioned by identity(region), a column `extra` (initial-default 'x'); two appends by
+  pyiceberg, then every data file rewritten without its `region` and `extra` columns (field ids
+  kept), as a metadata-only migration of Hive files leaves them: `region` reads the partition
+  value, `extra` its default.
 Prints one JSON object {table: {"metadata": path, "rows": [...], "snapshots": [ids]}}; rows are
 lists of canonical strings (timestamps ISO with 6 fraction digits, structs `{a: 1, b: null}`),
 sorted.
@@ -121,6 +125,35 @@ def no_ids(cat, root):
     return out
 
 
+def hive(cat):
+    import pyarrow.parquet as pq
+    from pyiceberg.partitioning import PartitionField, PartitionSpec
+    from pyiceberg.transforms import IdentityTransform
+    schema = Schema(
+        NestedField(1, 'id', LongType(), required=False),
+        NestedField(2, 'region', StringType(), required=False),
+        NestedField(3, 'ts', TimestampType(), required=False))
+    spec = PartitionSpec(PartitionField(2, 1000, IdentityTransform(), 'region'))
+    t = cat.create_table('wild.hive', schema, partition_spec=spec)
+    with t.update_schema() as u:
+        u.add_column('extra', StringType(), default_value='x')
+    t = cat.load_table('wild.hive')
+    arrow = t.schema().as_arrow()
+    day = datetime.datetime(2024, 5, 1, 10, 0, 0)
+    t.append(pa.table({'id': pa.array([1, 2, 3], pa.int64()), 'region': ['eu', 'us', 'eu'],
+                       'ts': pa.array([day] * 3, pa.timestamp('us')),
+                       'extra': ['given', None, 'given']}, schema=arrow))
+    t.append(pa.table({'id': pa.array([4], pa.int64()), 'region': ['ap'],
+                       'ts': pa.array([day], pa.timestamp('us')), 'extra': ['given']}, schema=arrow))
+    t = cat.load_table('wild.hive')
+    for task in t.scan().plan_files():
+        path = task.file.file_path[len('file://'):]
+        data = pq.ParquetFile(path).read()
+        pq.write_table(data.drop_columns(['region', 'extra']), path)
+    t = cat.load_table('wild.hive')
+    return {'metadata': t.metadata_location, 'rows': rows_of(t.scan().to_arrow())}
+
+
 def main():
     root = sys.argv[1]
     wh = os.path.join(root, 'wh')
@@ -191,6 +224,7 @@ def main():
     out['defaults'] = {'metadata': d.metadata_location, 'rows': rows_of(d.scan().to_arrow()),
                        'snapshots': [s.snapshot_id for s in d.snapshots()]}
     out.update(no_ids(cat, root))
+    out['hive'] = hive(cat)
     print(json.dumps(out))
 
 
