@@ -4,10 +4,11 @@
 use crate::app::Selection;
 use crate::iceberg_overview::{load_info, operation_class};
 use crate::route::{go, use_route, At, Tab};
-use crate::snapshots_tab::{timeline, Bar};
+use crate::timeline::{timeline, Bar, Lane};
 use crate::util::{time, Busy, ErrorPanel, Load};
 use lakescope_iceberg::inspect::{SnapshotInfo, TableInfo};
 use leptos::prelude::*;
+use std::collections::HashMap;
 
 /// Records a commit added minus those it removed (deleted rows and position/equality deletes).
 fn delta(s: &SnapshotInfo) -> i64 {
@@ -43,6 +44,32 @@ fn files_text(s: &SnapshotInfo) -> String {
     add(s.added_delete_files, "+del ");
     add(s.removed_delete_files, "−del ");
     parts.join(" ")
+}
+
+/// One lane per branch, `main` first, then by name: the snapshots of the head's parent chain.
+fn lanes(d: &TableInfo) -> Vec<Lane> {
+    let parent: HashMap<i64, Option<i64>> =
+        d.snapshots.iter().map(|s| (s.id, s.parent_id)).collect();
+    let mut branches: Vec<_> = d.refs.iter().filter(|r| r.kind == "branch").collect();
+    branches.sort_by_key(|r| (r.name != "main", r.name.clone()));
+    branches
+        .into_iter()
+        .map(|r| {
+            let mut chain = Vec::new();
+            let mut at = Some(r.snapshot_id);
+            // A parent missing from the metadata (expired) ends the chain; a cycle cannot
+            // repeat a snapshot.
+            while let Some(id) = at.filter(|id| parent.contains_key(id) && !chain.contains(id)) {
+                chain.push(id);
+                at = parent.get(&id).copied().flatten();
+            }
+            chain.reverse();
+            Lane {
+                name: r.name.clone(),
+                snapshots: chain,
+            }
+        })
+        .collect()
 }
 
 fn snapshots_view(d: TableInfo, travel: impl Fn(i64) + Copy + 'static) -> AnyView {
@@ -90,7 +117,7 @@ fn snapshots_view(d: TableInfo, travel: impl Fn(i64) + Copy + 'static) -> AnyVie
     view! {
         <section class="card wide">
             <h2>"Timeline " <span class="muted">"(bars: records added minus records and deletes removed by each commit; click to read the table at that snapshot)"</span></h2>
-            {timeline(&bars, travel)}
+            {timeline(&bars, &lanes(&d), travel)}
             <div class="legend">
                 <span class="kind k-append">"APPEND"</span>
                 <span class="kind k-overwrite">"OVERWRITE"</span>

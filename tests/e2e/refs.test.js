@@ -1,0 +1,110 @@
+// End-to-end: branches and tags in the app on the demo lake's iceberg.branched (tag t1 at schema
+// 0, branch dev written with schema 1, main at schema 2; scripts/demo-lake/gen_iceberg_refs.py):
+// the version picker, the Data tab at a branch and a tag, one timeline lane per branch, a diff
+// main → dev. Expected rows: pyiceberg's reads (tests/e2e/expected/iceberg_branched.json).
+// By hand: LAKESCOPE_URL=http://127.0.0.1:8080/ node --test refs.test.js
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { gridRows, icebergMetadata, shot, SHOWN_ERRORS, testBrowser } from "./harness.js";
+
+const { openTable } = testBrowser();
+const TABLE = "iceberg.branched";
+const EXPECTED = JSON.parse(readFileSync(new URL("expected/iceberg_branched.json", import.meta.url), "utf8"));
+
+/** pyiceberg's rows of a ref as grid lines (NULL as the grid shows it), sorted. */
+const lines = (ref) => EXPECTED[ref].rows.map((r) => r.map((v) => v ?? "NULL").join("|")).sort();
+
+/** The Data tab's column names and rows (sorted) once `n` rows are shown (or an error is). */
+async function shown(page, n) {
+  const done = page.getByTestId("row-total").filter({ hasText: new RegExp(`^${n} rows$`) });
+  await done.or(page.locator(SHOWN_ERRORS)).first().waitFor({ timeout: 30_000 });
+  const errors = await page.locator(SHOWN_ERRORS).allTextContents();
+  assert.deepEqual(errors, []);
+  const columns = await page.getByTestId("data-grid").locator(".gh-name").allTextContents();
+  return { columns, rows: (await gridRows(page)).sort() };
+}
+
+test("iceberg refs: the picker lists branch dev and tag t1; Data at tag t1 and branch dev", async () => {
+  const { page, problems, close } = await openTable(TABLE, `&tab=data&tag=t1`);
+  try {
+    // The tag reads with its snapshot's schema (schema 0: no score, no note).
+    const tag = await shown(page, EXPECTED.t1.rows.length);
+    assert.deepEqual(tag.columns, EXPECTED.t1.columns);
+    assert.deepEqual(tag.rows, lines("t1"));
+    const picker = page.getByTestId("version-select");
+    await picker.locator('option[value="b:dev"]').waitFor({ state: "attached", timeout: 20_000 });
+    assert.equal(await picker.locator('option[value="t:t1"]').count(), 1);
+    assert.equal(await picker.locator('option[value="b:main"]').count(), 0, "main is 'latest'");
+    assert.match(await picker.locator('option[value="b:dev"]').textContent(), new RegExp(`branch dev \\(snapshot ${EXPECTED.refs.dev}\\)`));
+    assert.equal(await picker.inputValue(), "t:t1");
+    await shot(page, "refs-data-tag-t1");
+
+    // The branch, picked: its rows; Java's rule reads a branch with the table's current schema.
+    await picker.selectOption("b:dev");
+    await page.waitForURL(/[?&]branch=dev(&|$)/);
+    const dev = await shown(page, EXPECTED.dev.rows.length);
+    assert.deepEqual(dev.rows.map((r) => r.split("|").slice(0, 3).join("|")).sort(), lines("dev_snapshot_schema"));
+    await shot(page, "refs-data-branch-dev");
+    assert.deepEqual(dev.columns, EXPECTED.dev.columns, "a branch reads with the current schema (Java's rule)");
+    assert.deepEqual(dev.rows, lines("dev"));
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("iceberg refs: the timeline has one lane per branch, main first; a lane's dot time-travels", async () => {
+  const meta = icebergMetadata("branched");
+  const { page, problems, close } = await openTable(TABLE, "&tab=snapshots");
+  try {
+    await page.getByTestId("timeline").waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId("timeline-bar").count(), meta.snapshots.length);
+    const lanes = await page.getByTestId("timeline-lane").evaluateAll((gs) =>
+      gs.map((g) => [g.dataset.branch, [...g.querySelectorAll("[data-testid=lane-snapshot]")].map((c) => c.dataset.snapshot)]),
+    );
+    // Each lane: the branch head's parent chain in the metadata, oldest first.
+    const parent = new Map(meta.snapshots.map((s) => [s["snapshot-id"], s["parent-snapshot-id"]]));
+    const chain = (id) => (id === undefined ? [] : [...chain(parent.get(id)), id]);
+    assert.deepEqual(lanes, [
+      ["main", chain(meta.refs.main["snapshot-id"])],
+      ["dev", chain(meta.refs.dev["snapshot-id"])],
+    ]);
+    assert.match(await page.getByTestId("timeline").textContent(), /t1/);
+    await shot(page, "refs-timeline-lanes");
+    const head = meta.refs.dev["snapshot-id"];
+    await page.locator(`[data-testid=timeline-lane][data-branch=dev] [data-snapshot="${head}"]`).click();
+    await page.waitForURL(new RegExp(`tab=data.*snapshot=${head}`));
+    await shown(page, EXPECTED.dev.rows.length);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("iceberg refs: a diff main → branch dev shows the branch's rows as inserts and main's as deletes", async () => {
+  const main = EXPECTED.refs.main;
+  const { page, problems, close } = await openTable(TABLE, `&tab=diff&from=${main}&to=branch:dev`);
+  try {
+    const to = page.getByTestId("diff-to");
+    await to.locator('option[value="branch:dev"]').waitFor({ state: "attached", timeout: 20_000 });
+    assert.equal(await to.locator('option[value="tag:t1"]').count(), 1);
+    assert.equal(await to.inputValue(), "branch:dev");
+    await page.getByTestId("diff-grid").or(page.locator(SHOWN_ERRORS)).first().waitFor({ timeout: 30_000 });
+    assert.deepEqual(await page.locator(SHOWN_ERRORS).allTextContents(), []);
+    // Matched by the identifier field id: rows only on dev are inserts, only on main deletes.
+    const ids = (ref) => new Set(EXPECTED[ref].rows.map((r) => r[0]));
+    const [onMain, onDev] = [ids("main"), ids("dev")];
+    const inserted = [...onDev].filter((id) => !onMain.has(id)).sort();
+    const deleted = [...onMain].filter((id) => !onDev.has(id)).sort();
+    const rows = await gridRows(page, "diff-grid");
+    const idsOf = (change) => rows.filter((r) => r.startsWith(`${change}|`)).map((r) => r.split("|")[1]).sort();
+    assert.deepEqual(idsOf("insert"), inserted);
+    assert.deepEqual(idsOf("delete"), deleted);
+    assert.match(await page.getByTestId("diff-summary").textContent(), new RegExp(`\\+${inserted.length} inserted`));
+    await shot(page, "refs-diff-main-dev");
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
