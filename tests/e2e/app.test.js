@@ -33,7 +33,7 @@ test("the demo lake's databases and tables are listed, and the filter narrows th
     for (const name of Object.values(DEMO_TABLES).flat()) {
       assert.ok(await page.getByRole("button", { name, exact: true }).isVisible(), `${name} is visible`);
     }
-    assert.match(await page.getByTestId("connection-status").textContent(), /5 databases · 16 tables/);
+    assert.match(await page.getByTestId("connection-status").textContent(), /5 databases · 17 tables/);
     await shot(page, "01-catalog");
 
     await page.getByTestId("catalog-filter").fill("pk_");
