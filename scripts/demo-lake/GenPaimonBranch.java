@@ -1,5 +1,5 @@
-// Writes the demo lake's Paimon table java09.branched with Java Paimon 0.9 (a tag and a branch),
-// and Java's reads of each ref for the e2e tests (tests/e2e/expected/paimon_branched.json).
+// Writes the demo lake's Paimon table java09.pk_branch with Java Paimon 0.9 (a tag and a branch),
+// and Java's reads of each ref for the e2e tests (tests/e2e/expected/paimon_pk_branch.json).
 //
 //   bash scripts/demo-lake/gen-paimon-branch.sh [public/demo/warehouse]
 //
@@ -38,7 +38,7 @@ public class GenPaimonBranch {
         String expected = args[1];
         Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(new Path(wh)));
         catalog.createDatabase("java09", true);
-        Identifier id = Identifier.create("java09", "branched");
+        Identifier id = Identifier.create("java09", "pk_branch");
         catalog.dropTable(id, true);
         Schema schema = Schema.newBuilder()
                 .column("id", DataTypes.INT().notNull())

@@ -15,7 +15,7 @@ export const DEMO_TABLES = {
   corpus: ["append_dt", "pk_dedup", "schema_evolution", "tagged"],
   demo: ["events", "xss"],
   iceberg: ["branched", "mor_position_deletes", "partition_evolution"],
-  java09: ["branched", "pk_compacted", "pk_deletion_vectors"],
+  java09: ["pk_branch", "pk_compacted", "pk_deletion_vectors"],
   shop: ["access_log", "customers", "item_sales", "orders", "user_behavior"],
 };
 /** `db.table` of every demo table. */

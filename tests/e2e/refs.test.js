@@ -2,7 +2,7 @@
 // 0, branch dev written with schema 1, main at schema 2; scripts/demo-lake/gen_iceberg_refs.py):
 // the version picker, the Data tab at a branch and a tag, one timeline lane per branch, a diff
 // main → dev. Expected rows: pyiceberg's reads (tests/e2e/expected/iceberg_branched.json). The
-// Paimon table java09.branched (branch folder branch/branch-dev, written by Java Paimon 0.9):
+// Paimon table java09.pk_branch (branch folder branch/branch-dev, written by Java Paimon 0.9):
 // the picker lists its branch; its Data tab reads it as the engine does.
 // By hand: LAKESCOPE_URL=http://127.0.0.1:8080/ node --test refs.test.js
 import { test } from "node:test";
@@ -13,8 +13,8 @@ import { gridRows, icebergMetadata, shot, SHOWN_ERRORS, testBrowser } from "./ha
 const { openTable } = testBrowser();
 const TABLE = "iceberg.branched";
 const EXPECTED = JSON.parse(readFileSync(new URL("expected/iceberg_branched.json", import.meta.url), "utf8"));
-/** Java Paimon 0.9's reads of java09.branched (scripts/demo-lake/gen-paimon-branch.sh). */
-const PAIMON = JSON.parse(readFileSync(new URL("expected/paimon_branched.json", import.meta.url), "utf8"));
+/** Java Paimon 0.9's reads of java09.pk_branch (scripts/demo-lake/gen-paimon-branch.sh). */
+const PAIMON = JSON.parse(readFileSync(new URL("expected/paimon_pk_branch.json", import.meta.url), "utf8"));
 
 /** pyiceberg's rows of a ref as grid lines (NULL as the grid shows it), sorted. */
 const lines = (ref) => EXPECTED[ref].rows.map((r) => r.map((v) => v ?? "NULL").join("|")).sort();
@@ -59,7 +59,7 @@ test("iceberg refs: the picker lists branch dev and tag t1; Data at tag t1 and b
 });
 
 test("iceberg refs: the timeline has one lane per branch, main first; a lane's dot time-travels", async () => {
-  const meta = icebergMetadata("branched");
+  const meta = icebergMetadata("pk_branch");
   const { page, problems, close } = await openTable(TABLE, "&tab=snapshots");
   try {
     await page.getByTestId("timeline").waitFor({ timeout: 30_000 });
@@ -143,8 +143,8 @@ test("paimon: a diff to a branch is refused by name", async () => {
   }
 });
 
-test("paimon java09.branched: the picker lists branch dev (its branch/branch-dev folder) and tag t1; the branch reads as Java's or is refused by name", async () => {
-  const { page, problems, close } = await openTable("java09.branched", "&tab=data&tag=t1");
+test("paimon java09.pk_branch: the picker lists branch dev (its branch/branch-dev folder) and tag t1; the branch reads as Java's or is refused by name", async () => {
+  const { page, problems, close } = await openTable("java09.pk_branch", "&tab=data&tag=t1");
   try {
     const lines = (ref) => PAIMON[ref].rows.map((r) => r.join("|")).sort();
     const t1 = await shown(page, PAIMON.t1.rows.length);
@@ -159,7 +159,7 @@ test("paimon java09.branched: the picker lists branch dev (its branch/branch-dev
     await shot(page, "refs-paimon-branch-dev");
     // Until the engine reads Paimon branches it refuses them by name (never main's rows).
     if (await page.getByTestId("data-error").count()) {
-      assert.match(await page.getByTestId("data-error").textContent(), /java09\.branched.*branch 'dev' is not supported yet/);
+      assert.match(await page.getByTestId("data-error").textContent(), /java09\.pk_branch.*branch 'dev' is not supported yet/);
     } else {
       assert.deepEqual((await gridRows(page)).sort(), lines("dev"));
     }
