@@ -58,7 +58,7 @@ test("iceberg refs: the picker lists branch dev and tag t1; Data at tag t1 and b
   }
 });
 
-test("iceberg refs: the timeline has one lane per branch, main first; a lane's dot time-travels", async () => {
+test("iceberg refs: the timeline has one lane per branch, main first; a lane's dot time-travels, its name reads the branch", async () => {
   const meta = icebergMetadata("pk_branch");
   const { page, problems, close } = await openTable(TABLE, "&tab=snapshots");
   try {
@@ -79,6 +79,11 @@ test("iceberg refs: the timeline has one lane per branch, main first; a lane's d
     const head = meta.refs.dev["snapshot-id"];
     await page.locator(`[data-testid=timeline-lane][data-branch=dev] [data-snapshot="${head}"]`).click();
     await page.waitForURL(new RegExp(`tab=data.*snapshot=${head}`));
+    await shown(page, EXPECTED.dev.rows.length);
+    // A lane's name reads the branch.
+    await page.goBack();
+    await page.locator("[data-testid=timeline-lane][data-branch=dev] [data-testid=lane-label]").click();
+    await page.waitForURL(/tab=data.*branch=dev/);
     await shown(page, EXPECTED.dev.rows.length);
     assert.deepEqual(problems, []);
   } finally {

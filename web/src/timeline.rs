@@ -20,10 +20,12 @@ pub struct Bar {
     pub label: String,
 }
 
-/// A branch: its name and the snapshots of its history (the head's parent chain).
+/// A branch: its name, the snapshots of its history (the head's parent chain), and what a click
+/// on its name does (read the branch).
 pub struct Lane {
     pub name: String,
     pub snapshots: Vec<i64>,
+    pub open: Callback<()>,
 }
 
 /// Height of one branch lane.
@@ -145,6 +147,7 @@ fn lanes_view(
         .enumerate()
         .map(|(i, lane)| {
             let y = top + LANE_H * (i as f64 + 0.5);
+            let open = lane.open;
             let xs: Vec<(i64, f64)> = lane.snapshots.iter().filter_map(|&id| Some((id, x_of(id)?))).collect();
             let (x1, x2) = xs.iter().fold((f64::MAX, f64::MIN), |(a, b), (_, x)| (a.min(*x), b.max(*x)));
             let dots = xs
@@ -161,7 +164,11 @@ fn lanes_view(
                 .collect_view();
             view! {
                 <g class="lane" data-testid="timeline-lane" data-branch=lane.name.clone()>
-                    <text class="lane-label" x=left - 6.0 y=y + 3.5 text-anchor="end">{lane.name.clone()}</text>
+                    <text class="lane-label" data-testid="lane-label" x=left - 6.0 y=y + 3.5 text-anchor="end"
+                        on:click=move |_| open.run(())>
+                        {lane.name.clone()}
+                        <title>{format!("Read branch {} in the Data tab", lane.name)}</title>
+                    </text>
                     {(!xs.is_empty()).then(|| view! { <line class="lane-line" x1=x1 x2=x2 y1=y y2=y /> })}
                     {dots}
                 </g>
