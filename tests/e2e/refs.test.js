@@ -59,7 +59,7 @@ test("iceberg refs: the picker lists branch dev and tag t1; Data at tag t1 and b
 });
 
 test("iceberg refs: the timeline has one lane per branch, main first; a lane's dot time-travels, its name reads the branch", async () => {
-  const meta = icebergMetadata("pk_branch");
+  const meta = icebergMetadata("branched");
   const { page, problems, close } = await openTable(TABLE, "&tab=snapshots");
   try {
     await page.getByTestId("timeline").waitFor({ timeout: 30_000 });
