@@ -33,15 +33,15 @@ test("the demo lake's databases and tables are listed, and the filter narrows th
     for (const name of Object.values(DEMO_TABLES).flat()) {
       assert.ok(await page.getByRole("button", { name, exact: true }).isVisible(), `${name} is visible`);
     }
-    assert.match(await page.getByTestId("connection-status").textContent(), /5 databases · 15 tables/);
+    assert.match(await page.getByTestId("connection-status").textContent(), /5 databases · 17 tables/);
     await shot(page, "01-catalog");
 
     await page.getByTestId("catalog-filter").fill("pk_");
-    assert.deepEqual(await visibleTables(page), ["corpus.pk_dedup", "java09.pk_compacted", "java09.pk_deletion_vectors"]);
+    assert.deepEqual(await visibleTables(page), ["corpus.pk_dedup", "java09.pk_branch", "java09.pk_compacted", "java09.pk_deletion_vectors"]);
     await shot(page, "02-filter");
 
     await page.getByTestId("catalog-filter").fill("java09.");
-    assert.deepEqual(await visibleTables(page), ["java09.pk_compacted", "java09.pk_deletion_vectors"]);
+    assert.deepEqual(await visibleTables(page), ["java09.pk_branch", "java09.pk_compacted", "java09.pk_deletion_vectors"]);
 
     await page.getByTestId("catalog-filter").fill("no-such-table");
     assert.match(await page.getByTestId("catalog-no-match").textContent(), /No tables match/);

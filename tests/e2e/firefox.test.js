@@ -119,7 +119,7 @@ test("Firefox: the catalog lists the demo lake's databases and tables", async ()
     await settled(page, byId("catalog-tree"), 60_000);
     const tables = await page.$$eval(byId("table-node"), (els) => els.map((e) => e.dataset.table));
     assert.deepEqual(tables, DEMO_TABLE_NAMES);
-    assert.match(await text(page, "connection-status"), /5 databases · 15 tables/);
+    assert.match(await text(page, "connection-status"), /5 databases · 17 tables/);
     await shot(page, "01-catalog");
     assert.deepEqual(problems, []);
   } finally {
@@ -211,7 +211,7 @@ test("Firefox: the demo lake copied to an opfs:// warehouse reads as the demo ho
     await page.click(byId("opfs-button"));
     await page.click(byId("opfs-copy-demo"));
     await textMatching(page, "opfs-status", /^Copied \d+ objects/, 300_000);
-    await textMatching(page, "connection-status", /^opfs:\/\/my-lake\/ · 5 databases · 15 tables$/, 60_000);
+    await textMatching(page, "connection-status", /^opfs:\/\/my-lake\/ · 5 databases · 17 tables$/, 60_000);
     await shot(page, "06-opfs-copy");
     await page.goto(new URL(`?warehouse=opfs://my-lake&table=${table}&tab=data`, BASE).href);
     assert.equal(await rowTotal(page), want.length);

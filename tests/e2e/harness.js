@@ -16,8 +16,8 @@ export const SHARED = process.env.LAKESCOPE_SHARED ?? fileURLToPath(new URL("../
 export const DEMO_TABLES = {
   corpus: ["append_dt", "pk_dedup", "schema_evolution", "tagged"],
   demo: ["events", "xss"],
-  iceberg: ["mor_position_deletes", "partition_evolution"],
-  java09: ["pk_compacted", "pk_deletion_vectors"],
+  iceberg: ["branched", "mor_position_deletes", "partition_evolution"],
+  java09: ["pk_branch", "pk_compacted", "pk_deletion_vectors"],
   shop: ["access_log", "customers", "item_sales", "orders", "user_behavior"],
 };
 /** `db.table` of every demo table. */

@@ -6,7 +6,7 @@ use crate::grid::Grid;
 use crate::route::{go, use_route, At};
 use crate::table_panel::{is_iceberg, table_ref};
 use crate::util::{download, parse_time, time, yield_to_browser, Frame};
-use crate::versions::Versions;
+use crate::versions::{branch_label, Versions};
 use crate::warehouse;
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_paimon::predicate::parse::parse as parse_filter;
@@ -156,6 +156,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
         At::Latest => "latest".to_string(),
         At::Snapshot(id) => format!("s:{id}"),
         At::Tag(t) => format!("t:{t}"),
+        At::Branch(b) => format!("b:{b}"),
         At::Timestamp(_) => "ts".to_string(),
     };
     let ts_text = RwSignal::new(match route.get_untracked().at {
@@ -169,8 +170,10 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             At::Snapshot(id.parse().unwrap_or(0))
         } else if let Some(t) = v.strip_prefix("t:") {
             At::Tag(t.to_string())
+        } else if let Some(b) = v.strip_prefix("b:") {
+            At::Branch(b.to_string())
         } else if v == "ts" {
-            At::Timestamp(versions.with_untracked(|(s, _)| s.last().map_or(0, |s| s.1)))
+            At::Timestamp(versions.with_untracked(|v| v.snapshots.last().map_or(0, |s| s.1)))
         } else {
             At::Latest
         };
@@ -257,12 +260,16 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                 <label class="tb-label" for="version">"Version"</label>
                 <select id="version" class="select" data-testid="version-select" prop:value=version_value on:change=on_version>
                     <option value="latest">"latest"</option>
-                    {move || versions.with(|(snaps, tags)| {
+                    {move || versions.with(|Versions { snapshots: snaps, tags, branches }| {
                         let cur = version_value();
-                        let mut opts: Vec<_> = tags.iter().map(|(n, id)| {
+                        let mut opts: Vec<_> = branches.iter().map(|(n, head)| {
+                            let v = format!("b:{n}");
+                            view! { <option value=v.clone() selected=cur == v>{branch_label(n, *head)}</option> }.into_any()
+                        }).collect();
+                        opts.extend(tags.iter().map(|(n, id)| {
                             let v = format!("t:{n}");
                             view! { <option value=v.clone() selected=cur == v>{format!("tag {n} (snapshot {id})")}</option> }.into_any()
-                        }).collect();
+                        }));
                         opts.extend(snaps.iter().rev().map(|&(id, millis)| {
                             let v = format!("s:{id}");
                             view! { <option value=v.clone() selected=cur == v>{format!("snapshot {id} · {}", time(millis))}</option> }.into_any()
@@ -362,6 +369,31 @@ pub fn first_rows_request() -> ReadRequest {
     }
 }
 
+/// Reads the table (or its system table) at `at` through the engine into `frame`, at once.
+async fn engine_read(
+    sel: &Selection,
+    system: Option<&str>,
+    at: TimeTravel,
+    columns: Option<Vec<String>>,
+    filter: Option<lakescope_paimon::predicate::Predicate>,
+    frame: RwSignal<Option<Arc<Frame>>>,
+) -> Result<(usize, Option<i64>), String> {
+    let request = ScanRequest {
+        at,
+        columns,
+        filter,
+        limit: None,
+    };
+    let out = warehouse::catalog()?
+        .scan(&table_ref(sel, system), &request)
+        .await
+        .map_err(|e| e.to_string())?;
+    let f = Frame::new(out.schema, out.batches);
+    let n = f.len();
+    frame.set(Some(Arc::new(f)));
+    Ok((n, None))
+}
+
 /// Reads the query into `frame`, batch by batch (the first merged batch shows at once). Returns
 /// rows and the snapshot read.
 async fn load(
@@ -383,25 +415,10 @@ async fn load(
             At::Latest => TimeTravel::Latest,
             At::Snapshot(s) => TimeTravel::SnapshotId(*s),
             At::Tag(t) => TimeTravel::Tag(t.clone()),
+            At::Branch(b) => TimeTravel::Branch(b.clone()),
             At::Timestamp(ms) => TimeTravel::TimestampMillis(*ms),
         };
-        let r = table_ref(sel, None);
-        let out = warehouse::catalog()?
-            .scan(
-                &r,
-                &ScanRequest {
-                    at,
-                    columns,
-                    filter,
-                    limit: None,
-                },
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-        let f = Frame::new(out.schema, out.batches);
-        let n = f.len();
-        frame.set(Some(Arc::new(f)));
-        return Ok((n, None));
+        return engine_read(sel, None, at, columns, filter, frame).await;
     }
     let e = |e: lakescope_paimon::Error| e.to_string();
     // The latest snapshot needs no schema: it is read while the table opens.
@@ -417,6 +434,13 @@ async fn load(
         At::Latest => latest?,
         At::Snapshot(id) => Some(t.snapshot(*id).await.map_err(e)?),
         At::Tag(name) => Some(t.tag(name).await.map_err(e)?.snapshot),
+        // A Paimon branch has its own snapshots, schemas and tags (`branch/branch-<name>/`):
+        // the engine reads it (the audit log through `$audit_log`).
+        At::Branch(b) => {
+            let system = q.audit.then_some("audit_log");
+            let at = TimeTravel::Branch(b.clone());
+            return engine_read(sel, system, at, columns, filter, frame).await;
+        }
         At::Timestamp(ms) => Some(
             t.snapshot_at_or_before_timestamp(*ms)
                 .await

@@ -6,7 +6,7 @@ use crate::grid::{CellClass, Grid};
 use crate::progress::{Cancelled, Job, JobProgress};
 use crate::route::{go, use_route};
 use crate::util::{time, ErrorPanel, Frame, Load};
-use crate::versions::{versions as versions_of, Versions};
+use crate::versions::{branch_label, versions as versions_of, Versions};
 use crate::warehouse;
 use lakescope_paimon::diff::{diff_snapshots_with_progress, PartitionCounts};
 use lakescope_paimon::spec::snapshot::Snapshot;
@@ -52,11 +52,17 @@ async fn paimon_diff(p: &str, from: &str, to: &str, job: Job) -> Result<DiffView
     })
 }
 
-/// `"3"` → snapshot 3, `"tag:name"` → the tag's snapshot, `""` → none (empty table).
+/// `"3"` → snapshot 3, `"tag:name"` → the tag's snapshot, `""` → none (empty table); a
+/// branch is refused (its snapshots and schemas live in the branch's own folder).
 async fn resolve(path: &str, spec: &str) -> Result<Option<Snapshot>, String> {
     let t = warehouse::table(path).await?;
     if spec.is_empty() || spec == "0" {
         return Ok(None);
+    }
+    if let Some(branch) = spec.strip_prefix("branch:") {
+        return Err(format!(
+            "Paimon table {path}: diffing branch '{branch}' is not supported yet (pick a snapshot or tag of the main branch)"
+        ));
     }
     if let Some(tag) = spec.strip_prefix("tag:") {
         return Ok(Some(t.tag(tag).await.map_err(|e| e.to_string())?.snapshot));
@@ -85,7 +91,7 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
         match loaded {
             Ok(v) => {
                 // Default range: the last two snapshots.
-                let ids: Vec<i64> = v.0.iter().map(|s| s.0).collect();
+                let ids: Vec<i64> = v.snapshots.iter().map(|s| s.0).collect();
                 if route.with_untracked(|r| r.to.is_empty()) && !ids.is_empty() {
                     let to = ids[ids.len() - 1].to_string();
                     let from = if ids.len() > 1 {
@@ -140,7 +146,12 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
 
     let picker = move |which: &'static str| {
         move || {
-            let Load::Ready((snaps, tags)) = versions.get() else {
+            let Load::Ready(Versions {
+                snapshots: snaps,
+                tags,
+                branches,
+            }) = versions.get()
+            else {
                 return ().into_any();
             };
             let cur = route.with(|r| {
@@ -156,6 +167,10 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
                     view! { <option value="0" selected=cur == "0">"(empty table)"</option> }
                         .into_any(),
                 );
+            }
+            for (n, head) in &branches {
+                let v = format!("branch:{n}");
+                opts.push(view! { <option value=v.clone() selected=cur == v>{branch_label(n, *head)}</option> }.into_any());
             }
             for (n, id) in &tags {
                 let v = format!("tag:{n}");
@@ -215,6 +230,9 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
 }
 
 fn label(spec: &str) -> String {
+    if let Some(b) = spec.strip_prefix("branch:") {
+        return format!("branch {b}");
+    }
     match spec.strip_prefix("tag:") {
         Some(t) => format!("tag {t}"),
         None if spec == "0" || spec.is_empty() => "empty table".into(),

@@ -9,13 +9,17 @@ use lakescope_iceberg::spec::Snapshot;
 use lakescope_iceberg::{SnapshotSelector, Table};
 use std::sync::Arc;
 
-/// `"<id>"` → that snapshot, `"tag:name"` → the tag's, `""`/`"0"` → none (empty table).
+/// `"<id>"` → that snapshot, `"tag:name"` → the tag's, `"branch:name"` → the branch's head,
+/// `""`/`"0"` → none (empty table).
 fn resolve<'a>(t: &'a Table, spec: &str) -> Result<Option<&'a Snapshot>, String> {
     if spec.is_empty() || spec == "0" {
         return Ok(None);
     }
-    let selector = match spec.strip_prefix("tag:") {
-        Some(tag) => SnapshotSelector::Ref(tag.to_string()),
+    let name = spec
+        .strip_prefix("tag:")
+        .or_else(|| spec.strip_prefix("branch:"));
+    let selector = match name {
+        Some(name) => SnapshotSelector::Ref(name.to_string()),
         None => SnapshotSelector::Id(
             spec.parse()
                 .map_err(|_| format!("'{spec}' is not a snapshot id"))?,

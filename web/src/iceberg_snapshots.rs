@@ -3,11 +3,12 @@
 
 use crate::app::Selection;
 use crate::iceberg_overview::{load_info, operation_class};
-use crate::route::{go, use_route, At, Tab};
-use crate::snapshots_tab::{timeline, Bar};
+use crate::route::{go, use_route, At, Route, Tab};
+use crate::timeline::{timeline, Bar, Lane};
 use crate::util::{time, Busy, ErrorPanel, Load};
 use lakescope_iceberg::inspect::{SnapshotInfo, TableInfo};
 use leptos::prelude::*;
+use std::collections::HashMap;
 
 /// Records a commit added minus those it removed (deleted rows and position/equality deletes).
 fn delta(s: &SnapshotInfo) -> i64 {
@@ -45,7 +46,50 @@ fn files_text(s: &SnapshotInfo) -> String {
     parts.join(" ")
 }
 
-fn snapshots_view(d: TableInfo, travel: impl Fn(i64) + Copy + 'static) -> AnyView {
+/// One lane per branch, `main` first, then by name: the snapshots of the head's parent chain;
+/// its name opens the Data tab at the branch (`main`: the latest).
+fn lanes(d: &TableInfo, route: RwSignal<Route>) -> Vec<Lane> {
+    let parent: HashMap<i64, Option<i64>> =
+        d.snapshots.iter().map(|s| (s.id, s.parent_id)).collect();
+    let mut branches: Vec<_> = d.refs.iter().filter(|r| r.kind == "branch").collect();
+    branches.sort_by_key(|r| (r.name != "main", r.name.clone()));
+    branches
+        .into_iter()
+        .map(|r| {
+            let mut chain = Vec::new();
+            let mut at = Some(r.snapshot_id);
+            // A parent missing from the metadata (expired) ends the chain; a cycle cannot
+            // repeat a snapshot.
+            while let Some(id) = at.filter(|id| parent.contains_key(id) && !chain.contains(id)) {
+                chain.push(id);
+                at = parent.get(&id).copied().flatten();
+            }
+            chain.reverse();
+            let at = match r.name.as_str() {
+                "main" => At::Latest,
+                name => At::Branch(name.to_string()),
+            };
+            let open = Callback::new(move |()| {
+                let at = at.clone();
+                go(route, |r| {
+                    r.tab = Tab::Data;
+                    r.at = at;
+                })
+            });
+            Lane {
+                name: r.name.clone(),
+                snapshots: chain,
+                open,
+            }
+        })
+        .collect()
+}
+
+fn snapshots_view(
+    d: TableInfo,
+    route: RwSignal<Route>,
+    travel: impl Fn(i64) + Copy + 'static,
+) -> AnyView {
     if d.snapshots.is_empty() {
         return view! { <p class="note">"This table has no snapshots yet."</p> }.into_any();
     }
@@ -90,7 +134,7 @@ fn snapshots_view(d: TableInfo, travel: impl Fn(i64) + Copy + 'static) -> AnyVie
     view! {
         <section class="card wide">
             <h2>"Timeline " <span class="muted">"(bars: records added minus records and deletes removed by each commit; click to read the table at that snapshot)"</span></h2>
-            {timeline(&bars, travel)}
+            {timeline(&bars, &lanes(&d, route), travel)}
             <div class="legend">
                 <span class="kind k-append">"APPEND"</span>
                 <span class="kind k-overwrite">"OVERWRITE"</span>
@@ -131,6 +175,6 @@ pub fn IcebergSnapshotsTab(sel: Selection) -> impl IntoView {
         Load::Failed(m) => {
             view! { <ErrorPanel title="Cannot read snapshots" message=m /> }.into_any()
         }
-        Load::Ready(d) => snapshots_view(d, travel),
+        Load::Ready(d) => snapshots_view(d, route, travel),
     }
 }

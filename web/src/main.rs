@@ -49,6 +49,8 @@ mod tag_actions;
 #[cfg(target_arch = "wasm32")]
 mod theme;
 #[cfg(target_arch = "wasm32")]
+mod timeline;
+#[cfg(target_arch = "wasm32")]
 mod upload_action;
 #[cfg(target_arch = "wasm32")]
 mod upload_client;

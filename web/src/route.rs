@@ -71,6 +71,8 @@ pub enum At {
     Latest,
     Snapshot(i64),
     Tag(String),
+    /// The head of a branch (`branch=`).
+    Branch(String),
     Timestamp(i64),
 }
 
@@ -90,7 +92,7 @@ pub struct Route {
     pub audit: bool,
     /// Schema tab: selected schema id.
     pub schema: Option<i64>,
-    /// Diff tab: "from" and "to" (snapshot id or `tag:<name>`).
+    /// Diff tab: "from" and "to" (snapshot id, `tag:<name>` or `branch:<name>`).
     pub from: String,
     pub to: String,
 }
@@ -109,6 +111,8 @@ impl Route {
             At::Snapshot(s)
         } else if let Some(t) = get("tag") {
             At::Tag(t)
+        } else if let Some(b) = get("branch") {
+            At::Branch(b)
         } else if let Some(ts) = get("ts").and_then(|s| s.parse().ok()) {
             At::Timestamp(ts)
         } else {
@@ -145,6 +149,7 @@ impl Route {
                 At::Latest => {}
                 At::Snapshot(s) => p.append("snapshot", &s.to_string()),
                 At::Tag(t) => p.append("tag", t),
+                At::Branch(b) => p.append("branch", b),
                 At::Timestamp(ts) => p.append("ts", &ts.to_string()),
             }
             for (k, v) in [

@@ -5,7 +5,8 @@
 use crate::app::Selection;
 use crate::route::{go, use_route, At, Tab};
 use crate::tag_actions::{Outcome, TagActions};
-use crate::util::{time, time_short, Busy, ErrorPanel, Load};
+use crate::timeline::{timeline, Bar};
+use crate::util::{time, Busy, ErrorPanel, Load};
 use crate::warehouse;
 use lakescope_paimon::spec::snapshot::{CommitKind, Snapshot};
 use leptos::prelude::*;
@@ -95,7 +96,7 @@ pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
                     label: format!("#{}", s.id),
                 })
                 .collect();
-            let chart = timeline(&bars, travel);
+            let chart = timeline(&bars, &[], travel);
             let versions: Vec<(i64, i64)> = snaps.iter().map(|s| (s.id, s.time_millis)).collect();
             let actions = view! {
                 <TagActions path=path.get_value() snapshots=versions tags=tags.clone() outcome on_done />
@@ -151,101 +152,5 @@ pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
             }
                 .into_any()
         }
-    }
-}
-
-/// One bar of the timeline: a commit with its net change of records.
-pub struct Bar {
-    pub id: i64,
-    pub time_millis: i64,
-    /// Records added (positive) or removed (negative).
-    pub delta: i64,
-    /// Colour class (`k-append`, ...).
-    pub class: &'static str,
-    /// Commit kind or operation, for the tooltip.
-    pub kind: String,
-    /// Tags / refs on this snapshot.
-    pub marks: Vec<String>,
-    /// The axis label under the bar.
-    pub label: String,
-}
-
-/// The timeline chart: one bar per snapshot in commit order (x labels are commit times);
-/// bars above the axis are records added, below records removed.
-pub fn timeline(bars: &[Bar], travel: impl Fn(i64) + Copy + 'static) -> impl IntoView {
-    let n = bars.len().max(1);
-    let w = 900.0f64;
-    let h = 190.0f64;
-    let (left, right, top, bottom) = (44.0, 10.0, 22.0, 34.0);
-    let plot_w = w - left - right;
-    let max_up = bars
-        .iter()
-        .map(|b| b.delta)
-        .filter(|v| *v > 0)
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
-    let max_down = bars
-        .iter()
-        .map(|b| b.delta)
-        .filter(|v| *v < 0)
-        .map(|v| -v)
-        .max()
-        .unwrap_or(0) as f64;
-    let total = max_up + max_down;
-    let plot_h = h - top - bottom;
-    let zero = top + plot_h * max_up / total;
-    let step = plot_w / n as f64;
-    let bw = (step * 0.6).clamp(2.0, 36.0);
-    let label_every = (n / 10).max(1);
-    let rendered = bars
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let id = b.id;
-            let d = b.delta as f64;
-            let x = left + step * (i as f64 + 0.5);
-            let hh = (d.abs() / total * plot_h).max(1.5);
-            let y = if d >= 0.0 { zero - hh } else { zero };
-            let title = format!(
-                "snapshot {id} · {} · {} · delta {:+} rows{}",
-                b.kind,
-                time(b.time_millis),
-                b.delta,
-                if b.marks.is_empty() { String::new() } else { format!(" · {}", b.marks.join(", ")) }
-            );
-            let label = (i % label_every == 0).then(|| {
-                view! {
-                    <text class="axis-label" x=x y=h - bottom + 14.0 text-anchor="middle">{b.label.clone()}</text>
-                    <text class="axis-label faint" x=x y=h - bottom + 26.0 text-anchor="middle">{time_short(b.time_millis)}</text>
-                }
-            });
-            let tag_mark = (!b.marks.is_empty()).then(|| {
-                view! {
-                    <line class="tag-line" x1=x x2=x y1=top - 8.0 y2=h - bottom />
-                    <text class="tag-label" x=x + 3.0 y=top - 10.0>{b.marks.join(", ")}</text>
-                }
-            });
-            view! {
-                <g class="bar-g" data-testid="timeline-bar" data-snapshot=id on:click=move |_| travel(id)>
-                    {tag_mark}
-                    <rect class="hit" x=x - step / 2.0 y=top width=step height=plot_h />
-                    <rect class=format!("bar {}", b.class) x=x - bw / 2.0 y=y width=bw height=hh rx="1.5" />
-                    <title>{title}</title>
-                    {label}
-                </g>
-            }
-        })
-        .collect_view();
-    view! {
-        <svg class="chart" data-testid="timeline" viewBox=format!("0 0 {w} {h}") role="img" aria-label="Snapshot timeline">
-            <line class="axis" x1=left x2=w - right y1=zero y2=zero />
-            <text class="axis-label" x=left - 6.0 y=top + 4.0 text-anchor="end">{format!("+{}", max_up as i64)}</text>
-            <text class="axis-label" x=left - 6.0 y=zero + 4.0 text-anchor="end">"0"</text>
-            {(max_down > 0.0).then(|| view! {
-                <text class="axis-label" x=left - 6.0 y=h - bottom text-anchor="end">{format!("-{}", max_down as i64)}</text>
-            })}
-            {rendered}
-        </svg>
     }
 }
