@@ -161,53 +161,46 @@ async fn branches_table_and_a_branch_s_system_tables() {
         Ok(lakescope_test_support::oracles::normalize(without_time)),
         java_branches[&"branches".to_string()]
     );
-    // a branch's own snapshots, schemas and tags
-    let column = |name: &str, col: &str| {
+    // a branch's own snapshots, schemas and tags, as Java 0.9's SnapshotManager, SchemaManager
+    // and TagManager list them for that branch
+    let project = |name: String, cols: &[&str]| {
         let c = &c;
-        let name = name.to_string();
-        let col = col.to_string();
+        let cols: Vec<String> = cols.iter().map(|s| s.to_string()).collect();
         async move {
             let out = c
                 .scan(
                     &table(&name),
                     &ScanRequest {
-                        columns: Some(vec![col]),
+                        columns: Some(cols),
                         ..Default::default()
                     },
                 )
                 .await
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
-            lakescope_engine::canonical::batches_to_lines(&out.batches).unwrap()
+            let lines = lakescope_engine::canonical::batches_to_lines(&out.batches).unwrap();
+            Ok(lakescope_test_support::oracles::normalize(lines))
         }
     };
-    assert_eq!(
-        column("br.t$branch_dev$snapshots", "schema_id").await,
-        [r#"{"schema_id":0}"#, r#"{"schema_id":1}"#]
-    );
-    assert_eq!(
-        column("br.t$snapshots", "schema_id").await,
-        [r#"{"schema_id":0}"#, r#"{"schema_id":0}"#]
-    );
-    assert_eq!(
-        column("br.t$branch_dev$schemas", "schema_id").await,
-        [r#"{"schema_id":0}"#, r#"{"schema_id":1}"#]
-    );
-    assert_eq!(
-        column("br.t$branch_dev$tags", "tag_name").await,
-        [r#"{"tag_name":"d2"}"#, r#"{"tag_name":"t1"}"#]
-    );
-    assert_eq!(
-        column("br.t$tags", "tag_name").await,
-        [r#"{"tag_name":"t1"}"#]
-    );
-    // the empty branch starts at main's latest schema id, with no snapshot
-    assert_eq!(
-        column("br.t$branch_empty$schemas", "schema_id").await,
-        [r#"{"schema_id":0}"#]
-    );
-    assert!(column("br.t$branch_empty$snapshots", "snapshot_id")
-        .await
-        .is_empty());
+    for branch in ["main", "dev", "empty"] {
+        let mut cmd = o.java("BranchJava");
+        cmd.arg("meta").arg(wh.join("br.db/t")).arg(branch);
+        let java_meta = sections::<String>(&run(&mut cmd, "Java branch metadata"));
+        let name = |system: &str| match branch {
+            "main" => format!("br.t${system}"),
+            b => format!("br.t$branch_{b}${system}"),
+        };
+        for (system, cols) in [
+            ("snapshots", &["snapshot_id", "schema_id"][..]),
+            ("schemas", &["schema_id"][..]),
+            ("tags", &["tag_name"][..]),
+        ] {
+            assert_eq!(
+                project(name(system), cols).await,
+                java_meta[&system.to_string()],
+                "{branch} ${system}"
+            );
+        }
+    }
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -253,13 +246,23 @@ async fn a_missing_branch_and_writes_to_a_branch_are_errors() {
     .unwrap();
     let env = FixedEnv::new(1_700_000_000_000, 7);
     let e = c
-        .insert_with(&env, &table("br.t$branch_dev"), &[rows.clone()], None)
+        .insert_with(
+            &env,
+            &table("br.t$branch_dev"),
+            std::slice::from_ref(&rows),
+            None,
+        )
         .await
         .unwrap_err()
         .to_string();
     assert!(e.contains("writing to branch 'dev'"), "{e}");
     let e = c
-        .insert_with(&env, &table("br.t$snapshots"), &[rows.clone()], None)
+        .insert_with(
+            &env,
+            &table("br.t$snapshots"),
+            std::slice::from_ref(&rows),
+            None,
+        )
         .await
         .unwrap_err()
         .to_string();

@@ -221,40 +221,77 @@ async fn a_ref_of_the_other_kind_is_an_error_naming_both() {
     );
 }
 
-/// The diff of a tag against a branch: both sides planned from their refs, B (the branch) read
-/// with the current schema.
+/// The changes from ref `a` to ref `b` as the oracle's rows say: each side's rows (in the
+/// schema Java's rule gives it) put in B's columns by field id (a column A lacks is null), then
+/// a multiset difference (the table has no identifier fields): `[change, values...]`, sorted.
+fn expected_changes(fx: &Value, a: &str, b: &str) -> Value {
+    let ids = |r: &str| -> Vec<i64> {
+        fx["refs"][r]["field_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect()
+    };
+    let (ids_a, ids_b) = (ids(a), ids(b));
+    let in_b = |row: &Value| -> Vec<Value> {
+        let row = row.as_array().unwrap();
+        ids_b
+            .iter()
+            .map(|id| {
+                ids_a
+                    .iter()
+                    .position(|x| x == id)
+                    .map_or(Value::Null, |i| row[i].clone())
+            })
+            .collect()
+    };
+    let mut left: Vec<Vec<Value>> = fx["refs"][a]["java"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(in_b)
+        .collect();
+    let mut out = Vec::new();
+    for row in fx["refs"][b]["java"]["rows"].as_array().unwrap() {
+        let row = row.as_array().unwrap().clone();
+        match left.iter().position(|l| *l == row) {
+            Some(i) => {
+                left.remove(i);
+            }
+            None => out.push([vec![json!("insert")], row].concat()),
+        }
+    }
+    out.extend(
+        left.into_iter()
+            .map(|l| [vec![json!("delete")], l].concat()),
+    );
+    let mut out: Vec<Value> = out.into_iter().map(Value::Array).collect();
+    out.sort_by_key(|r| r.to_string());
+    Value::Array(out)
+}
+
+/// The diff of a tag against a branch and of two branches: both sides planned from their refs,
+/// each read with the schema Java's rule gives it, B's columns out.
 #[tokio::test(flavor = "current_thread")]
-async fn diff_from_a_tag_to_a_branch() {
-    let Some((root, _)) = fixtures() else { return };
+async fn diff_between_refs() {
+    let Some((root, fx)) = fixtures() else { return };
     let table = open(root).await;
-    let d = diff_at(
-        &table,
-        Some(&SnapshotSelector::Ref("t1".into())),
-        &SnapshotSelector::Ref("dev".into()),
-        &mut |_| {},
-    )
-    .await
-    .unwrap();
-    let columns: Vec<&String> = d.schema.fields().iter().map(|f| f.name()).collect();
-    assert_eq!(columns, [CHANGE_COLUMN, "id", "name", "extra", "note"]);
-    assert_eq!(
-        frame(&d.batches, &d.schema)["rows"],
-        json!([["insert", "3", "c", "30", null]])
-    );
-    // main → dev: dev has 3, main has 4
-    let d = diff_at(
-        &table,
-        Some(&SnapshotSelector::Branch("main".into())),
-        &SnapshotSelector::Branch("dev".into()),
-        &mut |_| {},
-    )
-    .await
-    .unwrap();
-    assert_eq!(
-        frame(&d.batches, &d.schema)["rows"],
-        json!([
-            ["delete", "4", "d", "40", null],
-            ["insert", "3", "c", "30", null]
-        ])
-    );
+    for (a, b) in [("t1", "dev"), ("main", "dev"), ("t2", "main")] {
+        let d = diff_at(
+            &table,
+            Some(&SnapshotSelector::Ref(a.into())),
+            &SnapshotSelector::Ref(b.into()),
+            &mut |_| {},
+        )
+        .await
+        .unwrap();
+        let columns: Vec<Value> = d.schema.fields().iter().map(|f| json!(f.name())).collect();
+        let oracle_columns = fx["refs"][b]["java"]["columns"].as_array().unwrap();
+        assert_eq!(columns[0], json!(CHANGE_COLUMN));
+        assert_eq!(columns[1..], oracle_columns[..], "{a} → {b}");
+        let changes = expected_changes(fx, a, b);
+        assert!(!changes.as_array().unwrap().is_empty(), "{a} → {b}");
+        assert_eq!(frame(&d.batches, &d.schema)["rows"], changes, "{a} → {b}");
+    }
 }

@@ -16,7 +16,7 @@ with its snapshot's schema 1 (id, v, extra). main reads S3 with schema 2, t1 S1 
 
 Prints one JSON object:
   {"metadata": path, "snapshots": {"S1": id, ...},
-   "refs": {ref: {"type": "branch"|"tag", "snapshot": id,
+   "refs": {ref: {"type": "branch"|"tag", "snapshot": id, "schema_id": n, "field_ids": [...],
                   "java": {"columns": [...], "rows": [[...]]},      # Java's rule (see below)
                   "pyiceberg": {"columns": [...], "rows": [[...]]}, # pyiceberg's own scan
                   "duckdb": {...} | "error: ..." | "unavailable: ..."}}}
@@ -119,6 +119,7 @@ def main():
             'type': kind,
             'snapshot': ref.snapshot_id,
             'schema_id': java_schema.schema_id,
+            'field_ids': [f.field_id for f in java_schema.fields],
             'java': frame(java),
             'pyiceberg': frame(t.scan().use_ref(name).to_arrow()),
             'duckdb': duck(meta, ref.snapshot_id),
