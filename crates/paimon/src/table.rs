@@ -1156,6 +1156,54 @@ mod tests {
         Table::open(Rc::new(Unlisted(store)), "db.db/t").await
     }
 
+    /// A branch on a store that cannot list: its schema ids start where the branch was made
+    /// (Java copies the tag's schema under its own id), so probing starts at one of main's ids;
+    /// its snapshots, hints and tags are its own files.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_branch_without_listing() {
+        let schema =
+            |id: i64| SCHEMA.replace(r#""id": 0, "fields""#, &format!(r#""id": {id}, "fields""#));
+        let files: Vec<(&str, String)> = vec![
+            ("schema/schema-0", schema(0)),
+            ("schema/schema-1", schema(1)),
+            ("snapshot/snapshot-4", snapshot_json(4, 400)),
+            ("snapshot/LATEST", "4".into()),
+            ("branch/branch-dev/schema/schema-1", schema(1)),
+            ("branch/branch-dev/schema/schema-2", schema(2)),
+            (
+                "branch/branch-dev/snapshot/snapshot-4",
+                snapshot_json(4, 999),
+            ),
+            (
+                "branch/branch-dev/snapshot/snapshot-5",
+                snapshot_json(5, 1000),
+            ),
+            ("branch/branch-dev/snapshot/LATEST", "5".into()),
+            ("branch/branch-dev/tag/tag-v1", snapshot_json(4, 999)),
+        ];
+        let main = unlisted_table(&files).await.unwrap();
+        let dev = main.branch("dev").await.unwrap();
+        assert_eq!(dev.branch_name(), "dev");
+        assert_eq!(dev.metadata_path(), "db.db/t/branch/branch-dev");
+        assert_eq!(dev.current_schema().id, 2);
+        let ids: Vec<i64> = dev.schemas().await.unwrap().iter().map(|s| s.id).collect();
+        assert_eq!(ids, vec![1, 2]);
+        assert_eq!(dev.latest_snapshot_id().await.unwrap(), Some(5));
+        assert_eq!(dev.snapshot(4).await.unwrap().time_millis, 999);
+        assert_eq!(main.snapshot(4).await.unwrap().time_millis, 400);
+        assert_eq!(dev.tag("v1").await.unwrap().snapshot.time_millis, 999);
+        assert!(main.tag("v1").await.is_err());
+        // files are the table's: an index file is not under the branch
+        assert_eq!(dev.index_file_path("index-1"), "db.db/t/index/index-1");
+        assert!(main.ensure_main("committing").is_ok());
+        let e = dev.ensure_main("committing").unwrap_err().to_string();
+        assert!(e.contains("committing on branch 'dev' of db.db/t"), "{e}");
+        let e = main.branch("nope").await.unwrap_err().to_string();
+        assert!(e.contains("branch 'nope' of Paimon table db.db/t"), "{e}");
+        assert!(main.branch("../x").await.is_err());
+        assert_eq!(main.branch("main").await.unwrap().branch_name(), "main");
+    }
+
     #[tokio::test(flavor = "current_thread")]
     async fn without_listing_probes_from_the_hints() {
         let schema1 = SCHEMA.replace(r#""id": 0, "fields""#, r#""id": 1, "fields""#);
