@@ -85,14 +85,20 @@ enum Command {
     Scan {
         /// Warehouse: a local path or file:// URI.
         warehouse: String,
-        /// <DB>.<TABLE>, or <DB>.<TABLE>$<SYSTEM> for a system table.
+        /// <DB>.<TABLE>, or <DB>.<TABLE>$<SYSTEM> for a system table; <DB>.<TABLE>$branch_<NAME>
+        /// (and <DB>.<TABLE>$branch_<NAME>$<SYSTEM>) for a Paimon branch, whose own snapshot
+        /// ids and tags --snapshot and --tag then name.
         table: String,
         /// Read this snapshot id.
         #[arg(long, conflicts_with_all = ["tag", "timestamp_millis"])]
         snapshot: Option<i64>,
-        /// Read the snapshot of this tag.
+        /// Read the snapshot of this tag (Iceberg: a tag ref, read with its snapshot's schema).
         #[arg(long, conflicts_with = "timestamp_millis")]
         tag: Option<String>,
+        /// Read the head of this branch (Paimon: branch/branch-<NAME>, with the branch's latest
+        /// schema; Iceberg: a branch ref, with the table's current schema; `main`: the table).
+        #[arg(long, conflicts_with_all = ["snapshot", "tag", "timestamp_millis", "incremental_between"])]
+        branch: Option<String>,
         /// Read the latest snapshot committed at or before this time (epoch milliseconds).
         #[arg(long)]
         timestamp_millis: Option<i64>,
@@ -122,6 +128,9 @@ enum Command {
         warehouse: String,
         /// <DB>.<TABLE>
         table: String,
+        /// The snapshots of this Paimon branch (<DB>.<TABLE>$branch_<NAME>$snapshots).
+        #[arg(long)]
+        branch: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
@@ -161,10 +170,12 @@ enum Command {
         warehouse: String,
         /// <DB>.<TABLE>
         table: String,
-        /// The older snapshot: id or tag name (0 = the empty table).
+        /// The older snapshot: id or tag name, for Iceberg also a branch name (0 = the empty
+        /// table). An Iceberg branch reads with the table's current schema, a tag or id with
+        /// its snapshot's.
         #[arg(long)]
         from: String,
-        /// The newer snapshot: id or tag name.
+        /// The newer snapshot: id or tag name, for Iceberg also a branch name such as main.
         #[arg(long)]
         to: String,
         /// Output format (a leading `_change` column: insert, delete, update_before, update_after).
@@ -244,6 +255,7 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
             table,
             snapshot,
             tag,
+            branch,
             timestamp_millis,
             incremental_between,
             incremental_mode,
@@ -274,6 +286,7 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
                         mode,
                     }
                 }
+                _ if branch.is_some() => TimeTravel::Branch(branch.unwrap_or_default()),
                 (Some(id), _, _) => TimeTravel::SnapshotId(id),
                 (_, Some(tag), _) => TimeTravel::Tag(tag),
                 (_, _, Some(ms)) => TimeTravel::TimestampMillis(ms),
@@ -322,8 +335,15 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
         Command::Snapshots {
             warehouse,
             table,
+            branch,
             format,
-        } => scan_system(&warehouse, &table, "snapshots", format).await,
+        } => {
+            let table = match branch {
+                Some(b) => parse_table(&table)?.on_branch(&b).to_string(),
+                None => table,
+            };
+            scan_system(&warehouse, &table, "snapshots", format).await
+        }
         Command::Schema {
             warehouse,
             table,
@@ -338,8 +358,15 @@ async fn scan_system(
     system: &str,
     format: Format,
 ) -> Result<(), String> {
-    let mut table_ref = parse_table(table)?;
-    table_ref.system = Some(system.to_string());
+    let table_ref = parse_table(table)?;
+    let branch = table_ref.branch().map(str::to_string);
+    let mut table_ref = TableRef {
+        system: Some(system.to_string()),
+        ..table_ref
+    };
+    if let Some(b) = branch {
+        table_ref = table_ref.on_branch(&b);
+    }
     let request = ScanRequest::default();
     scan_and_print(warehouse, &table_ref.to_string(), &request, format).await
 }
@@ -424,9 +451,9 @@ async fn iceberg_diff_and_print(
     let table = lakescope_iceberg::Table::open(catalog.store().clone(), key)
         .await
         .map_err(|e| e.to_string())?;
-    let a = iceberg_version(&table, from)?;
-    let b = iceberg_version(&table, to)?.ok_or_else(|| format!("--to {to}: not a snapshot"))?;
-    let diff = lakescope_iceberg::diff::diff_snapshots(&table, a, b)
+    let a = iceberg_version(from);
+    let b = iceberg_version(to).ok_or_else(|| format!("--to {to}: not a snapshot"))?;
+    let diff = lakescope_iceberg::diff::diff_at(&table, a.as_ref(), &b, &mut |_| {})
         .await
         .map_err(|e| e.to_string())?;
     print_diff(&diff.schema, &diff.batches, &diff.partitions, format)?;
@@ -439,19 +466,16 @@ async fn iceberg_diff_and_print(
     Ok(())
 }
 
-/// An Iceberg snapshot named by id or by branch/tag name (`0`: the empty table).
-fn iceberg_version<'a>(
-    table: &'a lakescope_iceberg::Table,
-    text: &str,
-) -> Result<Option<&'a lakescope_iceberg::spec::Snapshot>, String> {
+/// An Iceberg snapshot named by id or by branch/tag name (`0`: the empty table). A branch
+/// (`main` too) is read with the table's current schema, a tag or id with its snapshot's.
+fn iceberg_version(text: &str) -> Option<lakescope_iceberg::SnapshotSelector> {
     if text == "0" {
-        return Ok(None);
+        return None;
     }
-    let selector = match text.parse::<i64>() {
+    Some(match text.parse::<i64>() {
         Ok(id) => lakescope_iceberg::SnapshotSelector::Id(id),
         Err(_) => lakescope_iceberg::SnapshotSelector::Ref(text.to_string()),
-    };
-    table.snapshot(&selector).map_err(|e| e.to_string())
+    })
 }
 
 /// Writes the changed rows to stdout and the per-partition counts to stderr.

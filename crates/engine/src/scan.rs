@@ -74,15 +74,39 @@ impl Catalog {
     }
 }
 
+/// The branch a read names, by `t$branch_<name>` or [`TimeTravel::Branch`] (`None`: `main`);
+/// two different names are an error.
+pub fn read_branch<'a>(table_ref: &'a TableRef, at: &'a TimeTravel) -> Result<Option<&'a str>> {
+    match (table_ref.branch(), at) {
+        (Some(a), TimeTravel::Branch(b)) if a != b => Err(Error::Invalid(format!(
+            "{table_ref} names branch '{a}' but the read asks for branch '{b}': name one branch"
+        ))),
+        (Some(a), _) => Ok(Some(a)),
+        (None, TimeTravel::Branch(b)) => Ok(Some(b.as_str())),
+        (None, _) => Ok(None),
+    }
+    .map(|b| b.filter(|b| *b != lakescope_paimon::table::MAIN_BRANCH))
+}
+
 /// Reads an open Paimon table (or the system table `table_ref` names); `table_ref` also names
-/// the table in errors.
+/// the table in errors. A branch (`t$branch_dev`, [`TimeTravel::Branch`]) is read from its own
+/// schemas, snapshots and tags: at its head with its latest schema, or at one of its snapshots
+/// or tags (`t$branch_dev` with a snapshot id or tag) with that snapshot's schema.
 pub async fn scan_table(
     table: &Table,
     table_ref: &TableRef,
     request: &ScanRequest,
 ) -> Result<ScanResult> {
+    let on_branch;
+    let table = match read_branch(table_ref, &request.at)? {
+        Some(b) if b != table.branch_name() => {
+            on_branch = table.branch(b).await?;
+            &on_branch
+        }
+        _ => table,
+    };
     if request.filter.is_some()
-        && (table_ref.system.is_some()
+        && (table_ref.system_table().is_some()
             || matches!(request.at, TimeTravel::IncrementalBetween { .. }))
     {
         return Err(Error::Invalid(format!(
@@ -90,7 +114,7 @@ pub async fn scan_table(
             )));
     }
     if let TimeTravel::IncrementalBetween { start, end, mode } = &request.at {
-        let with_row_kind = match table_ref.system.as_deref() {
+        let with_row_kind = match table_ref.system_table() {
                 None => false,
                 Some("audit_log") => true,
                 Some(other) => {
@@ -119,14 +143,15 @@ pub async fn scan_table(
             schema: out.schema,
         });
     }
-    let (schema, batches) = match table_ref.system.as_deref() {
+    let (schema, batches) = match table_ref.system_table() {
         None => {
             let snapshot = resolve_snapshot(table, table_ref, &request.at).await?;
             let read = ReadRequest {
                 columns: request.columns.clone(),
                 filter: request.filter.clone(),
-                // as Java: without time travel, the latest schema (ALTERs show at once)
-                latest_schema: request.at == TimeTravel::Latest,
+                // as Java: without time travel (a branch's head too), the latest schema
+                // (ALTERs show at once)
+                latest_schema: matches!(request.at, TimeTravel::Latest | TimeTravel::Branch(_)),
                 ..ReadRequest::default()
             };
             let mut reader = SnapshotReader::open(table, snapshot.as_ref(), &read).await?;
@@ -170,7 +195,8 @@ async fn resolve_snapshot(
     at: &TimeTravel,
 ) -> Result<Option<Snapshot>> {
     Ok(match at {
-        TimeTravel::Latest => table.latest_snapshot().await?,
+        // `table` is already the branch's handle
+        TimeTravel::Latest | TimeTravel::Branch(_) => table.latest_snapshot().await?,
         TimeTravel::SnapshotId(id) => Some(table.snapshot(*id).await?),
         TimeTravel::Tag(name) => Some(table.tag(name).await?.snapshot),
         TimeTravel::TimestampMillis(ms) => Some(
@@ -183,11 +209,6 @@ async fn resolve_snapshot(
                     ))
                 })?,
         ),
-        TimeTravel::Branch(name) => {
-            return Err(Error::Invalid(format!(
-                "{table_ref}: reading Paimon branch '{name}' is not supported yet"
-            )))
-        }
         TimeTravel::IncrementalBetween { .. } => {
             return Err(Error::Invalid(format!(
                 "{table_ref}: incremental-between is not a single snapshot"

@@ -39,8 +39,28 @@ impl Catalog {
         batches: &[RecordBatch],
         overwrite: Option<Overwrite>,
     ) -> Result<CommitOutcome> {
+        refuse_non_main_write(table_ref)?;
         let table = Table::open(self.store().clone(), table_ref.path()).await?;
         insert_into_table(env, &table, batches, overwrite).await
+    }
+}
+
+/// `Ok` when `table_ref` names the table itself; a branch (`t$branch_dev`) or system table is
+/// refused: lakescope writes only to the main branch, and a write meant for a branch must never
+/// land on it.
+pub fn refuse_non_main_write(table_ref: &TableRef) -> Result<()> {
+    let branch = table_ref
+        .branch()
+        .filter(|b| *b != lakescope_paimon::table::MAIN_BRANCH);
+    match (branch, table_ref.system_table()) {
+        (None, None) => Ok(()),
+        (Some(b), _) => Err(crate::Error::Invalid(format!(
+            "{table_ref}: writing to branch '{b}' is not supported: lakescope writes only to the main branch of {}.{} (nothing was written)",
+            table_ref.database, table_ref.table
+        ))),
+        (None, Some(s)) => Err(crate::Error::Invalid(format!(
+            "{table_ref}: system table ${s} is read-only (nothing was written)"
+        ))),
     }
 }
 

@@ -33,7 +33,7 @@ use crate::scan::{output_batch, output_schema, read_fields};
 use crate::spec::manifest::Literal;
 use crate::spec::transform::{civil_from_days, Transform};
 use crate::spec::{Schema, Snapshot};
-use crate::table::Table;
+use crate::table::{SnapshotSelector, Table};
 use crate::{Error, Result};
 use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_row::{RowConverter, Rows, SortField};
@@ -91,17 +91,48 @@ pub async fn diff_snapshots_with_progress(
     to: &Snapshot,
     progress: &mut dyn FnMut(DiffProgress),
 ) -> Result<SnapshotDiff> {
-    diff_inner(table, from, to, progress)
+    diff_inner(table, from, to, None, progress)
         .await
-        .map_err(|e| match e {
-            Error::Invalid(m) => Error::Invalid(format!(
-                "diff of {} snapshot {} → {}: {m}",
-                table.key(),
-                from.map_or("none".to_string(), |s| s.snapshot_id.to_string()),
-                to.snapshot_id
-            )),
-            other => other,
-        })
+        .map_err(|e| named(table, from, to, e))
+}
+
+/// Diffs the snapshots two selectors name (`from` `None`: the empty table), each side read with
+/// the schema [`Table::read_schema_at`] gives it: a branch (`main` too) with the table's current
+/// schema, a snapshot named by id, time or tag with its own. B's schema shapes the output.
+pub async fn diff_at(
+    table: &Table,
+    from: Option<&SnapshotSelector>,
+    to: &SnapshotSelector,
+    progress: &mut dyn FnMut(DiffProgress),
+) -> Result<SnapshotDiff> {
+    let a = match from {
+        Some(sel) => table.snapshot(sel)?,
+        None => None,
+    };
+    let b = table.snapshot(to)?.ok_or_else(|| {
+        Error::Invalid(format!("diff of {}: {to} has no snapshot yet", table.key()))
+    })?;
+    let schema_b = table.read_schema_at(to)?;
+    let schema_a = match (from, a) {
+        (Some(sel), Some(_)) => table.read_schema_at(sel)?,
+        _ => schema_b,
+    };
+    diff_inner(table, a, b, Some((schema_a, schema_b)), progress)
+        .await
+        .map_err(|e| named(table, a, b, e))
+}
+
+/// `e` with the table and snapshots named.
+fn named(table: &Table, from: Option<&Snapshot>, to: &Snapshot, e: Error) -> Error {
+    match e {
+        Error::Invalid(m) => Error::Invalid(format!(
+            "diff of {} snapshot {} → {}: {m}",
+            table.key(),
+            from.map_or("none".to_string(), |s| s.snapshot_id.to_string()),
+            to.snapshot_id
+        )),
+        other => other,
+    }
 }
 
 /// A task's identity: the data file and the delete files (key, blob offset) that apply to it.
@@ -126,13 +157,18 @@ struct Side {
     files: usize,
 }
 
+/// `schemas`: A's and B's read schemas (default: each snapshot's own).
 async fn diff_inner(
     table: &Table,
     from: Option<&Snapshot>,
     to: &Snapshot,
+    schemas: Option<(&Schema, &Schema)>,
     progress: &mut dyn FnMut(DiffProgress),
 ) -> Result<SnapshotDiff> {
-    let schema_b = table.read_schema(Some(to))?;
+    let schema_b = match schemas {
+        Some((_, b)) => b,
+        None => table.read_schema(Some(to))?,
+    };
     let values = output_schema(table, schema_b)?;
     let plan_b = plan(table, to).await?;
     let plan_a = match from {
@@ -143,9 +179,10 @@ async fn diff_inner(
     let ids_b: HashSet<_> = plan_b.tasks.iter().map(identity).collect();
     let mut parts = PartitionNames::default();
     let reader = SideReader::new(table, schema_b)?;
-    let schema_a = match from {
-        Some(a) => table.read_schema(Some(a))?,
-        None => schema_b,
+    let schema_a = match (schemas, from) {
+        (Some((a, _)), _) => a,
+        (None, Some(a)) => table.read_schema(Some(a))?,
+        (None, None) => schema_b,
     };
     let differing = |plan: &ScanPlan, other: &HashSet<TaskIdentity>| {
         plan.tasks

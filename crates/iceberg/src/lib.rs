@@ -29,7 +29,7 @@ pub mod write;
 
 pub use error::{Error, Result};
 pub use scan::{read as read_table, ReadOutput, ReadRequest};
-pub use table::{MetadataCatalog, OpenOptions, SnapshotSelector, Table};
+pub use table::{MetadataCatalog, OpenOptions, RefKind, SnapshotSelector, Table};
 
 /// Whether the folder `table_key` of `store` holds an Iceberg table: a `metadata/` folder with
 /// `*.metadata.json` or `version-hint.text`, and no Paimon `schema/` folder.

@@ -155,20 +155,18 @@ pub(crate) fn output_batch(
     .map_err(|e| Error::corrupt(key, e))
 }
 
-/// Reads the rows of the selected snapshot, deletes applied: the current snapshot with the
-/// table's current schema, others with their own.
+/// Reads the rows of the selected snapshot, deletes applied: the current snapshot and the head
+/// of a branch with the table's current schema, a snapshot named by id, time or tag with its
+/// own ([`Table::read_schema_at`], Java's `SnapshotUtil.schemaFor`).
 pub async fn read(
     table: &Table,
     at: &SnapshotSelector,
     request: &ReadRequest,
 ) -> Result<ReadOutput> {
     let snapshot = table.snapshot(at)?;
-    // The current state reads with the current schema (columns added or renamed since the
-    // last commit show); time travel with the schema of its snapshot.
-    let schema = match at {
-        SnapshotSelector::Current => table.read_schema(None)?,
-        _ => table.read_schema(snapshot)?,
-    };
+    // A branch reads with the current schema (columns added or renamed since its last commit
+    // show); time travel to a fixed snapshot with the schema of that snapshot.
+    let schema = table.read_schema_at(at)?;
     let lineage = crate::lineage::with_requested(
         table.metadata().format_version,
         schema,

@@ -27,7 +27,9 @@ pub struct OpenOptions {
     pub location_override: Option<String>,
 }
 
-/// Which snapshot to read.
+/// Which snapshot to read, and so (as Java's `SnapshotUtil.schemaFor`) with which schema:
+/// the current state and the head of a branch read with the table's current schema, a snapshot
+/// named by id, time or tag with its own ([`Table::read_schema_at`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SnapshotSelector {
     /// The current snapshot (`main`).
@@ -36,8 +38,52 @@ pub enum SnapshotSelector {
     Id(i64),
     /// The snapshot current at this time (`snapshot-log`).
     AsOfTimestamp(i64),
-    /// A branch or tag name.
+    /// The head of a branch (`main` is one); a tag of that name is an error.
+    Branch(String),
+    /// The snapshot of a tag; a branch of that name is an error.
+    Tag(String),
+    /// A branch or a tag, whichever the name is (for pickers and the CLI's diff, which take
+    /// bare ref names); read as that kind of ref.
     Ref(String),
+}
+
+impl std::fmt::Display for SnapshotSelector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SnapshotSelector::Current => write!(f, "the current snapshot"),
+            SnapshotSelector::Id(id) => write!(f, "snapshot {id}"),
+            SnapshotSelector::AsOfTimestamp(ms) => write!(f, "the snapshot as of {ms} ms"),
+            SnapshotSelector::Branch(n) => write!(f, "branch '{n}'"),
+            SnapshotSelector::Tag(n) => write!(f, "tag '{n}'"),
+            SnapshotSelector::Ref(n) => write!(f, "ref '{n}'"),
+        }
+    }
+}
+
+/// What a ref is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefKind {
+    Branch,
+    Tag,
+}
+
+impl RefKind {
+    /// The kind of a ref's `type` field (`branch` or `tag`; anything else reads as a branch,
+    /// as Java's `SnapshotRef.isBranch` is the only other case).
+    pub fn of(ref_type: &str) -> Self {
+        if ref_type.eq_ignore_ascii_case("tag") {
+            RefKind::Tag
+        } else {
+            RefKind::Branch
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            RefKind::Branch => "branch",
+            RefKind::Tag => "tag",
+        }
+    }
 }
 
 /// An Iceberg table opened from a store.
@@ -154,7 +200,8 @@ impl Table {
         self.relocator.resolve(uri, context)
     }
 
-    /// The snapshot a selector names (`None`: the table has no current snapshot).
+    /// The snapshot a selector names (`None`: the table has no current snapshot, or the
+    /// branch `main` does not point at one yet).
     pub fn snapshot(&self, selector: &SnapshotSelector) -> Result<Option<&Snapshot>> {
         let m = &self.metadata;
         let missing = |what: String| Error::not_found(what, Some(self.metadata_key.clone()));
@@ -168,16 +215,87 @@ impl Table {
                 m.snapshot_at(*ms)
                     .ok_or_else(|| missing(format!("snapshot at or before {ms} ms")))?,
             ),
-            SnapshotSelector::Ref(name) => {
-                let r = m
-                    .refs
-                    .get(name)
-                    .ok_or_else(|| missing(format!("branch or tag '{name}'")))?;
-                Some(m.snapshot(r.snapshot_id).ok_or_else(|| {
-                    missing(format!("snapshot {} of ref '{name}'", r.snapshot_id))
-                })?)
+            SnapshotSelector::Branch(name)
+            | SnapshotSelector::Tag(name)
+            | SnapshotSelector::Ref(name) => {
+                let Some((_, id)) = self.named_ref(selector, name)? else {
+                    // `main` of a table without snapshots: no ref yet, nothing to read
+                    return Ok(None);
+                };
+                Some(
+                    m.snapshot(id)
+                        .ok_or_else(|| missing(format!("snapshot {id} of ref '{name}'")))?,
+                )
             }
         })
+    }
+
+    /// The kind and snapshot id of the ref `name`, checked against what `selector` asks for;
+    /// `None` for `main` before the first commit (Java's empty table has no `main` ref).
+    fn named_ref(&self, selector: &SnapshotSelector, name: &str) -> Result<Option<(RefKind, i64)>> {
+        let m = &self.metadata;
+        let wanted = match selector {
+            SnapshotSelector::Branch(_) => Some(RefKind::Branch),
+            SnapshotSelector::Tag(_) => Some(RefKind::Tag),
+            _ => None,
+        };
+        let Some(r) = m.refs.get(name) else {
+            if name == "main" && wanted != Some(RefKind::Tag) {
+                // v1 tables and old writers keep `current-snapshot-id` without refs
+                return Ok(m.current_snapshot_id.map(|id| (RefKind::Branch, id)));
+            }
+            let what = wanted.map_or("branch or tag", RefKind::name);
+            let known: Vec<String> = m
+                .refs
+                .iter()
+                .map(|(n, r)| format!("{n} ({})", RefKind::of(&r.ref_type).name()))
+                .collect();
+            return Err(Error::not_found(
+                format!("{what} '{name}' of {}", self.key),
+                Some(format!(
+                    "{}; refs: {}",
+                    self.metadata_key,
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                )),
+            ));
+        };
+        let kind = RefKind::of(&r.ref_type);
+        if let Some(wanted) = wanted.filter(|w| *w != kind) {
+            return Err(Error::Invalid(format!(
+                "{}: '{name}' is a {} of the table, not a {}: read it as a {} (Iceberg reads a branch with the table's current schema, a tag with its snapshot's)",
+                self.key,
+                kind.name(),
+                wanted.name(),
+                kind.name()
+            )));
+        }
+        Ok(Some((kind, r.snapshot_id)))
+    }
+
+    /// The schema rows at `selector` are read with, as Java's `SnapshotUtil.schemaFor`: the
+    /// current state and a branch (`main` too) with the table's current schema; a snapshot
+    /// named by id, time or tag with the schema it was written with.
+    pub fn read_schema_at(&self, selector: &SnapshotSelector) -> Result<&Schema> {
+        let by_ref = match selector {
+            SnapshotSelector::Current | SnapshotSelector::Branch(_) => true,
+            SnapshotSelector::Id(_)
+            | SnapshotSelector::AsOfTimestamp(_)
+            | SnapshotSelector::Tag(_) => false,
+            SnapshotSelector::Ref(name) => {
+                self.named_ref(selector, name)?.map(|(k, _)| k) != Some(RefKind::Tag)
+            }
+        };
+        if by_ref {
+            // a branch that does not exist is still an error
+            self.snapshot(selector)?;
+            self.read_schema(None)
+        } else {
+            self.read_schema(self.snapshot(selector)?)
+        }
     }
 
     /// The schema rows of `snapshot` are read with (its own schema id, else the current one).

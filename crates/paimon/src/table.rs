@@ -6,6 +6,14 @@
 //! A store that cannot list (a static web host without an index) still opens a table by name:
 //! schemas are found by probing `schema-0`, `schema-1`, … and snapshots from the hints, probing
 //! `snapshot-(N+1)` as Java does; tags can then only be read by name.
+//!
+//! # Branches
+//! A branch other than `main` keeps its own `schema/`, `snapshot/` and `tag/` folders in
+//! `<table>/branch/branch-<name>/` (Java's `BranchManager.branchPath`), while manifests, index
+//! files and data files stay in the table's own `manifest/`, `index/` and bucket folders
+//! (`FileStorePathFactory` is rooted at the table whatever the branch). A handle opened on a
+//! branch ([`Table::open_branch`]) reads that branch's metadata and the table's files; it is
+//! read-only ([`Table::ensure_main`]): lakescope commits only to `main`.
 
 use crate::error::{Error, Result};
 use crate::spec::binary_row::Datum;
@@ -24,10 +32,19 @@ use std::rc::Rc;
 /// Bucket number of the postpone bucket mode (`bucket = -2`).
 pub const POSTPONE_BUCKET: i32 = -2;
 
-/// A handle on one Paimon table (the main branch).
+/// The branch every table has, kept in the table folder itself.
+pub const MAIN_BRANCH: &str = "main";
+
+/// A handle on one Paimon table, on its main branch or another branch.
 pub struct Table {
     store: Rc<dyn ObjectStore>,
     path: String,
+    /// `None`: `main`.
+    branch: Option<String>,
+    /// Where `schema/`, `snapshot/` and `tag/` are: the table, or its branch folder.
+    meta: String,
+    /// The first schema id to probe where the store cannot list (a branch's may be above 0).
+    first_schema: i64,
     schema: Rc<TableSchema>,
     schemas: RefCell<HashMap<i64, Rc<TableSchema>>>,
     manifest_lists: Decoded<ManifestFileMeta>,
@@ -44,6 +61,7 @@ impl std::fmt::Debug for Table {
         f.debug_struct("Table")
             .field("store", &self.store.describe())
             .field("path", &self.path)
+            .field("branch", &self.branch_name())
             .field("schema_id", &self.schema.id)
             .finish()
     }
@@ -132,13 +150,117 @@ impl Table {
         schemas.insert(latest, schema.clone());
         Ok(Table {
             store,
+            meta: path.clone(),
             path,
+            branch: None,
+            first_schema: 0,
             schema,
             schemas: RefCell::new(schemas),
             manifest_lists: RefCell::default(),
             manifests: RefCell::default(),
             index_manifests: RefCell::default(),
         })
+    }
+
+    /// Opens branch `branch` of the table at `path` (`main`: the table itself, as
+    /// [`Table::open`]): its latest schema, snapshots and tags come from
+    /// `<path>/branch/branch-<branch>/`, files from the table. A branch without a schema file
+    /// does not exist: [`Error::NotFound`] naming the table, the branch and the branches there are.
+    pub async fn open_branch(
+        store: Rc<dyn ObjectStore>,
+        path: impl Into<String>,
+        branch: &str,
+    ) -> Result<Table> {
+        let path = path.into().trim_matches('/').to_string();
+        if branch == MAIN_BRANCH {
+            return Self::open(store, path).await;
+        }
+        let meta = branch_path(&path, branch)?;
+        let first_schema = first_branch_schema(store.as_ref(), &path, &meta).await?;
+        let ids = schema_ids_from(store.as_ref(), &meta, first_schema).await?;
+        let Some(&latest) = ids.last() else {
+            // the table itself missing is the better message
+            let main = Self::open(store.clone(), path.clone()).await?;
+            let branches = main.branches().await.unwrap_or_default();
+            return Err(Error::NotFound {
+                what: format!("branch '{branch}' of Paimon table {path}"),
+                context: Some(format!(
+                    "no schema file under {}; branches: {}",
+                    join(&meta, "schema"),
+                    if branches.is_empty() {
+                        "none but main".to_string()
+                    } else {
+                        branches.join(", ")
+                    }
+                )),
+            });
+        };
+        let schema = Rc::new(load_schema(store.as_ref(), &meta, latest).await?);
+        let mut schemas = HashMap::new();
+        schemas.insert(latest, schema.clone());
+        Ok(Table {
+            store,
+            path,
+            branch: Some(branch.to_string()),
+            meta,
+            first_schema,
+            schema,
+            schemas: RefCell::new(schemas),
+            manifest_lists: RefCell::default(),
+            manifests: RefCell::default(),
+            index_manifests: RefCell::default(),
+        })
+    }
+
+    /// Branch `branch` of this table (see [`Table::open_branch`]).
+    pub async fn branch(&self, branch: &str) -> Result<Table> {
+        Self::open_branch(self.store.clone(), self.path.clone(), branch).await
+    }
+
+    /// The branch this handle reads: `main` or another.
+    pub fn branch_name(&self) -> &str {
+        self.branch.as_deref().unwrap_or(MAIN_BRANCH)
+    }
+
+    /// Where this branch's `schema/`, `snapshot/` and `tag/` folders are: the table's path on
+    /// `main`, `<path>/branch/branch-<name>` on another branch.
+    pub fn metadata_path(&self) -> &str {
+        &self.meta
+    }
+
+    /// `Ok` on `main`; on another branch the refusal of `what` (a write): lakescope commits
+    /// only to `main`, and a branch's commit must never land there.
+    pub fn ensure_main(&self, what: &str) -> Result<()> {
+        match &self.branch {
+            None => Ok(()),
+            Some(b) => Err(Error::unsupported(
+                &self.meta,
+                format!(
+                    "{what} on branch '{b}' of {}: lakescope writes only to the main branch",
+                    self.path
+                ),
+            )),
+        }
+    }
+
+    /// The names of the table's branches other than `main`, sorted (the folders
+    /// `branch/branch-<name>/`; empty where the store cannot list).
+    pub async fn branches(&self) -> Result<Vec<String>> {
+        let listing = match self.store.list_dir(&join(&self.path, "branch")).await {
+            Ok(l) => l,
+            Err(e) if e.is_not_found() => return Ok(Vec::new()),
+            Err(lakescope_storage::Error::Unsupported { .. }) => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        let mut names: Vec<String> = listing
+            .dirs
+            .iter()
+            .filter_map(|d| d.strip_prefix(BRANCH_PREFIX))
+            .filter(|n| !n.is_empty())
+            .map(String::from)
+            .collect();
+        names.sort();
+        Ok(names)
     }
 
     /// Whether a Paimon table is at `path`: it has a schema file (`schema/` listed, or probed
@@ -172,12 +294,14 @@ impl Table {
         self.schema.core_options()
     }
 
+    /// Key of `rel` in the table folder (manifests, index and data files: every branch's).
     fn key(&self, rel: &str) -> String {
         join(&self.path, rel)
     }
 
-    async fn get_opt(&self, rel: &str) -> Result<Option<bytes::Bytes>> {
-        Ok(self.store.get_opt(&self.key(rel)).await?)
+    /// Key of `rel` in this branch's metadata folder (`schema/`, `snapshot/`, `tag/`).
+    fn meta_key(&self, rel: &str) -> String {
+        join(&self.meta, rel)
     }
 
     // ---- schemas -------------------------------------------------------------------------
@@ -187,14 +311,14 @@ impl Table {
         if let Some(s) = self.schemas.borrow().get(&id) {
             return Ok(s.clone());
         }
-        let s = Rc::new(load_schema(self.store.as_ref(), &self.path, id).await?);
+        let s = Rc::new(load_schema(self.store.as_ref(), &self.meta, id).await?);
         self.schemas.borrow_mut().insert(id, s.clone());
         Ok(s)
     }
 
     /// All schema versions, ascending by id (lists `schema/`, or probes where it cannot list).
     pub async fn schemas(&self) -> Result<Vec<Rc<TableSchema>>> {
-        let ids = schema_ids(self.store.as_ref(), &self.path).await?;
+        let ids = schema_ids_from(self.store.as_ref(), &self.meta, self.first_schema).await?;
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
             out.push(self.schema(id).await?);
@@ -204,12 +328,12 @@ impl Table {
 
     /// The newest schema now (lists or probes `schema/`; may be newer than [`Table::schema`]).
     pub async fn latest_schema(&self) -> Result<Rc<TableSchema>> {
-        let ids = schema_ids(self.store.as_ref(), &self.path).await?;
+        let ids = schema_ids_from(self.store.as_ref(), &self.meta, self.first_schema).await?;
         match ids.last() {
             Some(&id) => self.schema(id).await,
             None => Err(Error::NotFound {
                 what: "schema".into(),
-                context: Some(self.key("schema")),
+                context: Some(self.meta_key("schema")),
             }),
         }
     }
@@ -218,7 +342,7 @@ impl Table {
 
     /// The table's snapshot files and hints.
     pub fn snapshot_files(&self) -> Snapshots<'_> {
-        Snapshots::new(self.store.as_ref(), &self.path)
+        Snapshots::new(self.store.as_ref(), &self.meta)
     }
 
     /// Snapshot `id`; [`Error::NotFound`] if it does not exist, saying so when it expired
@@ -265,7 +389,7 @@ impl Table {
     /// All tags, sorted by name (lists `tag/`). Empty where the store cannot list: tags are then
     /// only read by name ([`Table::tag`]).
     pub async fn tags(&self) -> Result<Vec<(String, Tag)>> {
-        let listing = match self.store.list_dir(&self.key("tag")).await {
+        let listing = match self.store.list_dir(&self.meta_key("tag")).await {
             Ok(listing) => listing,
             Err(lakescope_storage::Error::Unsupported { .. }) => return Ok(Vec::new()),
             Err(e) => return Err(e.into()),
@@ -284,13 +408,19 @@ impl Table {
 
     /// Tag `name` (`tag/tag-<name>`); [`Error::NotFound`] if absent.
     pub async fn tag(&self, name: &str) -> Result<Tag> {
-        let rel = format!("tag/tag-{name}");
-        let bytes = self.get_opt(&rel).await?.ok_or_else(|| Error::NotFound {
-            what: format!("tag '{name}'"),
-            context: Some(self.path.clone()),
-        })?;
-        Tag::from_json(&bytes)
-            .map_err(|e| Error::corrupt(self.key(&rel), format!("invalid tag JSON: {e}")))
+        let key = self.meta_key(&format!("tag/tag-{name}"));
+        let bytes = self
+            .store
+            .get_opt(&key)
+            .await?
+            .ok_or_else(|| Error::NotFound {
+                what: format!("tag '{name}'"),
+                context: Some(match &self.branch {
+                    None => self.path.clone(),
+                    Some(b) => format!("{} (branch '{b}')", self.path),
+                }),
+            })?;
+        Tag::from_json(&bytes).map_err(|e| Error::corrupt(key, format!("invalid tag JSON: {e}")))
     }
 
     // ---- manifests (cached) --------------------------------------------------------------
@@ -723,6 +853,32 @@ impl<'a> Snapshots<'a> {
     }
 }
 
+/// The folder name prefix of a branch (`branch/branch-<name>`).
+pub const BRANCH_PREFIX: &str = "branch-";
+
+/// Where branch `branch` of the table at `table` keeps its metadata (Java's
+/// `BranchManager.branchPath`): the table itself for `main`. A name that is empty or would
+/// leave the folder (`/`, `..`) is refused.
+pub fn branch_path(table: &str, branch: &str) -> Result<String> {
+    if branch == MAIN_BRANCH {
+        return Ok(table.to_string());
+    }
+    if branch.trim().is_empty()
+        || branch.contains('/')
+        || branch.contains('\\')
+        || branch == ".."
+        || branch == "."
+    {
+        return Err(Error::Invalid(format!(
+            "'{branch}' is not a branch name of {table}"
+        )));
+    }
+    Ok(join(
+        &join(table, "branch"),
+        &format!("{BRANCH_PREFIX}{branch}"),
+    ))
+}
+
 /// Whether the object exists.
 async fn exists(store: &dyn ObjectStore, key: &str) -> Result<bool> {
     match store.head(key).await {
@@ -735,15 +891,39 @@ async fn exists(store: &dyn ObjectStore, key: &str) -> Result<bool> {
 /// Ids of the schema files of the table at `table`, ascending: listed, or, where the store
 /// cannot list, probed from `schema-0` up to the first missing one.
 async fn schema_ids(store: &dyn ObjectStore, table: &str) -> Result<Vec<i64>> {
+    schema_ids_from(store, table, 0).await
+}
+
+/// [`schema_ids`] where, unlisted, the first schema file is `schema-<first>` (a branch starts
+/// at the id of the schema it was created with).
+async fn schema_ids_from(store: &dyn ObjectStore, table: &str, first: i64) -> Result<Vec<i64>> {
     let dir = join(table, "schema");
     if let Some(ids) = list_ids(store, &dir, "schema-").await? {
         return Ok(ids);
     }
-    if !exists(store, &join(&dir, "schema-0")).await? {
+    if !exists(store, &join(&dir, &format!("schema-{first}"))).await? {
         return Ok(Vec::new());
     }
-    let last = walk_ids(store, &dir, "schema-", 0, 1).await?;
-    Ok((0..=last).collect())
+    let last = walk_ids(store, &dir, "schema-", first, 1).await?;
+    Ok((first..=last).collect())
+}
+
+/// The id of a branch's first schema file where the store cannot list: Java copies the schema
+/// the branch starts from (the latest, or the tag's) under its own id, so it is one of main's
+/// ids; `0` when none is found (or the store lists).
+async fn first_branch_schema(store: &dyn ObjectStore, table: &str, meta: &str) -> Result<i64> {
+    if list_ids(store, &join(meta, "schema"), "schema-")
+        .await?
+        .is_some()
+    {
+        return Ok(0);
+    }
+    for id in schema_ids(store, table).await? {
+        if exists(store, &join(meta, &format!("schema/schema-{id}"))).await? {
+            return Ok(id);
+        }
+    }
+    Ok(0)
 }
 
 /// From the existing `<dir>/<prefix><from>`, steps the id by `step` (never below 1) while the
@@ -974,6 +1154,54 @@ mod tests {
                 .unwrap();
         }
         Table::open(Rc::new(Unlisted(store)), "db.db/t").await
+    }
+
+    /// A branch on a store that cannot list: its schema ids start where the branch was made
+    /// (Java copies the tag's schema under its own id), so probing starts at one of main's ids;
+    /// its snapshots, hints and tags are its own files.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_branch_without_listing() {
+        let schema =
+            |id: i64| SCHEMA.replace(r#""id": 0, "fields""#, &format!(r#""id": {id}, "fields""#));
+        let files: Vec<(&str, String)> = vec![
+            ("schema/schema-0", schema(0)),
+            ("schema/schema-1", schema(1)),
+            ("snapshot/snapshot-4", snapshot_json(4, 400)),
+            ("snapshot/LATEST", "4".into()),
+            ("branch/branch-dev/schema/schema-1", schema(1)),
+            ("branch/branch-dev/schema/schema-2", schema(2)),
+            (
+                "branch/branch-dev/snapshot/snapshot-4",
+                snapshot_json(4, 999),
+            ),
+            (
+                "branch/branch-dev/snapshot/snapshot-5",
+                snapshot_json(5, 1000),
+            ),
+            ("branch/branch-dev/snapshot/LATEST", "5".into()),
+            ("branch/branch-dev/tag/tag-v1", snapshot_json(4, 999)),
+        ];
+        let main = unlisted_table(&files).await.unwrap();
+        let dev = main.branch("dev").await.unwrap();
+        assert_eq!(dev.branch_name(), "dev");
+        assert_eq!(dev.metadata_path(), "db.db/t/branch/branch-dev");
+        assert_eq!(dev.current_schema().id, 2);
+        let ids: Vec<i64> = dev.schemas().await.unwrap().iter().map(|s| s.id).collect();
+        assert_eq!(ids, vec![1, 2]);
+        assert_eq!(dev.latest_snapshot_id().await.unwrap(), Some(5));
+        assert_eq!(dev.snapshot(4).await.unwrap().time_millis, 999);
+        assert_eq!(main.snapshot(4).await.unwrap().time_millis, 400);
+        assert_eq!(dev.tag("v1").await.unwrap().snapshot.time_millis, 999);
+        assert!(main.tag("v1").await.is_err());
+        // files are the table's: an index file is not under the branch
+        assert_eq!(dev.index_file_path("index-1"), "db.db/t/index/index-1");
+        assert!(main.ensure_main("committing").is_ok());
+        let e = dev.ensure_main("committing").unwrap_err().to_string();
+        assert!(e.contains("committing on branch 'dev' of db.db/t"), "{e}");
+        let e = main.branch("nope").await.unwrap_err().to_string();
+        assert!(e.contains("branch 'nope' of Paimon table db.db/t"), "{e}");
+        assert!(main.branch("../x").await.is_err());
+        assert_eq!(main.branch("main").await.unwrap().branch_name(), "main");
     }
 
     #[tokio::test(flavor = "current_thread")]

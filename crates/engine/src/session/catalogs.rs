@@ -1,6 +1,7 @@
 //! Catalogs of a session: CREATE/USE CATALOG and DATABASE, SHOW TABLES, and resolving table names.
 
 use super::{at, show, Outcome, Session, StatementError, StatementResult, DEFAULT_DATABASE};
+use crate::table_ref::{normalize_suffix, split_suffix, BRANCH_PREFIX};
 use crate::Catalog;
 use lakescope_sql::ast::{CreateDatabase, CreateTable, Ident, ObjectName, OptionEntry};
 use lakescope_sql::Pos;
@@ -123,7 +124,8 @@ pub(super) struct Resolved {
     pub(super) catalog: String,
     pub(super) database: String,
     pub(super) table: String,
-    /// The system table after `$`, lower case.
+    /// What follows `$`: a system table (lower case), a branch `branch_<name>` (the name's
+    /// case kept) or a branch's system table `branch_<name>$<system>`.
     pub(super) system: Option<String>,
     /// Where it is; `None` if it does not exist.
     pub(super) location: Option<Location>,
@@ -133,6 +135,91 @@ impl Resolved {
     /// `catalog.database.table`.
     pub(super) fn qualified(&self) -> String {
         format!("{}.{}.{}", self.catalog, self.database, self.table)
+    }
+
+    /// The branch named by `t$branch_<name>` (`None`: the table itself, `main`).
+    pub(super) fn branch(&self) -> Option<&str> {
+        self.system
+            .as_deref()
+            .and_then(|s| split_suffix(s).0)
+            .filter(|b| *b != lakescope_paimon::table::MAIN_BRANCH)
+    }
+
+    /// The system table named (`snapshots` of `t$snapshots` or `t$branch_dev$snapshots`).
+    pub(super) fn system_table(&self) -> Option<&str> {
+        self.system.as_deref().and_then(|s| split_suffix(s).1)
+    }
+
+    /// Refuses `verb` (a write: INSERT, UPDATE, DELETE, ALTER, DROP, CALL) on anything but the
+    /// table's main branch: a branch named by `t$branch_<name>` or by a `'branch'` hint, or a
+    /// system table. lakescope writes only to `main`, and a write meant for a branch must never
+    /// land there.
+    pub(super) fn refuse_non_main(
+        &self,
+        hints: &[OptionEntry],
+        pos: Pos,
+        verb: &str,
+    ) -> StatementResult<()> {
+        let hinted = hints
+            .iter()
+            .find(|h| h.key == "branch")
+            .map(|h| h.value.trim())
+            .filter(|b| *b != lakescope_paimon::table::MAIN_BRANCH);
+        if let Some(b) = self.branch().or(hinted) {
+            return Err(StatementError::new(
+                pos,
+                format!(
+                    "{verb} branch '{b}' of {} is not supported: lakescope writes only to the main branch, and a write meant for a branch must not land on main (nothing was written)",
+                    self.qualified()
+                ),
+            ));
+        }
+        if let Some(s) = self.system_table() {
+            return Err(StatementError::new(
+                pos,
+                format!(
+                    "{verb} {}${s}: system tables are read-only (nothing was written)",
+                    self.qualified()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// This table read on the branch a `'branch'` hint names (Paimon's `branch` table option, the
+    /// Flink Iceberg connector's `branch` read option), as `t$branch_<name>` would; a name that
+    /// already names another branch is an error.
+    pub(super) fn with_branch_hint(mut self, hints: &[OptionEntry]) -> StatementResult<Self> {
+        let Some(h) = hints.iter().find(|h| h.key == "branch") else {
+            return Ok(self);
+        };
+        let wanted = h.value.trim();
+        if wanted.is_empty() || wanted.contains('$') {
+            return Err(StatementError::new(
+                h.value_pos,
+                format!("'branch' = '{}' is not a branch name", h.value),
+            ));
+        }
+        let named = self.system.as_deref().and_then(|s| split_suffix(s).0);
+        if let Some(named) = named {
+            if named == wanted {
+                return Ok(self);
+            }
+            return Err(StatementError::new(
+                h.value_pos,
+                format!(
+                    "{}$branch_{named} is read with 'branch' = '{wanted}': name one branch",
+                    self.qualified()
+                ),
+            ));
+        }
+        let system = self.system_table().map(str::to_string);
+        self.system = match (wanted, system) {
+            (lakescope_paimon::table::MAIN_BRANCH, s) => s,
+            (b, None) => Some(format!("{BRANCH_PREFIX}{b}")),
+            (b, Some(s)) => Some(format!("{BRANCH_PREFIX}{b}${s}")),
+        };
+        Ok(self)
     }
 
     /// The location of an existing table, or Flink's "not found" error.
@@ -396,7 +483,7 @@ impl Session {
             }
         };
         let (table, system) = match table.split_once('$') {
-            Some((t, s)) => (t.to_string(), Some(s.to_ascii_lowercase())),
+            Some((t, s)) => (t.to_string(), Some(normalize_suffix(s))),
             None => (table, None),
         };
         let catalog = self.catalog(&catalog_name, name.pos)?;

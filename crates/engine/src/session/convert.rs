@@ -29,6 +29,11 @@ fn number(h: &OptionEntry) -> StatementResult<i64> {
 /// The version of a table a query reads, from its `/*+ OPTIONS(...) */` hints (Paimon's
 /// `scan.*` keys and Iceberg-Flink's `snapshot-id` / `as-of-timestamp` / `tag`). In streaming
 /// mode lakescope reads what exists now: a bounded "live" read of the latest snapshot.
+/// A `'branch'` hint (Paimon's `branch` option, Iceberg-Flink's `branch`) is not a version but
+/// the table read: the session reads `t$branch_<name>` instead ([`Resolved::with_branch_hint`]),
+/// at the version the other hints name (for Paimon, within the branch).
+///
+/// [`Resolved::with_branch_hint`]: super::catalogs::Resolved::with_branch_hint
 pub(super) fn time_travel(hints: &[OptionEntry]) -> StatementResult<TimeTravel> {
     if let Some(h) = hint(hints, &["incremental-between"]) {
         let (start, end) = h.value.split_once(',').ok_or_else(|| {

@@ -295,6 +295,7 @@ impl Session {
         pos: Pos,
     ) -> StatementResult<Outcome> {
         let target = self.resolve(&a.name).await?;
+        target.refuse_non_main(&[], a.name.pos, "ALTER TABLE on")?;
         if target.location.is_none() && a.if_exists {
             return Ok(Outcome::Done(
                 "[INFO] no such table: nothing done (IF EXISTS)".into(),
@@ -388,6 +389,7 @@ impl Session {
         pos: Pos,
     ) -> StatementResult<Outcome> {
         let to_resolved = self.resolve(to).await?;
+        to_resolved.refuse_non_main(&[], to.pos, "RENAME TO")?;
         if to_resolved.catalog != from.catalog {
             return Err(StatementError::new(
                 to.pos,
@@ -433,6 +435,7 @@ impl Session {
         if_exists: bool,
     ) -> StatementResult<Outcome> {
         let target = self.resolve(name).await?;
+        target.refuse_non_main(&[], name.pos, "DROP TABLE on")?;
         let key = (target.database.clone(), target.table.clone());
         if self
             .catalog(&target.catalog, name.pos)?

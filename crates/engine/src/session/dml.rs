@@ -40,9 +40,12 @@ impl Session {
         verb: &str,
     ) -> StatementResult<Table> {
         match r.existing(pos)? {
-            Location::Paimon { store, path } => Table::open(store.clone(), path.as_str())
-                .await
-                .map_err(|e| at(pos, e)),
+            // a branch (`t$branch_dev`) is opened as one: reads see it, writes are refused
+            Location::Paimon { store, path } => match r.branch() {
+                None => Table::open(store.clone(), path.as_str()).await,
+                Some(b) => Table::open_branch(store.clone(), path.as_str(), b).await,
+            }
+            .map_err(|e| at(pos, e)),
             Location::Iceberg { .. } => Err(StatementError::new(
                 pos,
                 format!("{verb} {} (an Iceberg table) is not supported yet", r.qualified()),
@@ -130,6 +133,12 @@ impl Session {
     /// INSERT INTO / INSERT OVERWRITE.
     pub(super) async fn insert(&mut self, i: &Insert, pos: Pos) -> StatementResult<Outcome> {
         let target = self.resolve(&i.table).await?;
+        let verb = if i.overwrite {
+            "INSERT OVERWRITE"
+        } else {
+            "INSERT INTO"
+        };
+        target.refuse_non_main(&i.hints, i.table.pos, verb)?;
         if let Some(Location::Iceberg { .. }) = &target.location {
             return self.insert_iceberg(i, &target, pos).await;
         }
@@ -240,6 +249,7 @@ impl Session {
     ) -> StatementResult<Outcome> {
         let verb = if is_delete { "DELETE" } else { "UPDATE" };
         let target = self.resolve(&r.table).await?;
+        target.refuse_non_main(&[], r.table.pos, verb)?;
         if let Some(Location::Iceberg { .. }) = &target.location {
             return self.row_level_iceberg(r, is_delete, &target, pos).await;
         }

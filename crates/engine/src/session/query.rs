@@ -71,7 +71,11 @@ impl Session {
                 continue;
             };
             if let Some(Location::Paimon { store, path }) = &r.location {
-                if let Ok(table) = Table::open(store.clone(), path.as_str()).await {
+                let table = match r.branch() {
+                    None => Table::open(store.clone(), path.as_str()).await,
+                    Some(b) => Table::open_branch(store.clone(), path.as_str(), b).await,
+                };
+                if let Ok(table) = table {
                     out.extend(table.current_schema().fields.iter().cloned());
                 }
             }
@@ -90,7 +94,7 @@ impl Session {
                 names.push(None);
                 continue;
             }
-            let resolved = self.resolve(&t.name).await?;
+            let resolved = self.resolve(&t.name).await?.with_branch_hint(&t.hints)?;
             resolved.existing(t.name.pos)?;
             let at = match &t.as_of {
                 None => time_travel(&t.hints)?,

@@ -222,6 +222,7 @@ impl<'a> Committer<'a> {
 
     /// The attempt loop: retries lost races with exponential back-off.
     async fn run(&self, change: &Change<'_>) -> Result<CommitOutcome> {
+        self.table.ensure_main("committing")?;
         let mut retries = 0;
         loop {
             match self.attempt(change).await? {

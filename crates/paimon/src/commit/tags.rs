@@ -174,6 +174,7 @@ pub async fn create_tag(
     time_retained: Option<Duration>,
     env: &dyn WriteEnv,
 ) -> Result<Tag> {
+    table.ensure_main("creating a tag")?;
     validate_tag_name(table, name)?;
     let key = tag_key(table, name);
     if table.store().get_opt(&key).await?.is_some() {
@@ -218,6 +219,7 @@ pub async fn create_tag(
 /// when there was no such tag (Java only logs a warning then). Data files only the tag kept
 /// alive stay as orphans (see the module docs).
 pub async fn delete_tag(table: &Table, name: &str) -> Result<Option<Tag>> {
+    table.ensure_main("deleting a tag")?;
     validate_tag_name(table, name)?;
     let tag = match table.tag(name).await {
         Ok(t) => t,
@@ -235,6 +237,7 @@ pub async fn delete_tag(table: &Table, name: &str) -> Result<Option<Tag>> {
 /// fields) and `EARLIEST` set to it. Not safe against concurrent commits, as in Paimon: stop
 /// writers first.
 pub async fn rollback_to(table: &Table, target: RollbackTarget) -> Result<Rollback> {
+    table.ensure_main("rolling back")?;
     let (retained, from_tag) = match &target {
         RollbackTarget::Tag(name) => {
             validate_tag_name(table, name)?;

@@ -186,3 +186,45 @@ pub async fn tags(table: &Table) -> Result<ReadOutput> {
         ],
     )
 }
+
+/// `$branches`: one row per branch other than `main`, as Java Paimon 0.9's `BranchesTable`:
+/// `created_from_tag` is the tag on the branch's earliest snapshot when one is there (a branch
+/// made from a tag starts with a copy of it), `created_from_snapshot` that earliest snapshot.
+/// `create_time` (Java: the folder's modification time) is NULL: object stores list no folder
+/// times.
+pub async fn branches(table: &Table) -> Result<ReadOutput> {
+    let names = table.branches().await?;
+    let mut name = StringBuilder::new();
+    let mut from_tag = StringBuilder::new();
+    let mut from_snapshot = Int64Builder::new();
+    let mut create_time = TimestampMillisecondBuilder::new();
+    for branch_name in &names {
+        let branch = table.branch(branch_name).await?;
+        let earliest = branch.earliest_snapshot_id().await?;
+        let tags = branch.tags().await?;
+        // Java: the tags sorted by snapshot, the first; a tag only when it is on the earliest
+        let first = tags.iter().min_by_key(|(n, t)| (t.snapshot.id, n.clone()));
+        let (tag, snapshot) = match first {
+            Some((n, t)) if Some(t.snapshot.id) == earliest => (Some(n.as_str()), earliest),
+            _ => (None, earliest),
+        };
+        name.append_value(branch_name);
+        from_tag.append_option(tag);
+        from_snapshot.append_option(snapshot);
+        create_time.append_null();
+    }
+    batch(
+        vec![
+            Field::new("branch_name", DataType::Utf8, false),
+            Field::new("created_from_tag", DataType::Utf8, true),
+            Field::new("created_from_snapshot", DataType::Int64, true),
+            ts_field("create_time", true),
+        ],
+        vec![
+            Arc::new(name.finish()),
+            Arc::new(from_tag.finish()),
+            Arc::new(from_snapshot.finish()),
+            Arc::new(create_time.finish()),
+        ],
+    )
+}

@@ -69,6 +69,7 @@ pub async fn commit_schema(
     next: &TableSchema,
     env: &dyn WriteEnv,
 ) -> Result<TableSchema> {
+    table.ensure_main("changing the schema")?;
     let latest = table.latest_schema().await?;
     let path = table.path();
     if next.id != latest.id + 1 {

@@ -70,6 +70,7 @@ pub fn check_writable(table: &Table, schema: &TableSchema) -> Result<()> {
 /// The checks shared by writes and compactions: files lakescope can encode at the table's
 /// paths, a bucket mode it can place them in, valid merge options.
 pub(crate) fn check_file_layout(table: &Table, schema: &TableSchema) -> Result<()> {
+    table.ensure_main("writing")?;
     let options = schema.core_options();
     let refuse = |what: String| Err(Error::unsupported(table.path(), what));
     let encoding = file_encoding(&options).map_err(|e| match e {

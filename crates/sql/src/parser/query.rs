@@ -130,6 +130,14 @@ fn strip_system_time(ctx: &Ctx, toks: &mut Vec<TokenWithSpan>) -> Result<Vec<(Lo
     let mut out = Vec::new();
     let mut k = 0;
     while k < toks.len() {
+        if is_word(toks.get(k), "FOR") && is_word(toks.get(k + 1), "SYSTEM_VERSION") {
+            // Flink 1.19 has no version clause (Spark's `VERSION AS OF` is not Flink SQL either):
+            // refused, not read at some other version
+            return Err(SqlError::unsupported(
+                span_pos(&toks[k].span),
+                "FOR SYSTEM_VERSION AS OF is not Flink SQL (Flink 1.19 has only FOR SYSTEM_TIME AS OF): read a branch with /*+ OPTIONS('branch' = 'dev') */ or t$branch_dev, a tag with /*+ OPTIONS('scan.tag-name' = 't1') */ (Iceberg: 'tag'), a snapshot with /*+ OPTIONS('scan.snapshot-id' = '3') */",
+            ));
+        }
         let is_clause = is_word(toks.get(k), "FOR")
             && is_word(toks.get(k + 1), "SYSTEM_TIME")
             && is_word(toks.get(k + 2), "AS")

@@ -366,7 +366,10 @@ pub(crate) fn check_hints(hints: &[OptionEntry]) -> Result<()> {
                     ));
                 }
             }
-            "scan.tag-name" if v.is_empty() => return Err(bad_value(o, "the tag name is empty")),
+            "scan.tag-name" | "tag" if v.is_empty() => {
+                return Err(bad_value(o, "the tag name is empty"))
+            }
+            "branch" if v.is_empty() => return Err(bad_value(o, "the branch name is empty")),
             _ => {}
         }
     }

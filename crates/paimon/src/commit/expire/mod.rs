@@ -136,6 +136,7 @@ pub async fn expire_after_commit(table: &Table, env: &dyn WriteEnv) -> Result<Op
 
 /// Expires the snapshots `config` lets go (`CALL sys.expire_snapshots`); see the module docs.
 pub async fn expire_snapshots(table: &Table, config: &ExpireConfig) -> Result<Expiration> {
+    table.ensure_main("expiring snapshots")?;
     config.validate(table)?;
     let Some(latest) = table.latest_snapshot_id().await? else {
         return Ok(Expiration::default());
