@@ -101,10 +101,11 @@ test("iceberg refs: a diff main → branch dev shows the branch's rows as insert
     assert.equal(await to.inputValue(), "branch:dev");
     await page.getByTestId("diff-grid").or(page.locator(SHOWN_ERRORS)).first().waitFor({ timeout: 30_000 });
     assert.deepEqual(await page.locator(SHOWN_ERRORS).allTextContents(), []);
-    // Matched by the identifier field id, both sides read with the target's schema (dev's head
-    // was written with id, name, score): rows only on dev are inserts, only on main deletes.
-    const byId = (ref) => new Map(EXPECTED[ref].rows.map((r) => [r[0], r.slice(0, 3).map((v) => v ?? "NULL").join("|")]));
-    const [onMain, onDev] = [byId("main"), byId("dev_snapshot_schema")];
+    // Matched by the identifier field id; a branch reads with the table's current schema (Java's
+    // SnapshotUtil.schemaFor), so both sides have main's columns: rows only on dev are inserts,
+    // only on main deletes.
+    const byId = (ref) => new Map(EXPECTED[ref].rows.map((r) => [r[0], r.map((v) => v ?? "NULL").join("|")]));
+    const [onMain, onDev] = [byId("main"), byId("dev")];
     const inserted = [...onDev].filter(([id]) => !onMain.has(id)).map(([, row]) => `insert|${row}`);
     const deleted = [...onMain].filter(([id]) => !onDev.has(id)).map(([, row]) => `delete|${row}`);
     assert.ok(inserted.length > 0 && deleted.length > 0);

@@ -4,36 +4,36 @@ use super::DiffView;
 use crate::progress::Job;
 use crate::util::Frame;
 use crate::versions::open_iceberg;
-use lakescope_iceberg::diff::diff_snapshots_with_progress;
-use lakescope_iceberg::spec::Snapshot;
-use lakescope_iceberg::{SnapshotSelector, Table};
+use lakescope_iceberg::diff::diff_at;
+use lakescope_iceberg::SnapshotSelector;
 use std::sync::Arc;
 
 /// `"<id>"` → that snapshot, `"tag:name"` → the tag's, `"branch:name"` → the branch's head,
 /// `""`/`"0"` → none (empty table).
-fn resolve<'a>(t: &'a Table, spec: &str) -> Result<Option<&'a Snapshot>, String> {
+fn selector(spec: &str) -> Result<Option<SnapshotSelector>, String> {
     if spec.is_empty() || spec == "0" {
         return Ok(None);
     }
-    let name = spec
-        .strip_prefix("tag:")
-        .or_else(|| spec.strip_prefix("branch:"));
-    let selector = match name {
-        Some(name) => SnapshotSelector::Ref(name.to_string()),
-        None => SnapshotSelector::Id(
+    Ok(Some(if let Some(tag) = spec.strip_prefix("tag:") {
+        SnapshotSelector::Tag(tag.to_string())
+    } else if let Some(branch) = spec.strip_prefix("branch:") {
+        SnapshotSelector::Branch(branch.to_string())
+    } else {
+        SnapshotSelector::Id(
             spec.parse()
                 .map_err(|_| format!("'{spec}' is not a snapshot id"))?,
-        ),
-    };
-    t.snapshot(&selector).map_err(|e| e.to_string())
+        )
+    }))
 }
 
-/// The diff of `from` → `to` (picker values) of the Iceberg table at `path`, reporting to `job`.
+/// The diff of `from` → `to` (picker values) of the Iceberg table at `path`, reporting to `job`;
+/// each side read with the schema Java gives it (a branch the table's current schema, a tag or
+/// snapshot its own), `to`'s shaping the rows.
 pub async fn diff(path: &str, from: &str, to: &str, job: Job) -> Result<DiffView, String> {
     let t = open_iceberg(path).await?;
-    let a = resolve(&t, from)?;
-    let b = resolve(&t, to)?.ok_or("Pick the snapshot to compare to.")?;
-    let d = diff_snapshots_with_progress(&t, a, b, &mut |p| job.steps(p.done, p.total))
+    let a = selector(from)?;
+    let b = selector(to)?.ok_or("Pick the snapshot to compare to.")?;
+    let d = diff_at(&t, a.as_ref(), &b, &mut |p| job.steps(p.done, p.total))
         .await
         .map_err(|e| e.to_string())?;
     Ok(DiffView {
