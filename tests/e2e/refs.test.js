@@ -118,15 +118,16 @@ test("iceberg refs: a diff main → branch dev shows the branch's rows as insert
   }
 });
 
-test("paimon: the Data tab at a branch shows the engine's answer naming the table and the branch, not a crash", async () => {
+test("paimon: the Data tab at a missing branch says it is not found, naming the table and the branch", async () => {
   const { page, problems, close } = await openTable("corpus.tagged", "&tab=data&branch=nope");
   try {
     const error = page.getByTestId("data-error");
     await error.waitFor({ timeout: 30_000 });
     const text = await error.textContent();
-    assert.match(text, /corpus\.tagged/);
-    assert.match(text, /branch/i);
-    assert.match(text, /nope/);
+    // The engine's not-found error names the table (by its path), the branch and the branches.
+    assert.match(text, /corpus\.db\/tagged/);
+    assert.match(text, /branch 'nope'/);
+    assert.match(text, /not found/);
     const picker = page.getByTestId("version-select");
     await picker.locator('option[value^="t:"]').first().waitFor({ state: "attached", timeout: 20_000 });
     assert.equal(await picker.locator('option[value^="b:"]').count(), 0, "corpus.tagged has no branch folder");
