@@ -13,8 +13,7 @@ use leptos::task::spawn_local;
 
 /// Opens the selected Iceberg table.
 pub async fn open_table(sel: &Selection) -> Result<Table, String> {
-    let catalog = warehouse::catalog()?;
-    Table::open(catalog.store().clone(), &sel.table.path)
+    Table::open(warehouse::store()?, &sel.table.path)
         .await
         .map_err(|e| {
             format!(

@@ -46,8 +46,8 @@ pub async fn scan_frame(
 
 /// Whether the selected table is an Iceberg table.
 pub async fn is_iceberg(sel: &Selection) -> bool {
-    match warehouse::catalog() {
-        Ok(c) => lakescope_iceberg::is_iceberg_table(c.store().as_ref(), &sel.table.path).await,
+    match warehouse::store() {
+        Ok(s) => lakescope_iceberg::is_iceberg_table(s.as_ref(), &sel.table.path).await,
         Err(_) => false,
     }
 }

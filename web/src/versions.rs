@@ -29,7 +29,7 @@ pub fn branch_label(name: &str, head: Option<i64>) -> String {
 
 /// Opens the Iceberg table at `path` in the connected warehouse.
 pub async fn open_iceberg(path: &str) -> Result<IcebergTable, String> {
-    let store = warehouse::catalog()?.store().clone();
+    let store = warehouse::store()?;
     IcebergTable::open(store, path)
         .await
         .map_err(|e| format!("Cannot open Iceberg table {path}: {e}"))
@@ -56,10 +56,10 @@ pub async fn versions(sel: &Selection) -> (bool, Result<Versions, String>) {
 /// warehouse's store. A store that cannot list (a static host without an index) offers none:
 /// a `branch=` URL still reads the branch.
 async fn paimon_branches(path: &str) -> Vec<(String, Option<i64>)> {
-    let Ok(cat) = warehouse::catalog() else {
+    let Ok(store) = warehouse::store() else {
         return Vec::new();
     };
-    let Ok(listing) = cat.store().list_dir(&format!("{path}/branch/")).await else {
+    let Ok(listing) = store.list_dir(&format!("{path}/branch/")).await else {
         return Vec::new();
     };
     let mut names: Vec<_> = listing

@@ -68,6 +68,11 @@ pub fn catalog() -> Result<Catalog, String> {
         .ok_or_else(|| "No warehouse is open.".to_string())
 }
 
+/// The store of the open warehouse.
+pub fn store() -> Result<Rc<dyn ObjectStore>, String> {
+    catalog()?.store().cloned().map_err(|e| e.to_string())
+}
+
 /// The open warehouse's base URL and options, for the SQL worker to open it the same way.
 pub fn connection() -> Result<(String, StoreOptions), String> {
     CURRENT
@@ -95,7 +100,7 @@ pub async fn table(path: &str) -> Result<Rc<Table>, String> {
     let opening = match TABLES.with(|t| t.borrow().get(path).cloned()) {
         Some(opening) => opening,
         None => {
-            let store = catalog()?.store().clone();
+            let store = store()?;
             let key = path.to_string();
             let opening = async move {
                 Table::open(store, &key)
@@ -130,7 +135,7 @@ pub async fn latest_snapshot(path: &str) -> Result<Option<Snapshot>, String> {
     let read = match recent {
         Some(read) => read,
         None => {
-            let store = catalog()?.store().clone();
+            let store = store()?;
             let key = path.to_string();
             let read = async move {
                 let latest = Snapshots::new(store.as_ref(), &key)
@@ -184,10 +189,10 @@ pub fn forget_tables() {
 
 /// What kind of table lives at `path`, for the tree badge: (short label, title).
 pub async fn table_kind(path: &str) -> (String, String) {
-    let Ok(cat) = catalog() else {
+    let Ok(store) = store() else {
         return ("?".into(), String::new());
     };
-    if lakescope_iceberg::is_iceberg_table(cat.store().as_ref(), path).await {
+    if lakescope_iceberg::is_iceberg_table(store.as_ref(), path).await {
         return ("iceberg".into(), "Apache Iceberg table".into());
     }
     match table(path).await {
@@ -265,8 +270,8 @@ pub fn prefetch(path: &str) {
         previous.abort();
     }
     let work = async move {
-        let Ok(cat) = catalog() else { return };
-        if lakescope_iceberg::is_iceberg_table(cat.store().as_ref(), &path).await {
+        let Ok(store) = store() else { return };
+        if lakescope_iceberg::is_iceberg_table(store.as_ref(), &path).await {
             return;
         }
         let guess = recent_latest(&path);
@@ -306,10 +311,10 @@ fn recent_latest(path: &str) -> Option<Snapshot> {
 /// (the page is idle: a table opened later plans it while confirming it, see [`prefetch`]).
 /// Failures are left to the views that read these tables.
 pub async fn read_latest_snapshots(paths: &[String]) {
-    let Ok(cat) = catalog() else { return };
+    let Ok(warehouse) = store() else { return };
     for group in paths.chunks(IDLE_READS_AT_ONCE) {
         futures::future::join_all(group.iter().map(|path| {
-            let store = cat.store().clone();
+            let store = warehouse.clone();
             async move {
                 if !lakescope_iceberg::is_iceberg_table(store.as_ref(), path).await {
                     let _ = latest_snapshot(path).await;
@@ -376,10 +381,10 @@ pub async fn open(uri: &str, options: &StoreOptions) -> Result<Warehouse, String
         base_url.push('/');
     }
     let catalog = Catalog::new(store);
-    let databases = catalog
-        .tree()
-        .await
-        .map_err(|e| explain(uri, kind, &base_url, options, &e))?;
+    let databases = catalog.tree().await.map_err(|e| match e {
+        lakescope_engine::Error::Storage(e) => explain(uri, kind, &base_url, options, &e),
+        other => other.to_string(),
+    })?;
     forget_tables();
     CACHE.with(|c| *c.borrow_mut() = Some(cache));
     CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), catalog, options.clone())));

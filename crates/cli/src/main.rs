@@ -4,10 +4,11 @@ mod bench;
 mod output;
 mod presign_server;
 mod sql;
+mod stores;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use lakescope_engine::scan::{ScanRequest, TimeTravel};
-use lakescope_engine::{Catalog, TableRef};
+use lakescope_engine::{Catalog, CatalogAddress, TableRef};
 use lakescope_storage::uri::StoreOptions;
 use std::process::ExitCode;
 
@@ -36,6 +37,10 @@ struct RemoteArgs {
     /// Ask this presign endpoint for S3 URLs instead of signing with keys.
     #[arg(long, global = true)]
     presign_endpoint: Option<String>,
+    /// Bearer token of a catalog service (a WAREHOUSE such as paimon+rest://host:port/wh);
+    /// default: LAKESCOPE_CATALOG_TOKEN.
+    #[arg(long, global = true)]
+    catalog_token: Option<String>,
 }
 
 impl RemoteArgs {
@@ -62,6 +67,9 @@ impl RemoteArgs {
 
 /// The remote options of this run (set once in `run`).
 static STORE_OPTIONS: std::sync::OnceLock<StoreOptions> = std::sync::OnceLock::new();
+
+/// The catalog token of this run (set once in `run`).
+static CATALOG_TOKEN: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
 
 /// How rows are printed.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -222,11 +230,24 @@ fn main() -> ExitCode {
     }
 }
 
-/// Opens a warehouse: a path, file://, http(s):// or s3://bucket/prefix.
-fn open_catalog(warehouse: &str) -> Result<Catalog, String> {
+/// Opens a warehouse (a path, file://, http(s):// or s3://bucket/prefix) or a catalog service
+/// (paimon+rest://host:port/warehouse).
+async fn open_catalog(warehouse: &str) -> Result<Catalog, String> {
     let options = STORE_OPTIONS.get_or_init(StoreOptions::default);
-    let store = lakescope_storage::uri::open(warehouse, options).map_err(|e| e.to_string())?;
-    Ok(Catalog::new(store))
+    let address = CatalogAddress::parse(warehouse).map_err(|e| e.to_string())?;
+    let transport =
+        lakescope_storage::transport::ReqwestTransport::new(options.retry.request_timeout)
+            .map_err(|e| format!("{warehouse}: {e}"))?;
+    let token = CATALOG_TOKEN.get().cloned().flatten();
+    let open_warehouse = |uri: &str| {
+        let store = lakescope_storage::uri::open(uri, options)?;
+        Ok(Catalog::new(store))
+    };
+    let stores = std::rc::Rc::new(stores::NativeStores(options.clone()));
+    address
+        .open(open_warehouse, token, std::rc::Rc::new(transport), stores)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 fn parse_table(text: &str) -> Result<TableRef, String> {
@@ -235,11 +256,19 @@ fn parse_table(text: &str) -> Result<TableRef, String> {
 
 async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
     let options = STORE_OPTIONS.get_or_init(|| cli.remote.store_options());
+    CATALOG_TOKEN.get_or_init(|| {
+        cli.remote
+            .catalog_token
+            .clone()
+            .or_else(|| std::env::var("LAKESCOPE_CATALOG_TOKEN").ok())
+            .filter(|t| !t.is_empty())
+    });
     match cli.command {
         Command::PresignServer(args) => presign_server::run(&args, options),
         Command::Sql(args) => sql::run(&args, options).await,
         Command::Tables { warehouse } => {
-            let tree = open_catalog(&warehouse)?
+            let tree = open_catalog(&warehouse)
+                .await?
                 .tree()
                 .await
                 .map_err(|e| e.to_string())?;
@@ -306,7 +335,7 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
             snapshot,
         } => {
             let table_ref = parse_table(&table)?;
-            let catalog = open_catalog(&warehouse)?;
+            let catalog = open_catalog(&warehouse).await?;
             let line = bench::bench_read(&catalog, &table_ref, snapshot, started).await?;
             println!("{line}");
             Ok(())
@@ -319,7 +348,7 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
             batch_rows,
         } => {
             let table_ref = parse_table(&table)?;
-            let catalog = open_catalog(&warehouse)?;
+            let catalog = open_catalog(&warehouse).await?;
             let line = bench::bench_write(&catalog, &table_ref, keys, commits, batch_rows, started)
                 .await?;
             println!("{line}");
@@ -378,7 +407,8 @@ async fn scan_and_print(
     format: Format,
 ) -> Result<(), String> {
     let table_ref = parse_table(table)?;
-    let result = open_catalog(warehouse)?
+    let result = open_catalog(warehouse)
+        .await?
         .scan(&table_ref, request)
         .await
         .map_err(|e| e.to_string())?;
@@ -415,7 +445,7 @@ async fn diff_and_print(
     format: Format,
 ) -> Result<(), String> {
     let table_ref = parse_table(table)?;
-    let catalog = open_catalog(warehouse)?;
+    let catalog = open_catalog(warehouse).await?;
     if let Some(key) = lakescope_engine::iceberg_scan::locate(&catalog, &table_ref).await {
         return iceberg_diff_and_print(&catalog, &key, from, to, format).await;
     }
@@ -448,7 +478,8 @@ async fn iceberg_diff_and_print(
     to: &str,
     format: Format,
 ) -> Result<(), String> {
-    let table = lakescope_iceberg::Table::open(catalog.store().clone(), key)
+    let store = catalog.store().map_err(|e| e.to_string())?;
+    let table = lakescope_iceberg::Table::open(store.clone(), key)
         .await
         .map_err(|e| e.to_string())?;
     let a = iceberg_version(from);

@@ -1,6 +1,10 @@
-//! Browsing a warehouse: its databases (`<name>.db/` folders) and their tables.
+//! Catalogs: a filesystem warehouse (`<name>.db/` folders and Iceberg namespace folders) or a
+//! Paimon REST catalog service; both list databases and tables and find a table's files.
 
+use crate::{Error, Result, TableRef};
+use lakescope_paimon::rest::RestCatalog as PaimonRest;
 use lakescope_storage::{join, ObjectStore};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// A table found in a database folder.
@@ -8,7 +12,8 @@ use std::rc::Rc;
 pub struct TableEntry {
     /// Table name.
     pub name: String,
-    /// Key of the table folder relative to the warehouse root.
+    /// Key of the table folder relative to the warehouse root (a REST catalog's table:
+    /// `<database>/<table>`, found through the catalog).
     pub path: String,
 }
 
@@ -21,26 +26,112 @@ pub struct DatabaseEntry {
     pub tables: Vec<TableEntry>,
 }
 
-/// A Paimon filesystem catalog over one warehouse.
+/// Opens the store that holds a table's files, given the absolute location a catalog reports
+/// (`file:///…`, `s3://…`) and the storage options it vends for it (a data token, possibly
+/// empty). The CLI and the app each provide one for their platform.
+pub trait StoreOpener {
+    /// The store whose root is `location`.
+    fn open(
+        &self,
+        location: &str,
+        vended: &BTreeMap<String, String>,
+    ) -> Result<Rc<dyn ObjectStore>>;
+}
+
+/// Where a table's files are: a store and the key of the table folder in it.
+#[derive(Clone)]
+pub struct TableLocation {
+    /// The store holding the table.
+    pub store: Rc<dyn ObjectStore>,
+    /// Key of the table folder in `store` (empty: its root).
+    pub path: String,
+}
+
+/// Where a catalog's names come from.
+#[derive(Clone)]
+enum Source {
+    /// A filesystem warehouse: the folders of one store.
+    Warehouse(Rc<dyn ObjectStore>),
+    /// A Paimon REST catalog: names from the service, files wherever it says a table is.
+    PaimonRest {
+        service: Rc<PaimonRest>,
+        stores: Rc<dyn StoreOpener>,
+    },
+}
+
+/// The tables of a warehouse or a catalog service.
 #[derive(Clone)]
 pub struct Catalog {
-    store: Rc<dyn ObjectStore>,
+    source: Source,
 }
 
 impl Catalog {
     /// A catalog over the given warehouse store.
     pub fn new(store: Rc<dyn ObjectStore>) -> Self {
-        Self { store }
+        Self {
+            source: Source::Warehouse(store),
+        }
     }
 
-    /// The warehouse store.
-    pub fn store(&self) -> &Rc<dyn ObjectStore> {
-        &self.store
+    /// A Paimon REST catalog; `stores` opens the store of each table it loads.
+    pub fn paimon_rest(service: PaimonRest, stores: Rc<dyn StoreOpener>) -> Self {
+        Self {
+            source: Source::PaimonRest {
+                service: Rc::new(service),
+                stores,
+            },
+        }
     }
 
-    /// Database names (folders named `<db>.db`, and Iceberg namespace folders), sorted.
-    pub async fn databases(&self) -> lakescope_storage::Result<Vec<String>> {
-        let root = self.store.list_dir("").await?;
+    /// The warehouse store; a catalog service has none (its tables are found by name with
+    /// [`Catalog::locate`]).
+    pub fn store(&self) -> Result<&Rc<dyn ObjectStore>> {
+        match &self.source {
+            Source::Warehouse(store) => Ok(store),
+            Source::PaimonRest { .. } => Err(Error::Invalid(
+                "this is a Paimon REST catalog: its tables are opened by name, not as folders of a warehouse".into(),
+            )),
+        }
+    }
+
+    /// Whether the tables are those of a Paimon REST catalog service.
+    pub fn is_paimon_rest(&self) -> bool {
+        matches!(self.source, Source::PaimonRest { .. })
+    }
+
+    /// Where the files of the table `table_ref` names are (its branch and system table aside).
+    pub async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
+        match &self.source {
+            Source::Warehouse(store) => Ok(TableLocation {
+                store: store.clone(),
+                path: table_ref.path(),
+            }),
+            Source::PaimonRest { service, stores } => {
+                let table = service.table(&table_ref.database, &table_ref.table).await?;
+                let vended = if service.data_token_enabled() {
+                    service
+                        .data_token(&table_ref.database, &table_ref.table)
+                        .await?
+                        .token
+                } else {
+                    BTreeMap::new()
+                };
+                Ok(TableLocation {
+                    store: stores.open(&table.path, &vended)?,
+                    path: String::new(),
+                })
+            }
+        }
+    }
+
+    /// Database names (folders named `<db>.db`, and Iceberg namespace folders; a catalog
+    /// service's databases), sorted.
+    pub async fn databases(&self) -> Result<Vec<String>> {
+        let store = match &self.source {
+            Source::Warehouse(store) => store,
+            Source::PaimonRest { service, .. } => return Ok(service.databases().await?),
+        };
+        let root = store.list_dir("").await?;
         let mut dbs: Vec<String> = root
             .dirs
             .iter()
@@ -48,7 +139,7 @@ impl Catalog {
             .map(str::to_string)
             .collect();
         for d in root.dirs.iter().filter(|d| !d.ends_with(".db")) {
-            if !crate::iceberg_scan::tables(self.store.as_ref(), d)
+            if !crate::iceberg_scan::tables(store.as_ref(), d)
                 .await?
                 .is_empty()
             {
@@ -60,25 +151,39 @@ impl Catalog {
         Ok(dbs)
     }
 
-    /// Tables of a database: sub-folders that hold a `schema/` folder.
-    pub async fn tables(&self, database: &str) -> lakescope_storage::Result<Vec<TableEntry>> {
+    /// Tables of a database: sub-folders that hold a `schema/` folder (a catalog service's
+    /// tables of that database).
+    pub async fn tables(&self, database: &str) -> Result<Vec<TableEntry>> {
+        let store = match &self.source {
+            Source::Warehouse(store) => store,
+            Source::PaimonRest { service, .. } => {
+                let names = service.tables(database).await?;
+                return Ok(names
+                    .into_iter()
+                    .map(|name| TableEntry {
+                        path: format!("{database}/{name}"),
+                        name,
+                    })
+                    .collect());
+            }
+        };
         let db_path = format!("{database}.db");
-        let listing = self.store.list_dir(&db_path).await?;
+        let listing = store.list_dir(&db_path).await?;
         let mut tables = Vec::new();
         for name in listing.dirs {
             let path = join(&db_path, &name);
-            let inner = self.store.list_dir(&path).await?;
+            let inner = store.list_dir(&path).await?;
             if inner.dirs.iter().any(|d| d == "schema") {
                 tables.push(TableEntry { name, path });
             }
         }
-        tables.extend(crate::iceberg_scan::tables(self.store.as_ref(), database).await?);
+        tables.extend(crate::iceberg_scan::tables(store.as_ref(), database).await?);
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(tables)
     }
 
     /// Every database with its tables.
-    pub async fn tree(&self) -> lakescope_storage::Result<Vec<DatabaseEntry>> {
+    pub async fn tree(&self) -> Result<Vec<DatabaseEntry>> {
         let mut out = Vec::new();
         for name in self.databases().await? {
             let tables = self.tables(&name).await?;
@@ -130,5 +235,69 @@ mod tests {
         let names: Vec<_> = tree.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, vec!["a", "ns"]);
         assert_eq!(tree[1].tables[0].path, "ns/ice");
+    }
+
+    /// Opens every location as an empty in-memory store (and counts the opens).
+    #[derive(Default)]
+    struct MemoryStores(std::cell::Cell<usize>);
+
+    impl StoreOpener for MemoryStores {
+        fn open(
+            &self,
+            _location: &str,
+            _vended: &BTreeMap<String, String>,
+        ) -> Result<Rc<dyn ObjectStore>> {
+            self.0.set(self.0.get() + 1);
+            Ok(Rc::new(MemoryStore::new()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_paimon_rest_catalog_lists_and_locates_through_the_service_and_refuses_writes() {
+        use lakescope_paimon::rest::{RestCatalog, RestOptions};
+        use lakescope_paimon::write::FixedEnv;
+        use lakescope_storage::transport::CannedTransport;
+        let transport = Rc::new(CannedTransport::new([
+            (200, r#"{"defaults":{"prefix":"p"}}"#),
+            (200, r#"{"databases":["d"]}"#),
+            (200, r#"{"tables":["t"]}"#),
+            (200, r#"{"name":"t","path":"file:///wh/d/t","schemaId":0}"#),
+        ]));
+        let options = RestOptions {
+            warehouse: "wh".into(),
+            ..RestOptions::default()
+        };
+        let service = RestCatalog::connect("http://h", &options, transport.clone())
+            .await
+            .unwrap();
+        let stores = Rc::new(MemoryStores::default());
+        let cat = Catalog::paimon_rest(service, stores.clone());
+        assert!(
+            cat.store().is_err(),
+            "a catalog service has no warehouse store"
+        );
+        let tree = cat.tree().await.unwrap();
+        assert_eq!(
+            (tree[0].name.as_str(), tree[0].tables[0].name.as_str()),
+            ("d", "t")
+        );
+        let t: TableRef = "d.t".parse().unwrap();
+        let location = cat.locate(&t).await.unwrap();
+        assert_eq!((location.path.as_str(), stores.0.get()), ("", 1));
+        let asked = transport.asked();
+        assert_eq!(asked[3], "http://h/v1/p/databases/d/tables/t");
+
+        // writes are refused before any request: the service owns the commits
+        let env = FixedEnv::new(1, 1);
+        let e = cat.insert_with(&env, &t, &[], None).await.err().unwrap();
+        assert!(e.to_string().contains("Paimon REST catalog"), "{e}");
+        let def = crate::write::Definition::default();
+        let e = cat
+            .create_table_with(&env, "d", "u", &def)
+            .await
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("nothing was written"), "{e}");
+        assert_eq!(transport.asked().len(), 4, "no request after the refusals");
     }
 }

@@ -8,11 +8,13 @@ use lakescope_storage::{join, ObjectStore};
 /// The key of the Iceberg table a reference names (`<ns>/<table>`, or `<ns>.db/<table>`),
 /// if that folder holds an Iceberg table.
 pub async fn locate(catalog: &Catalog, table_ref: &TableRef) -> Option<String> {
+    // a Paimon REST catalog's tables are Paimon tables
+    let store = catalog.store().ok()?;
     for key in [
         format!("{}/{}", table_ref.database, table_ref.table),
         table_ref.path(),
     ] {
-        if is_iceberg_table(catalog.store().as_ref(), &key).await {
+        if is_iceberg_table(store.as_ref(), &key).await {
             return Some(key);
         }
     }
@@ -54,7 +56,7 @@ pub async fn scan(
         )));
     }
     let at = selector(table_ref, &request.at)?;
-    let table = Table::open(catalog.store().clone(), key).await?;
+    let table = Table::open(catalog.store()?.clone(), key).await?;
     let read = ReadRequest {
         columns: request.columns.clone(),
         limit: request.limit,

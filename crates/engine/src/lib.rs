@@ -4,6 +4,7 @@
 pub mod browser_env;
 pub mod canonical;
 pub mod catalog;
+pub mod catalog_address;
 pub mod checksum;
 pub mod error;
 pub mod iceberg_ddl;
@@ -15,6 +16,7 @@ pub mod upload;
 pub mod warm_up;
 pub mod write;
 
-pub use catalog::{Catalog, DatabaseEntry, TableEntry};
+pub use catalog::{Catalog, DatabaseEntry, StoreOpener, TableEntry, TableLocation};
+pub use catalog_address::CatalogAddress;
 pub use error::{Error, Result};
 pub use table_ref::TableRef;

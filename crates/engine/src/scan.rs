@@ -61,7 +61,8 @@ pub struct ScanResult {
 impl Catalog {
     /// Opens a Paimon table of this warehouse.
     pub async fn open_table(&self, table: &TableRef) -> Result<Table> {
-        Ok(Table::open(self.store().clone(), &table.path()).await?)
+        let location = self.locate(table).await?;
+        Ok(Table::open(location.store, location.path).await?)
     }
 
     /// Reads a table or system table.

@@ -25,7 +25,8 @@ impl Catalog {
             table: name.to_string(),
             system: None,
         };
-        create_table(self.store().as_ref(), &table.path(), def, env).await?;
+        refuse_catalog_service(self, &table)?;
+        create_table(self.store()?.as_ref(), &table.path(), def, env).await?;
         Ok(table)
     }
 
@@ -40,9 +41,21 @@ impl Catalog {
         overwrite: Option<Overwrite>,
     ) -> Result<CommitOutcome> {
         refuse_non_main_write(table_ref)?;
-        let table = Table::open(self.store().clone(), table_ref.path()).await?;
+        refuse_catalog_service(self, table_ref)?;
+        let table = self.open_table(table_ref).await?;
         insert_into_table(env, &table, batches, overwrite).await
     }
+}
+
+/// Refuses writes to a table of a Paimon REST catalog: the service owns its commits (they go
+/// through its commit endpoint), and a snapshot file written past it would be lost or conflict.
+fn refuse_catalog_service(catalog: &Catalog, table_ref: &TableRef) -> Result<()> {
+    if catalog.is_paimon_rest() {
+        return Err(crate::Error::Invalid(format!(
+            "{table_ref}: writing through a Paimon REST catalog is not supported yet (its commits go through the catalog service); nothing was written"
+        )));
+    }
+    Ok(())
 }
 
 /// `Ok` when `table_ref` names the table itself; a branch (`t$branch_dev`) or system table is

@@ -267,7 +267,7 @@ async fn a_missing_branch_and_writes_to_a_branch_are_errors() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("read-only"), "{e}");
-    let dev = Table::open_branch(c.store().clone(), "br.db/t", "empty")
+    let dev = Table::open_branch(c.store().unwrap().clone(), "br.db/t", "empty")
         .await
         .unwrap();
     let e = lakescope_engine::write::insert_into_table(&env, &dev, &[rows], None)
@@ -291,7 +291,7 @@ async fn a_missing_branch_and_writes_to_a_branch_are_errors() {
         .await
         .unwrap();
     assert_eq!(main_before, main_after);
-    assert!(Table::open_branch(c.store().clone(), "br.db/t", "empty")
+    assert!(Table::open_branch(c.store().unwrap().clone(), "br.db/t", "empty")
         .await
         .unwrap()
         .snapshot_ids()

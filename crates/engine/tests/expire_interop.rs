@@ -153,7 +153,7 @@ async fn eight_snapshots(
             assert!(m.contains("COMPACT"), "{m}");
         }
     }
-    let t = Table::open(catalog.store().clone(), table.path())
+    let t = Table::open(catalog.store().unwrap().clone(), table.path())
         .await
         .unwrap();
     assert_eq!(t.snapshot_ids().await.unwrap(), (1..=8).collect::<Vec<_>>());
@@ -182,7 +182,7 @@ fn files(dir: &Path) -> BTreeSet<String> {
 
 /// Both oracles read every existing snapshot and tag `tags` as lakescope does.
 async fn check_reads(o: &Oracles, catalog: &Catalog, wh: &Path, table: &TableRef, tags: &[&str]) {
-    let t = Table::open(catalog.store().clone(), table.path())
+    let t = Table::open(catalog.store().unwrap().clone(), table.path())
         .await
         .unwrap();
     let ids = t.snapshot_ids().await.unwrap();
@@ -302,7 +302,7 @@ async fn expire_snapshots_leaves_the_files_java_leaves() {
             );
             check_reads(&o, &catalog, &wh, &tr, tags).await;
         }
-        let t = Table::open(catalog.store().clone(), tr.path())
+        let t = Table::open(catalog.store().unwrap().clone(), tr.path())
             .await
             .unwrap();
         assert_eq!(t.snapshot_ids().await.unwrap(), vec![7, 8]);
@@ -342,7 +342,7 @@ async fn commits_expire_by_the_tables_options_and_read_identically() {
         ("b", &[9], &[0], false),
         ("a", &[8, 3], &[0, 3], false),
     ];
-    let t = Table::open(catalog.store().clone(), tr.path())
+    let t = Table::open(catalog.store().unwrap().clone(), tr.path())
         .await
         .unwrap();
     for (i, (dt, ids, kinds, overwrite)) in commits.into_iter().enumerate() {

@@ -766,7 +766,7 @@ async fn refused_merge_engine_writes() {
         ours(&catalog, &t, 2).await,
         [r#"{"id":1,"v":1}"#, r#"{"id":2,"v":20}"#]
     );
-    let table = lakescope_paimon::table::Table::open(catalog.store().clone(), t.path())
+    let table = lakescope_paimon::table::Table::open(catalog.store().unwrap().clone(), t.path())
         .await
         .unwrap();
     let snap = table.snapshot(2).await.unwrap();
@@ -823,7 +823,7 @@ async fn sql(session: &mut Session, statement: &str) -> String {
 
 /// `commitKind` of every snapshot of the table, in id order.
 async fn kinds(catalog: &Catalog, table: &TableRef) -> Vec<String> {
-    let t = lakescope_paimon::table::Table::open(catalog.store().clone(), table.path())
+    let t = lakescope_paimon::table::Table::open(catalog.store().unwrap().clone(), table.path())
         .await
         .unwrap();
     t.snapshots()

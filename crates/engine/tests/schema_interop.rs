@@ -63,7 +63,7 @@ impl Evolving<'_> {
     }
 
     async fn open(&self) -> Table {
-        Table::open(self.catalog.store().clone(), self.table.path())
+        Table::open(self.catalog.store().unwrap().clone(), self.table.path())
             .await
             .unwrap()
     }
@@ -426,7 +426,7 @@ async fn evolved_tables_read_identically_in_java_and_pypaimon() {
     // --- ALTER TABLE test_cast RENAME TO test_new: Java reads the moved table ----------------
     let before = read_java(&o, &wh.join(cast.table.path()), &[cast_snapshot]);
     rename_table(
-        catalog.store().as_ref(),
+        catalog.store().unwrap().as_ref(),
         &cast.table.path(),
         "w.db/test_new",
     )

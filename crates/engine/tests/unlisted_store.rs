@@ -45,7 +45,7 @@ async fn lines(catalog: &Catalog, table: &str, at: TimeTravel) -> Result<Vec<Str
 
 #[tokio::test(flavor = "current_thread")]
 async fn the_store_really_cannot_list() {
-    let err = unlisted().store().list_dir("").await.unwrap_err();
+    let err = unlisted().store().unwrap().list_dir("").await.unwrap_err();
     assert!(
         matches!(err, lakescope_storage::Error::Unsupported { .. }),
         "{err}"

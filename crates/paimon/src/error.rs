@@ -24,6 +24,14 @@ pub enum Error {
     /// The caller asked for something invalid (bad option value, bad predicate, ...).
     #[error("{0}")]
     Invalid(String),
+    /// A catalog service (Paimon REST) could not be reached, refused a request or answered
+    /// something that is not its protocol.
+    #[error("{endpoint}{}: {message}", .status.map(|s| format!(" answered {s}")).unwrap_or_default())]
+    Catalog {
+        endpoint: String,
+        status: Option<u16>,
+        message: String,
+    },
 }
 
 impl Error {

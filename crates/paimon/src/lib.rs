@@ -10,6 +10,7 @@ pub mod incremental;
 pub mod merge;
 pub mod predicate;
 pub mod read;
+pub mod rest;
 pub mod scan;
 pub mod spec;
 pub mod system;

@@ -2,13 +2,15 @@
 //!
 //! Natively, [`ReqwestTransport`] (feature `native-http`) implements it; in the browser
 //! (feature `browser`, wasm32), `FetchTransport` with `BrowserTimer`. [`FaultyTransport`] wraps any transport and injects
-//! failures for tests.
+//! failures for tests; [`CannedTransport`] answers from a script.
 
+mod canned;
 mod fault;
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 mod fetch;
 pub(crate) mod http_store;
 
+pub use canned::CannedTransport;
 pub use fault::{Fault, FaultyTransport};
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub(crate) use fetch::body_bytes;

@@ -70,7 +70,7 @@ impl SessionCatalog {
     }
 
     /// Database names: those in the warehouse and those created in this session.
-    pub(super) async fn databases(&self) -> lakescope_storage::Result<Vec<String>> {
+    pub(super) async fn databases(&self) -> crate::Result<Vec<String>> {
         let mut names = self.databases.clone();
         if let Some(catalog) = self.warehouse() {
             names.extend(catalog.databases().await?);
@@ -79,7 +79,7 @@ impl SessionCatalog {
     }
 
     /// Table names of a database.
-    pub(super) async fn tables(&self, database: &str) -> lakescope_storage::Result<Vec<String>> {
+    pub(super) async fn tables(&self, database: &str) -> crate::Result<Vec<String>> {
         let mut names: BTreeSet<String> = self
             .tables
             .keys()

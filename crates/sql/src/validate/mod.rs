@@ -220,6 +220,12 @@ fn create_catalog(name: &Ident, options: &[OptionEntry]) -> Result<()> {
     match ty.value.as_str() {
         "paimon" => {
             if let Some(m) = option(options, "metastore") {
+                if m.value.eq_ignore_ascii_case("rest") {
+                    return Err(SqlError::unsupported(
+                        m.value_pos,
+                        "'metastore' = 'rest': Flink SQL over a Paimon REST catalog is not supported yet (nothing was created); the CLI reads its tables with `lakescope scan paimon+rest://HOST:PORT/WAREHOUSE db.t --catalog-token T`, and `tables`, `snapshots` and `schema` list them",
+                    ));
+                }
                 if m.value != "filesystem" {
                     return Err(SqlError::unsupported(
                         m.value_pos,
