@@ -345,16 +345,16 @@ async fn shredded_variant_columns_are_reassembled() {
 }
 
 #[tokio::test]
-async fn variants_nested_in_rows_and_arrays_read_exactly() {
+async fn variants_nested_in_rows_arrays_and_maps_read_exactly() {
     let Some(rows) = same_as_pypaimon("variant_nested").await else {
         return;
     };
     assert_eq!(
         rows,
         [
-            r#"1|{x: 1, v: {"a":[1,2]}}|[{"k":"v"}, , [1,"x"]]"#,
-            "2|null|[]",
-            "3|{x: 3, v: }|null",
+            r#"1|{x: 1, v: {"a":[1,2]}}|[{"k":"v"}, , [1,"x"]]|{a: {"x":1.5}, b: }"#,
+            "2|null|[]|null",
+            r#"3|{x: 3, v: }|null|{c: "s"}"#,
         ]
     );
 }

@@ -260,9 +260,10 @@ def variant_shredded():
 
 
 def variant_nested():
-    # VARIANT inside a ROW and an ARRAY (plain groups nested in the Parquet schema).
+    # VARIANT inside a ROW, an ARRAY and a MAP (plain groups nested in the Parquet schema).
     row = pa.struct([('x', pa.int32()), ('v', VARIANT)])
-    schema = pa.schema([('id', pa.int64()), ('r', row), ('l', pa.list_(VARIANT))])
+    schema = pa.schema([('id', pa.int64()), ('r', row), ('l', pa.list_(VARIANT)),
+                        ('m', pa.map_(pa.string(), VARIANT))])
     from pypaimon.data.generic_variant import GenericVariant
 
     def st(v):
@@ -271,7 +272,8 @@ def variant_nested():
     t = table(schema, {})
     write(t, pa.table({'id': pa.array([1, 2, 3], pa.int64()),
                        'r': [{'x': 1, 'v': st({'a': [1, 2]})}, None, {'x': 3, 'v': None}],
-                       'l': [[st({'k': 'v'}), None, st([1, 'x'])], [], None]}, schema=schema))
+                       'l': [[st({'k': 'v'}), None, st([1, 'x'])], [], None],
+                       'm': [[('a', st({'x': 1.5})), ('b', None)], None, [('c', st('s'))]]}, schema=schema))
 
 
 def variant_pk():
@@ -387,6 +389,8 @@ def cell(v, top=True):
         return java_json(GenericVariant.from_arrow_struct(v))
     if isinstance(v, dict):
         return '{' + ', '.join('%s: %s' % (k, cell(x, False)) for k, x in v.items()) + '}'
+    if isinstance(v, list) and v and all(isinstance(x, tuple) for x in v):  # a MAP's entries
+        return '{' + ', '.join('%s: %s' % (k, cell(x, False)) for k, x in v) + '}'
     if isinstance(v, list):
         return '[' + ', '.join(cell(x, False) for x in v) + ']'
     return v.hex() if isinstance(v, bytes) else str(v)
