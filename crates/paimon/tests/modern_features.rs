@@ -384,6 +384,26 @@ async fn variant_objects_with_an_empty_key_are_refused_naming_the_file() {
 }
 
 #[tokio::test]
+async fn a_malformed_variant_is_an_error_naming_the_file() {
+    // pypaimon fails on it too ("MALFORMED_VARIANT: invalid metadata version").
+    let Some((dir, expected)) = generate("variant_corrupt") else {
+        return;
+    };
+    let pypaimon = expected.expect_err("pypaimon reads a malformed variant");
+    assert!(pypaimon.contains("MALFORMED_VARIANT"), "{pypaimon}");
+    let err = read_latest(dir.path(), "variant_corrupt")
+        .await
+        .expect_err("a malformed variant must not be read");
+    let msg = err.to_string();
+    assert!(matches!(err, Error::Corrupt { .. }), "{msg}");
+    assert!(
+        msg.starts_with("m.db/variant_corrupt/bucket-0/data-")
+            && msg.contains(".parquet: malformed VARIANT value"),
+        "{msg}"
+    );
+}
+
+#[tokio::test]
 async fn variant_columns_of_avro_and_orc_files_are_refused_naming_the_file() {
     // pypaimon writes VARIANT into Avro and ORC files; Paimon writes VARIANT only to Parquet.
     for (feature, format) in [("variant_avro", ".avro"), ("variant_orc", ".orc")] {

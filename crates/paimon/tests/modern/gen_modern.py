@@ -236,6 +236,17 @@ def variant_empty_key():
     write(t, variant_rows(0, [{'a': 1}, {'': 'empty key', 'k': 2}]))
 
 
+def variant_corrupt():
+    # A VARIANT whose metadata is not the variant encoding (version 2 in its header byte).
+    from pypaimon.data.generic_variant import GenericVariant
+    good = GenericVariant.from_python({'a': 1})
+    t = table(VKV, {})
+    write(t, pa.table({'id': pa.array([0, 1], pa.int64()),
+                       'v': pa.array([{'value': good.value(), 'metadata': good.metadata()},
+                                      {'value': good.value(), 'metadata': b'\x02' + good.metadata()[1:]}],
+                                     VARIANT)}, schema=VKV))
+
+
 def variant_shredded():
     # Shredded VARIANT groups (variant.shreddingSchema): typed sub-columns of every kind pypaimon
     # writes, overflow fields in `value`, missing fields, non-object values, TIMESTAMP(3) millis.
