@@ -223,8 +223,8 @@ fn with_micros(t: &ArrowType) -> ArrowType {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::{BinaryArray, StringArray, StructArray};
-    use arrow_buffer::NullBuffer;
+    use arrow_array::{BinaryArray, Int64Array, ListArray, StringArray, StructArray};
+    use arrow_buffer::{NullBuffer, OffsetBuffer};
     use parquet_variant::VariantBuilder;
 
     fn plain_group(rows: &[Option<(Vec<u8>, Vec<u8>)>]) -> ArrayRef {
@@ -300,6 +300,46 @@ mod tests {
             msg.contains("t/f.parquet") && msg.contains("VARIANT"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn shredded_arrays_are_reassembled() {
+        // Java's layout of a shredded ARRAY<BIGINT>: typed_value is a list of element groups;
+        // the second element did not fit BIGINT and stays in its `value` (the string "x").
+        let element = Fields::from(vec![
+            Field::new("value", ArrowType::Binary, true),
+            Field::new("typed_value", ArrowType::Int64, true),
+        ]);
+        let elements = StructArray::new(
+            element.clone(),
+            vec![
+                Arc::new(BinaryArray::from(vec![None, Some(&[0x05, b'x'][..]), None])),
+                Arc::new(Int64Array::from(vec![Some(1), None, Some(3)])),
+            ],
+            None,
+        );
+        let item = Arc::new(Field::new("element", ArrowType::Struct(element), false));
+        let list = ListArray::new(
+            item.clone(),
+            OffsetBuffer::from_lengths([3]),
+            Arc::new(elements),
+            None,
+        );
+        let group: ArrayRef = Arc::new(StructArray::new(
+            Fields::from(vec![
+                Field::new("metadata", ArrowType::Binary, false),
+                Field::new("value", ArrowType::Binary, true),
+                Field::new("typed_value", ArrowType::List(item), true),
+            ]),
+            vec![
+                Arc::new(BinaryArray::from(vec![&[0x01, 0, 0][..]])),
+                Arc::new(BinaryArray::from(vec![None::<&[u8]>])),
+                Arc::new(list),
+            ],
+            None,
+        ));
+        let json = to_json("t/f.parquet", &group).unwrap();
+        assert_eq!(json.as_string::<i32>().value(0), r#"[1,"x",3]"#);
     }
 
     #[test]
