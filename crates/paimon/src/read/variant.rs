@@ -131,7 +131,8 @@ fn decode_error<'a>(
 }
 
 /// Whether a variant metadata dictionary (header byte, dictionary size, offsets, key bytes)
-/// holds a key of zero bytes: two equal consecutive offsets.
+/// holds a key of zero bytes: two equal consecutive offsets. parquet-variant 60 accepts those
+/// (it needs arrow 60): this refusal goes with the move to it.
 fn has_empty_key(metadata: &[u8]) -> bool {
     let Some((&header, rest)) = metadata.split_first() else {
         return false;
