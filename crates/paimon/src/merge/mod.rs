@@ -254,13 +254,22 @@ impl MergeReader {
                 "merge: sequence.field is not supported by the first-row merge engine".into(),
             ));
         }
-        // Java's sequence comparator cannot compare variants; their JSON text must not stand in.
-        if let Some(f) = fields.iter().find(|f| {
-            f.data_type.kind == TypeKind::Variant && config.sequence_fields.contains(&f.name)
+        // Java's sequence comparators cannot compare variants; their JSON text must not stand in
+        // (`sequence.field` and the sequence fields of partial-update sequence groups).
+        let mut sequence_fields = config.sequence_fields.iter().chain(
+            config
+                .sequence_groups
+                .iter()
+                .flat_map(|g| g.sequence_fields.iter()),
+        );
+        if let Some(f) = sequence_fields.find_map(|name| {
+            fields
+                .iter()
+                .find(|f| &f.name == name && f.data_type.kind == TypeKind::Variant)
         }) {
             return Err(Error::unsupported(
                 f.name.as_str(),
-                "a VARIANT column as sequence.field (variants are not comparable)",
+                "a VARIANT column as sequence field (variants are not comparable)",
             ));
         }
         let seq_cols = config
@@ -548,10 +557,15 @@ mod tests {
             data_type: DataType::parse(ty).unwrap(),
             description: None,
         };
-        let fields = [field(0, "k", "INT NOT NULL"), field(1, "v", "VARIANT")];
+        let fields = [
+            field(0, "k", "INT NOT NULL"),
+            field(1, "v", "VARIANT"),
+            field(2, "w", "INT"),
+        ];
         let schema = Arc::new(Schema::new(vec![
             Field::new("k", ArrowType::Int32, false),
             Field::new("v", ArrowType::Utf8, true),
+            Field::new("w", ArrowType::Int32, true),
             Field::new(SEQUENCE_NUMBER, ArrowType::Int64, false),
             Field::new(VALUE_KIND, ArrowType::Int8, false),
         ]));
@@ -559,14 +573,25 @@ mod tests {
         let keys = ["k".to_string()];
         let plain = BTreeMap::new();
         assert!(MergeReader::new(runs(), &fields, &keys, &plain, MergeSettings::default()).is_ok());
-        let options = BTreeMap::from([("sequence.field".to_string(), "v".to_string())]);
-        let msg = MergeReader::new(runs(), &fields, &keys, &options, MergeSettings::default())
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(
-            msg.starts_with("v: unsupported: a VARIANT column as sequence.field"),
-            "{msg}"
-        );
+        for options in [
+            vec![("sequence.field", "v")],
+            vec![
+                ("merge-engine", "partial-update"),
+                ("fields.v.sequence-group", "w"),
+            ],
+        ] {
+            let options: BTreeMap<String, String> = options
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let msg = MergeReader::new(runs(), &fields, &keys, &options, MergeSettings::default())
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(
+                msg.starts_with("v: unsupported: a VARIANT column as sequence field"),
+                "{options:?}: {msg}"
+            );
+        }
     }
 }
