@@ -567,3 +567,41 @@ async fn corpus_dynamic_bucket_index_holds_key_hashes() {
     assert_eq!(bucket_of_hash.len(), 16);
     check_index_covers_keys(&table, &s, &bucket_of_hash).await;
 }
+
+#[tokio::test]
+async fn variant_columns_are_refused_by_the_writers() {
+    // lakescope reads a VARIANT as its JSON text and has no encoder of Paimon's variant binary:
+    // a write (Parquet or ORC) of a table with a VARIANT column is refused naming the table and
+    // the column, before any file is written.
+    let store: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
+    let env = FixedEnv::new(1_700_000_000_000, 7);
+    for format in ["parquet", "orc"] {
+        let def = TableDefinition {
+            columns: vec![
+                ("id".into(), t(TypeKind::Int), None),
+                ("v".into(), t(TypeKind::Variant), None),
+            ],
+            options: BTreeMap::from([("file.format".to_string(), format.to_string())]),
+            ..Default::default()
+        };
+        let path = format!("db.db/variant_{format}");
+        let table = create(&store, &path, &def, &env).await;
+        let b = batch(vec![
+            ("id", Arc::new(Int32Array::from(vec![1])) as ArrayRef),
+            (
+                "v",
+                Arc::new(StringArray::from(vec![r#"{"a":1}"#])) as ArrayRef,
+            ),
+        ]);
+        let err = write_files(&table, &env, &[b], 0).await.unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            matches!(err, lakescope_paimon::Error::Unsupported { .. }),
+            "{format}: {msg}"
+        );
+        assert!(
+            msg.starts_with(&format!("{path}: unsupported: column 'v': writing VARIANT")),
+            "{format}: {msg}"
+        );
+    }
+}

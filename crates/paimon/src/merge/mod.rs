@@ -31,7 +31,7 @@ use self::config::{MergeConfig, MergeEngine};
 use self::output::{output_schema, OutputBuilder};
 use self::partial_update::PartialUpdateMerge;
 use self::sort_merge::{Entry, MergeInput, SortMerger, Step};
-use crate::spec::types::DataField;
+use crate::spec::types::{DataField, TypeKind};
 use crate::{Error, Result};
 
 pub use self::sort_merge::{SEQUENCE_NUMBER, VALUE_KIND};
@@ -252,6 +252,24 @@ impl MergeReader {
         if config.engine == MergeEngine::FirstRow && !config.sequence_fields.is_empty() {
             return Err(Error::Invalid(
                 "merge: sequence.field is not supported by the first-row merge engine".into(),
+            ));
+        }
+        // Java's sequence comparators cannot compare variants; their JSON text must not stand in
+        // (`sequence.field` and the sequence fields of partial-update sequence groups).
+        let mut sequence_fields = config.sequence_fields.iter().chain(
+            config
+                .sequence_groups
+                .iter()
+                .flat_map(|g| g.sequence_fields.iter()),
+        );
+        if let Some(f) = sequence_fields.find_map(|name| {
+            fields
+                .iter()
+                .find(|f| &f.name == name && f.data_type.kind == TypeKind::Variant)
+        }) {
+            return Err(Error::unsupported(
+                f.name.as_str(),
+                "a VARIANT column as sequence field (variants are not comparable)",
             ));
         }
         let seq_cols = config
@@ -520,6 +538,60 @@ impl Iterator for MergeReader {
                 ))))
             }
             Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::types::DataType;
+    use arrow_schema::{DataType as ArrowType, Field, Schema};
+    use std::sync::Arc;
+
+    #[test]
+    fn a_variant_sequence_field_is_refused() {
+        let field = |id, name: &str, ty: &str| DataField {
+            id,
+            name: name.into(),
+            data_type: DataType::parse(ty).unwrap(),
+            description: None,
+        };
+        let fields = [
+            field(0, "k", "INT NOT NULL"),
+            field(1, "v", "VARIANT"),
+            field(2, "w", "INT"),
+        ];
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", ArrowType::Int32, false),
+            Field::new("v", ArrowType::Utf8, true),
+            Field::new("w", ArrowType::Int32, true),
+            Field::new(SEQUENCE_NUMBER, ArrowType::Int64, false),
+            Field::new(VALUE_KIND, ArrowType::Int8, false),
+        ]));
+        let runs = || vec![vec![RecordBatch::new_empty(schema.clone())]];
+        let keys = ["k".to_string()];
+        let plain = BTreeMap::new();
+        assert!(MergeReader::new(runs(), &fields, &keys, &plain, MergeSettings::default()).is_ok());
+        for options in [
+            vec![("sequence.field", "v")],
+            vec![
+                ("merge-engine", "partial-update"),
+                ("fields.v.sequence-group", "w"),
+            ],
+        ] {
+            let options: BTreeMap<String, String> = options
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let msg = MergeReader::new(runs(), &fields, &keys, &options, MergeSettings::default())
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(
+                msg.starts_with("v: unsupported: a VARIANT column as sequence field"),
+                "{options:?}: {msg}"
+            );
         }
     }
 }

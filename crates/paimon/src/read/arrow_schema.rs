@@ -15,7 +15,7 @@
 //! | MAP<K, V> | Map(`"entries"`: Struct(`"key"`: K non-null, `"value"`: V), unsorted) |
 //! | MULTISET<T> | Map<T, Int32 non-null> (element → count) |
 //! | ROW<...> | Struct(...) |
-//! | VARIANT | Struct(`"value"`: Binary, `"metadata"`: Binary) |
+//! | VARIANT | Utf8: each value's JSON text, as Paimon's `Variant.toJson()` (see `read::variant`) |
 //!
 //! Every field carries its Paimon field id in the metadata key [`FIELD_ID_KEY`] (top-level and
 //! ROW fields; list elements and map entries have no Paimon id).
@@ -72,7 +72,7 @@ pub fn to_arrow_type(data_type: &DataType) -> ArrowType {
         TypeKind::Decimal { precision, scale } => {
             ArrowType::Decimal128(*precision, i8::try_from(*scale).unwrap_or(i8::MAX))
         }
-        TypeKind::Char(_) | TypeKind::VarChar(_) => ArrowType::Utf8,
+        TypeKind::Char(_) | TypeKind::VarChar(_) | TypeKind::Variant => ArrowType::Utf8,
         TypeKind::Binary(_) | TypeKind::VarBinary(_) => ArrowType::Binary,
         TypeKind::Date => ArrowType::Date32,
         TypeKind::Time(_) => ArrowType::Time64(TimeUnit::Microsecond),
@@ -87,10 +87,6 @@ pub fn to_arrow_type(data_type: &DataType) -> ArrowType {
             ArrowType::Map(map_entries_field(element, &count), false)
         }
         TypeKind::Row(fields) => ArrowType::Struct(to_arrow_fields(fields)),
-        TypeKind::Variant => ArrowType::Struct(Fields::from(vec![
-            Field::new("value", ArrowType::Binary, false),
-            Field::new("metadata", ArrowType::Binary, false),
-        ])),
     }
 }
 
@@ -159,6 +155,7 @@ mod tests {
             ("DECIMAL(38, 10)", ArrowType::Decimal128(38, 10)),
             ("VARCHAR(3)", ArrowType::Utf8),
             ("CHAR(2)", ArrowType::Utf8),
+            ("VARIANT", ArrowType::Utf8),
             ("BYTES", ArrowType::Binary),
             ("BINARY(4)", ArrowType::Binary),
             ("DATE", ArrowType::Date32),

@@ -30,6 +30,7 @@ fn corrupt(file: &str, e: impl std::fmt::Display) -> Error {
 /// Decodes the wanted columns of a whole Avro file (columns keep their file names; a wanted
 /// column missing from the file is left out).
 pub(crate) fn decode(file: &str, bytes: Bytes, wanted: &[Wanted]) -> Result<Vec<RecordBatch>> {
+    super::variant::refuse_outside_parquet(file, wanted, "Avro")?;
     let reader = crate::spec::avro_names::reader(&bytes[..])
         .map_err(|e| crate::spec::avro_names::open_error(file, &e))?;
     let mut batches = Vec::new();
@@ -328,12 +329,7 @@ fn to_array(
             .map_err(|e| corrupt(file, format!("column {column}: {e}")))?;
             Arc::new(array)
         }
-        TypeKind::Variant => {
-            return Err(Error::unsupported(
-                file,
-                format!("VARIANT column {column} in Avro"),
-            ))
-        }
+        TypeKind::Variant => return Err(super::variant::outside_parquet(file, column, "Avro")),
     };
     Ok(array)
 }

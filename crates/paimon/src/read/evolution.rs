@@ -52,6 +52,10 @@ pub fn conform(
     file_type: Option<&DataType>,
     read_type: &DataType,
 ) -> Result<ArrayRef> {
+    if read_type.kind == TypeKind::Variant || file_type.is_some_and(|t| t.kind == TypeKind::Variant)
+    {
+        return super::variant::conform(file, array, file_type, read_type);
+    }
     let target = to_arrow_type(read_type);
     let array = match array.data_type() {
         ArrowType::Dictionary(_, value) => {

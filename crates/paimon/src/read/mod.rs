@@ -16,6 +16,8 @@ pub(crate) mod parquet_pages;
 pub(crate) mod source;
 pub(crate) mod stitch;
 pub mod support;
+pub(crate) mod variant;
+mod variant_json;
 
 use crate::spec::{DataField, DataType, TypeKind};
 use crate::{Error, Result};

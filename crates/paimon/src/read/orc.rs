@@ -52,6 +52,7 @@ pub(crate) async fn decode(
     bytes: Bytes,
     wanted: &[Wanted],
 ) -> Result<Vec<RecordBatch>> {
+    super::variant::refuse_outside_parquet(file, wanted, "ORC")?;
     let request = OrcRequest {
         columns: wanted.iter().map(|w| w.name.clone()).collect(),
         // Microseconds cover years 1..9999; nanoseconds only when some TIMESTAMP(p > 6) needs them.

@@ -1,4 +1,4 @@
-//! Unknown means refuse: table options, types and data files a batch read does not implement.
+//! Unknown means refuse: table options, snapshots and data files a batch read does not implement.
 //!
 //! Paimon's `CoreOptions` has hundreds of keys; most tune writing, compaction, expiry or
 //! performance and leave the rows of a batch read alone. The keys below are the ones whose
@@ -12,7 +12,6 @@ use crate::spec::manifest::DataFileMeta;
 use crate::spec::options::CoreOptions;
 use crate::spec::schema::TableSchema;
 use crate::spec::snapshot::Snapshot;
-use crate::spec::types::{DataField, DataType, TypeKind};
 
 /// Bucket number of the files of a postpone-bucket (`bucket = -2`) table waiting for compaction.
 pub const POSTPONE_BUCKET: i32 = -2;
@@ -98,15 +97,11 @@ fn refuse(table: &str, feature: impl std::fmt::Display) -> Error {
     Error::unsupported(table, feature)
 }
 
-/// Checks a table's options and column types before reading its data; the error names the
-/// table, the option (with its value) or the column and its type.
+/// Checks a table's options before reading its data; the error names the table and the option
+/// (with its value). Every column type is read (VARIANT in Parquet files; Avro and ORC files
+/// with VARIANT columns are refused by name when decoded, as Paimon writes them only to Parquet).
 pub fn check_table(table: &str, schema: &TableSchema) -> Result<()> {
-    let options = schema.core_options();
-    check_options(table, &options)?;
-    for field in &schema.fields {
-        check_type(table, &field.name, &field.data_type)?;
-    }
-    Ok(())
+    check_options(table, &schema.core_options())
 }
 
 fn check_options(table: &str, options: &CoreOptions) -> Result<()> {
@@ -160,25 +155,6 @@ fn check_options(table: &str, options: &CoreOptions) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Refuses types whose values this reader would not render as Paimon does (VARIANT).
-fn check_type(table: &str, column: &str, ty: &DataType) -> Result<()> {
-    match &ty.kind {
-        TypeKind::Variant => Err(refuse(
-            table,
-            format!("column '{column}' has type VARIANT, which lakescope does not read"),
-        )),
-        TypeKind::Array(e) | TypeKind::Multiset(e) => check_type(table, column, e),
-        TypeKind::Map(k, v) => {
-            check_type(table, column, k)?;
-            check_type(table, column, v)
-        }
-        TypeKind::Row(fields) => fields.iter().try_for_each(|f: &DataField| {
-            check_type(table, &format!("{column}.{}", f.name), &f.data_type)
-        }),
-        _ => Ok(()),
-    }
 }
 
 /// Snapshot file format version this reader knows (Paimon's `Snapshot.CURRENT_VERSION`).
@@ -303,13 +279,13 @@ mod tests {
     }
 
     #[test]
-    fn variant_columns_are_refused_naming_the_column() {
+    fn variant_columns_pass_the_table_check() {
+        // Top-level and nested VARIANT columns are read (issue 25; they were refused before).
         let s = schema(
             &[],
-            r#"[{"id":0,"name":"a","type":"INT"},{"id":1,"name":"r","type":{"type":"ROW","fields":[{"id":2,"name":"v","type":"VARIANT"}]}}]"#,
+            r#"[{"id":0,"name":"a","type":"VARIANT"},{"id":1,"name":"r","type":{"type":"ROW","fields":[{"id":2,"name":"v","type":"VARIANT"}]}}]"#,
         );
-        let msg = check_table("db.db/t", &s).unwrap_err().to_string();
-        assert!(msg.contains("'r.v'") && msg.contains("VARIANT"), "{msg}");
+        check_table("db.db/t", &s).unwrap();
     }
 
     #[test]

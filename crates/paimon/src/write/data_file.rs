@@ -49,6 +49,12 @@ pub fn physical_field(field: &DataField) -> Result<Field> {
             ))
         }
         TypeKind::Decimal { .. } => base.data_type().clone(),
+        TypeKind::Variant => {
+            return Err(Error::unsupported(
+                &field.name,
+                "writing VARIANT columns (read as JSON text; Paimon stores the variant binary encoding)",
+            ))
+        }
         k if field.data_type.is_nested() => {
             return Err(Error::unsupported(
                 &field.name,

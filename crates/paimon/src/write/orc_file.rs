@@ -34,6 +34,13 @@ pub fn physical_field(field: &DataField) -> Result<Field> {
     match &field.data_type.kind {
         TypeKind::Decimal { .. } => return refuse("DECIMAL"),
         TypeKind::Time(_) => return refuse("TIME"),
+        // Paimon's own ORC writer refuses VARIANT too (`Unsupported type: VARIANT`).
+        TypeKind::Variant => {
+            return Err(Error::unsupported(
+                &field.name,
+                "writing VARIANT columns to ORC (Paimon writes VARIANT only to Parquet)",
+            ))
+        }
         _ if field.data_type.is_nested() => return refuse(&field.data_type.to_string()),
         _ => {}
     }

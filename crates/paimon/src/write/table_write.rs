@@ -100,7 +100,12 @@ pub(crate) fn check_file_layout(table: &Table, schema: &TableSchema) -> Result<(
         merge_reader_for(schema)?;
     }
     for f in &schema.fields {
-        encoding.check_field(f)?;
+        encoding.check_field(f).map_err(|e| match e {
+            Error::Unsupported { feature, .. } => {
+                Error::unsupported(table.path(), format!("column '{}': {feature}", f.name))
+            }
+            e => e,
+        })?;
     }
     Ok(())
 }

@@ -181,11 +181,236 @@ def unknown_index_type():
             fastavro.writer(f, schema, records, codec=codec)
 
 
+VARIANT = pa.struct([pa.field('value', pa.binary(), False), pa.field('metadata', pa.binary(), False)])
+VKV = pa.schema([('id', pa.int64()), ('v', VARIANT)])
+
+
+def variants(values):
+    """A VARIANT column of Python values (None: a SQL NULL; NULL_VARIANT: the variant null)."""
+    from pypaimon.data.generic_variant import GenericVariant
+    return GenericVariant.to_arrow_array(
+        [None if v is None else GenericVariant.from_python(None if v is NULL_VARIANT else v) for v in values])
+
+
+NULL_VARIANT = object()
+
+
+def variant_rows(lo, values, schema=VKV):
+    return pa.table({'id': pa.array(range(lo, lo + len(values)), pa.int64()), 'v': variants(values)}, schema=schema)
+
+
+def variant_values():
+    import datetime
+    import decimal
+    import uuid
+    return [
+        {'name': 'ann', 'age': 30, 'tags': ['a', 'b'], 'nested': {'k': [1, {'z': None}]}},
+        [1, -7, 300, 70000, 2 ** 40, -2 ** 63, 'two', True, False, None],
+        {'doubles': [1.5, 100.0, 1.5e10, -2.5e-7, 0.001, 1e-4, 1e7, 0.1 + 0.2, 2.0 ** 70]},
+        {'decimals': [decimal.Decimal('1.50'), decimal.Decimal('-0.005'), decimal.Decimal('0'),
+                      decimal.Decimal('123456789012345678901234567.8901')]},
+        'quote " backslash \\ slash / tab \t newline \n bell \x07 unit \x1f é 😀 中',
+        {'k"ey': 'quoted key', 'b': True, 'é': 'unicode key'},
+        {'date': datetime.date(2024, 2, 29), 'ntz': datetime.datetime(2024, 1, 2, 3, 4, 5, 600000),
+         'utc': datetime.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=datetime.timezone.utc),
+         'whole': datetime.datetime(2000, 1, 1)},
+        {'bytes': b'\x00\xffab', 'uuid': uuid.UUID('123e4567-e89b-12d3-a456-426614174000')},
+        42, 1.5, True, '', [], {},
+        NULL_VARIANT,
+        None,
+    ]
+
+
+def variant():
+    # Plain VARIANT groups (value, metadata), in three commits.
+    t = table(VKV, {})
+    values = variant_values()
+    write(t, variant_rows(0, values[:6]))
+    write(t, variant_rows(6, values[6:12]))
+    write(t, variant_rows(12, values[12:]))
+
+
+def variant_empty_key():
+    # An empty object key: valid in the variant encoding, rejected by the parquet-variant 59 decoder.
+    t = table(VKV, {})
+    write(t, variant_rows(0, [{'a': 1}, {'': 'empty key', 'k': 2}]))
+
+
+def variant_corrupt():
+    # A VARIANT whose metadata is not the variant encoding (version 2 in its header byte).
+    from pypaimon.data.generic_variant import GenericVariant
+    good = GenericVariant.from_python({'a': 1})
+    t = table(VKV, {})
+    write(t, pa.table({'id': pa.array([0, 1], pa.int64()),
+                       'v': pa.array([{'value': good.value(), 'metadata': good.metadata()},
+                                      {'value': good.value(), 'metadata': b'\x02' + good.metadata()[1:]}],
+                                     VARIANT)}, schema=VKV))
+
+
+def variant_shredded():
+    # Shredded VARIANT groups (variant.shreddingSchema): typed sub-columns of every kind pypaimon
+    # writes, overflow fields in `value`, missing fields, non-object values, TIMESTAMP(3) millis.
+    import datetime
+    import decimal
+    fields = [{'name': 'a', 'type': 'BIGINT'}, {'name': 's', 'type': 'STRING'},
+              {'name': 'd', 'type': 'DECIMAL(10,2)'}, {'name': 'f', 'type': 'DOUBLE'},
+              {'name': 'b', 'type': 'BOOLEAN'}, {'name': 'ts', 'type': 'TIMESTAMP(6)'},
+              {'name': 't3', 'type': 'TIMESTAMP(3)'}, {'name': 'dt', 'type': 'DATE'},
+              {'name': 'o', 'type': {'type': 'ROW', 'fields': [{'name': 'x', 'type': 'INT'},
+                                                               {'name': 'y', 'type': 'STRING'}]}}]
+    shredding = json.dumps({'type': 'ROW', 'fields': [{'name': 'v', 'type': {'type': 'ROW', 'fields': fields}}]})
+    t = table(VKV, {'variant.shreddingSchema': shredding})
+    write(t, variant_rows(0, [
+        {'a': 1, 's': 'x"y', 'd': decimal.Decimal('1.50'), 'f': 2.5, 'b': True,
+         'ts': datetime.datetime(2024, 1, 2, 3, 4, 5, 600000), 't3': datetime.datetime(2024, 1, 2, 3, 4, 5, 123000),
+         'dt': datetime.date(2024, 2, 29), 'o': {'x': 5, 'y': 'q', 'extra': [1, None]}, 'other': 'ov'},
+        {'a': 2}, 'scalar', None, {'o': {'y': 'only'}}, NULL_VARIANT]))
+    write(t, variant_rows(6, [
+        {'a': -2 ** 63, 'd': decimal.Decimal('-0.01'), 'f': 1e-4, 'zz': {'deep': [True]}},
+        [1, {'a': 2}], {}, {'f': 1e300, 'b': False, 'o': {}}]))
+
+
+def variant_nested():
+    # VARIANT inside a ROW, an ARRAY and a MAP (plain groups nested in the Parquet schema).
+    row = pa.struct([('x', pa.int32()), ('v', VARIANT)])
+    schema = pa.schema([('id', pa.int64()), ('r', row), ('l', pa.list_(VARIANT)),
+                        ('m', pa.map_(pa.string(), VARIANT))])
+    from pypaimon.data.generic_variant import GenericVariant
+
+    def st(v):
+        g = GenericVariant.from_python(v)
+        return {'value': g.value(), 'metadata': g.metadata()}
+    t = table(schema, {})
+    write(t, pa.table({'id': pa.array([1, 2, 3], pa.int64()),
+                       'r': [{'x': 1, 'v': st({'a': [1, 2]})}, None, {'x': 3, 'v': None}],
+                       'l': [[st({'k': 'v'}), None, st([1, 'x'])], [], None],
+                       'm': [[('a', st({'x': 1.5})), ('b', None)], None, [('c', st('s'))]]}, schema=schema))
+
+
+def variant_pk():
+    # A primary-key table with a VARIANT value column: the second commit updates keys 1 and 2.
+    schema = pa.schema([pa.field('id', pa.int64(), False), ('v', VARIANT)])
+    t = table(schema, {'bucket': '1'}, pk=['id'])
+    write(t, variant_rows(0, [{'n': 0}, {'n': 1}, [1]], schema))
+    write(t, variant_rows(1, [{'n': 'one'}, None], schema))
+
+
+def variant_avro():
+    # pypaimon writes VARIANT into Avro files; Paimon (Java) writes VARIANT only to Parquet.
+    t = table(VKV, {'file.format': 'avro'})
+    write(t, variant_rows(0, [{'a': 1}, None]))
+
+
+def variant_orc():
+    t = table(VKV, {'file.format': 'orc'})
+    write(t, variant_rows(0, [{'a': 1}, None]))
+
+
+def java_json(g):
+    """Paimon Java's GenericVariant.toJson() (toJsonImpl, UTC) of a pypaimon GenericVariant: pypaimon
+    has no JSON rendering of its own (to_python gives dicts, floats, Decimals), so its decoded values
+    are rendered here as Java renders them."""
+    from pypaimon.data import generic_variant as gv
+    value, metadata, pos = g._value, g._metadata, g._pos
+    kind = gv._variant_get_type(value, pos)
+    at = lambda p: java_json(gv.GenericVariant(value, metadata, p))  # noqa: E731
+    if kind == gv._Type.OBJECT:
+        def obj(size, id_size, offset_size, id_start, offset_start, data_start):
+            parts = []
+            for i in range(size):
+                key = gv._get_metadata_key(metadata, gv._read_unsigned(value, id_start + id_size * i, id_size))
+                offset = gv._read_unsigned(value, offset_start + offset_size * i, offset_size)
+                parts.append(jackson_string(key) + ':' + at(data_start + offset))
+            return '{' + ','.join(parts) + '}'
+        return gv._handle_object(value, pos, obj)
+    if kind == gv._Type.ARRAY:
+        def arr(size, offset_size, offset_start, data_start):
+            return '[' + ','.join(at(data_start + gv._read_unsigned(value, offset_start + offset_size * i, offset_size))
+                                  for i in range(size)) + ']'
+        return gv._handle_array(value, pos, arr)
+    v = g.to_python()
+    if kind == gv._Type.NULL:
+        return 'null'
+    if kind == gv._Type.BOOLEAN:
+        return 'true' if v else 'false'
+    if kind == gv._Type.LONG:
+        return str(v)
+    if kind == gv._Type.STRING:
+        return jackson_string(v)
+    if kind in (gv._Type.DOUBLE, gv._Type.FLOAT):
+        if v != v or v in (float('inf'), float('-inf')):
+            return '"%s"' % ('NaN' if v != v else 'Infinity' if v > 0 else '-Infinity')
+        return java_float_text(v, kind == gv._Type.FLOAT)
+    if kind == gv._Type.DECIMAL:
+        return format(v, 'f')  # BigDecimal.toPlainString
+    if kind == gv._Type.DATE:
+        return '"%s"' % v.isoformat()
+    if kind in (gv._Type.TIMESTAMP, gv._Type.TIMESTAMP_NTZ):
+        text = v.strftime('%Y-%m-%d %H:%M:%S')
+        if v.microsecond:
+            text += ('.%06d' % v.microsecond).rstrip('0')
+        return '"%s%s"' % (text, '+00:00' if kind == gv._Type.TIMESTAMP else '')
+    if kind == gv._Type.BINARY:
+        import base64
+        return '"%s"' % base64.b64encode(v).decode()
+    if kind == gv._Type.UUID:
+        return '"%s"' % v
+    raise ValueError('variant type %s' % kind)
+
+
+def jackson_string(s):
+    """Jackson's JsonGenerator.writeString: short escapes for quote, backslash and \\b \\t \\n \\f \\r,
+    other control characters as \\u00XX in upper-case hex, everything else as is."""
+    short = {'"': '\\"', '\\': '\\\\', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r'}
+    return '"' + ''.join(short.get(c) or ('\\u%04X' % ord(c) if ord(c) < 0x20 else c) for c in s) + '"'
+
+
+def java_float_text(v, is_float):
+    """Java's Double.toString / Float.toString (JDK 19+: shortest digits; 2 digits when 1 would do and
+    a 2-digit decimal is closer)."""
+    import decimal
+    if is_float:
+        import numpy as np
+        f = np.float32(v)
+        shortest, same = str(f), (lambda t: np.float32(t) == f)
+    else:
+        shortest, same = repr(v), (lambda t: float(t) == v)
+    if v == 0:
+        return '-0.0' if str(v).startswith('-') else '0.0'
+    sign, digits, exp = decimal.Decimal(shortest).normalize().as_tuple()
+    if len(digits) == 1 and same('%.1e' % abs(v)):
+        sign, digits, exp = decimal.Decimal('%.1e' % abs(v)).normalize().as_tuple()
+    digits = ''.join(map(str, digits))
+    sci = exp + len(digits) - 1  # v = d.ddd x 10^sci
+    text = '-' if sign else ''
+    if -3 <= sci < 7:
+        if sci < 0:
+            return text + '0.' + '0' * (-sci - 1) + digits
+        whole = digits[:sci + 1].ljust(sci + 1, '0')
+        return text + whole + '.' + (digits[sci + 1:] or '0')
+    return text + digits[0] + '.' + (digits[1:] or '0') + 'E' + str(sci)
+
+
+def cell(v, top=True):
+    """A value as lakescope's test rows print it (Arrow's display: nested nulls empty, no quotes)."""
+    if v is None:
+        return 'null' if top else ''
+    if isinstance(v, dict) and set(v) == {'value', 'metadata'}:
+        from pypaimon.data.generic_variant import GenericVariant
+        return java_json(GenericVariant.from_arrow_struct(v))
+    if isinstance(v, dict):
+        return '{' + ', '.join('%s: %s' % (k, cell(x, False)) for k, x in v.items()) + '}'
+    if isinstance(v, list) and v and all(isinstance(x, tuple) for x in v):  # a MAP's entries
+        return '{' + ', '.join('%s: %s' % (k, cell(x, False)) for k, x in v) + '}'
+    if isinstance(v, list):
+        return '[' + ', '.join(cell(x, False) for x in v) + ']'
+    return v.hex() if isinstance(v, bytes) else str(v)
+
+
 def lines(t):
     rb = t.new_read_builder()
     data = rb.new_read().to_arrow(rb.new_scan().plan().splits())
-    return ['|'.join('null' if v is None else v.hex() if isinstance(v, bytes) else str(v) for v in row.values())
-            for row in data.to_pylist()]
+    return ['|'.join(cell(v) for v in row.values()) for row in data.to_pylist()]
 
 
 def first_line(e):
