@@ -30,7 +30,9 @@ fn start_server(dir: &Path) -> (Server, String) {
     let mut stdout = std::io::BufReader::new(child.stdout.take().expect("the server's stdout"));
     let (mut line, mut ready) = (String::new(), String::new());
     stdout.read_line(&mut line).expect("the server's URL line");
-    stdout.read_line(&mut ready).expect("the server's READY line");
+    stdout
+        .read_line(&mut ready)
+        .expect("the server's READY line");
     assert!(
         ready.starts_with("PAIMON_REST_READY"),
         "{} printed {ready:?}",

@@ -291,11 +291,13 @@ async fn a_missing_branch_and_writes_to_a_branch_are_errors() {
         .await
         .unwrap();
     assert_eq!(main_before, main_after);
-    assert!(Table::open_branch(c.store().unwrap().clone(), "br.db/t", "empty")
-        .await
-        .unwrap()
-        .snapshot_ids()
-        .await
-        .unwrap()
-        .is_empty());
+    assert!(
+        Table::open_branch(c.store().unwrap().clone(), "br.db/t", "empty")
+            .await
+            .unwrap()
+            .snapshot_ids()
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }

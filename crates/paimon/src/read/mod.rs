@@ -17,6 +17,9 @@ pub(crate) mod source;
 pub(crate) mod stitch;
 pub mod support;
 pub(crate) mod variant;
+#[cfg(feature = "variant")]
+mod variant_decode;
+#[cfg(feature = "variant")]
 mod variant_json;
 
 use crate::spec::{DataField, DataType, TypeKind};
