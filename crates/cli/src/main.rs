@@ -446,8 +446,12 @@ async fn diff_and_print(
 ) -> Result<(), String> {
     let table_ref = parse_table(table)?;
     let catalog = open_catalog(warehouse).await?;
-    if let Some(key) = lakescope_engine::iceberg_scan::locate(&catalog, &table_ref).await {
-        return iceberg_diff_and_print(&catalog, &key, from, to, format).await;
+    if let Some(table) = catalog
+        .open_iceberg(&table_ref)
+        .await
+        .map_err(|e| e.to_string())?
+    {
+        return iceberg_diff_and_print(&table, from, to, format).await;
     }
     let paimon = catalog
         .open_table(&table_ref)
@@ -470,21 +474,16 @@ async fn diff_and_print(
     Ok(())
 }
 
-/// `lakescope diff` of the Iceberg table at `key`.
+/// `lakescope diff` of an Iceberg table.
 async fn iceberg_diff_and_print(
-    catalog: &Catalog,
-    key: &str,
+    table: &lakescope_iceberg::Table,
     from: &str,
     to: &str,
     format: Format,
 ) -> Result<(), String> {
-    let store = catalog.store().map_err(|e| e.to_string())?;
-    let table = lakescope_iceberg::Table::open(store.clone(), key)
-        .await
-        .map_err(|e| e.to_string())?;
     let a = iceberg_version(from);
     let b = iceberg_version(to).ok_or_else(|| format!("--to {to}: not a snapshot"))?;
-    let diff = lakescope_iceberg::diff::diff_at(&table, a.as_ref(), &b, &mut |_| {})
+    let diff = lakescope_iceberg::diff::diff_at(table, a.as_ref(), &b, &mut |_| {})
         .await
         .map_err(|e| e.to_string())?;
     print_diff(&diff.schema, &diff.batches, &diff.partitions, format)?;

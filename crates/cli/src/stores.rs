@@ -1,8 +1,7 @@
 //! The CLI's stores for the tables of a catalog service: a table's location opened with this
-//! run's storage options, or with the S3 credentials the catalog vends for it.
+//! run's storage options and the S3 settings the catalog vends for it.
 
 use lakescope_engine::{Error, Result, StoreOpener};
-use lakescope_storage::s3::S3Credentials;
 use lakescope_storage::uri::StoreOptions;
 use lakescope_storage::ObjectStore;
 use std::collections::BTreeMap;
@@ -25,35 +24,9 @@ impl StoreOpener for NativeStores {
                 "table location {location}: lakescope opens file://, s3:// and http(s):// locations, not this one"
             )));
         }
-        let options = with_vended(&self.0, vended);
+        let options = self.0.with_vended(vended);
         Ok(lakescope_storage::uri::open(location, &options)?)
     }
-}
-
-/// `base` with the S3 keys of a data token, when it has some: Paimon's S3 options
-/// (`s3.access-key`, `s3.secret-key`, `s3.session-token`, `s3.endpoint`) or their Hadoop
-/// spelling (`fs.s3a.access.key`, …).
-fn with_vended(base: &StoreOptions, vended: &BTreeMap<String, String>) -> StoreOptions {
-    let get = |keys: [&str; 2]| keys.iter().find_map(|k| vended.get(*k)).cloned();
-    let mut options = base.clone();
-    if let (Some(key), Some(secret)) = (
-        get(["s3.access-key", "fs.s3a.access.key"]),
-        get(["s3.secret-key", "fs.s3a.secret.key"]),
-    ) {
-        options.credentials = Some(S3Credentials {
-            access_key_id: key,
-            secret_access_key: secret,
-            session_token: get(["s3.session-token", "fs.s3a.session.token"]),
-        });
-        options.presign_endpoint = None;
-    }
-    if let Some(endpoint) = get(["s3.endpoint", "fs.s3a.endpoint"]) {
-        options.s3_endpoint = Some(endpoint);
-    }
-    if let Some(style) = get(["s3.path.style.access", "fs.s3a.path.style.access"]) {
-        options.s3_path_style = style.eq_ignore_ascii_case("true");
-    }
-    options
 }
 
 #[cfg(test)]
@@ -61,23 +34,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn vended_keys_replace_the_runs_own() {
-        let vended = BTreeMap::from([
-            ("fs.s3a.access.key".to_string(), "AK".to_string()),
-            ("fs.s3a.secret.key".to_string(), "SK".to_string()),
-            ("s3.endpoint".to_string(), "http://e".to_string()),
-        ]);
-        let o = with_vended(&StoreOptions::default(), &vended);
-        let c = o.credentials.unwrap();
-        assert_eq!((c.access_key_id.as_str(), c.session_token), ("AK", None));
-        assert_eq!(o.s3_endpoint.as_deref(), Some("http://e"));
-        let none = with_vended(&StoreOptions::default(), &BTreeMap::new());
-        assert!(none.credentials.is_none());
-        let e = NativeStores(StoreOptions::default())
+    fn only_locations_this_build_opens() {
+        let stores = NativeStores(StoreOptions::default());
+        let e = stores
             .open("oss://b/t", &BTreeMap::new())
             .err()
             .unwrap()
             .to_string();
         assert!(e.contains("oss://b/t"), "{e}");
+        assert!(stores.open("file:///tmp/wh/d/t", &BTreeMap::new()).is_ok());
     }
 }

@@ -7,43 +7,17 @@
 
 mod common;
 
-use common::{repo_root, Server};
+use common::{repo_root, start_catalog_server, Server};
 use lakescope_test_support::oracles::{normalize, oracles, run, sections};
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const TOKEN: &str = "lakescope-test-token";
 
 /// The mock server on a free port over `dir`; its base URL.
 fn start_server(dir: &Path) -> (Server, String) {
-    let script = repo_root().join("../shared/catalogs/paimon-rest-server.sh");
-    let mut child = Command::new("bash")
-        .arg(&script)
-        .arg("0")
-        .arg(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e}", script.display()));
-    // two lines, then nothing: the URL, then the READY line once it answers
-    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("the server's stdout"));
-    let (mut line, mut ready) = (String::new(), String::new());
-    stdout.read_line(&mut line).expect("the server's URL line");
-    stdout
-        .read_line(&mut ready)
-        .expect("the server's READY line");
-    assert!(
-        ready.starts_with("PAIMON_REST_READY"),
-        "{} printed {ready:?}",
-        script.display()
-    );
-    let url = line
-        .trim()
-        .strip_prefix("PAIMON_REST_URL=")
-        .unwrap_or_else(|| panic!("{} printed {line:?}, not its URL", script.display()))
-        .to_string();
-    (Server(child), url)
+    let (server, url, _) = start_catalog_server("paimon-rest-server.sh", dir);
+    (server, url)
 }
 
 /// pypaimon through the catalog (tests/oracles/rest_paimon.py).

@@ -1,7 +1,9 @@
-//! Catalogs: a filesystem warehouse (`<name>.db/` folders and Iceberg namespace folders) or a
-//! Paimon REST catalog service; both list databases and tables and find a table's files.
+//! Catalogs: a filesystem warehouse (`<name>.db/` folders and Iceberg namespace folders), a
+//! Paimon REST or an Iceberg REST catalog service; each lists databases and tables and finds a
+//! table's files.
 
 use crate::{Error, Result, TableRef};
+use lakescope_iceberg::rest::{RestCatalog as IcebergRest, TableStores};
 use lakescope_paimon::rest::RestCatalog as PaimonRest;
 use lakescope_storage::{join, ObjectStore};
 use std::collections::BTreeMap;
@@ -57,6 +59,27 @@ enum Source {
         service: Rc<PaimonRest>,
         stores: Rc<dyn StoreOpener>,
     },
+    /// An Iceberg REST catalog: namespaces and tables from the service, each table loaded
+    /// (metadata, location, vended credentials) through it.
+    IcebergRest(Rc<IcebergRest>),
+}
+
+/// An Iceberg REST catalog's [`TableStores`]: each table's location opened by a [`StoreOpener`]
+/// with the credentials its loadTable config vends.
+pub struct OpenerStores(pub Rc<dyn StoreOpener>);
+
+impl TableStores for OpenerStores {
+    fn open(
+        &self,
+        location: &str,
+        config: &BTreeMap<String, String>,
+    ) -> lakescope_iceberg::Result<(Rc<dyn ObjectStore>, String)> {
+        let store = self
+            .0
+            .open(location, config)
+            .map_err(|e| lakescope_iceberg::Error::Invalid(e.to_string()))?;
+        Ok((store, String::new()))
+    }
 }
 
 /// The tables of a warehouse or a catalog service.
@@ -83,20 +106,52 @@ impl Catalog {
         }
     }
 
+    /// An Iceberg REST catalog (its tables' stores come with it).
+    pub fn iceberg_rest(service: Rc<IcebergRest>) -> Self {
+        Self {
+            source: Source::IcebergRest(service),
+        }
+    }
+
     /// The warehouse store; a catalog service has none (its tables are found by name with
     /// [`Catalog::locate`]).
     pub fn store(&self) -> Result<&Rc<dyn ObjectStore>> {
         match &self.source {
             Source::Warehouse(store) => Ok(store),
-            Source::PaimonRest { .. } => Err(Error::Invalid(
-                "this is a Paimon REST catalog: its tables are opened by name, not as folders of a warehouse".into(),
+            Source::PaimonRest { .. } | Source::IcebergRest(_) => Err(Error::Invalid(
+                "this is a REST catalog service: its tables are opened by name, not as folders of a warehouse".into(),
             )),
         }
     }
 
-    /// Whether the tables are those of a Paimon REST catalog service.
-    pub fn is_paimon_rest(&self) -> bool {
-        matches!(self.source, Source::PaimonRest { .. })
+    /// Whether the tables are those of a REST catalog service (Paimon or Iceberg).
+    pub fn is_service(&self) -> bool {
+        !matches!(self.source, Source::Warehouse(_))
+    }
+
+    /// The Iceberg table `table_ref` names, opened (`None`: not an Iceberg table; a Paimon
+    /// REST catalog's tables are Paimon tables). A warehouse folder is probed; an Iceberg REST
+    /// catalog loads the table through the service.
+    pub async fn open_iceberg(
+        &self,
+        table_ref: &TableRef,
+    ) -> Result<Option<lakescope_iceberg::Table>> {
+        match &self.source {
+            Source::Warehouse(store) => {
+                match crate::iceberg_scan::locate(store.as_ref(), table_ref).await {
+                    Some(key) => Ok(Some(
+                        lakescope_iceberg::Table::open(store.clone(), &key).await?,
+                    )),
+                    None => Ok(None),
+                }
+            }
+            Source::IcebergRest(service) => Ok(Some(
+                service
+                    .load_table(&table_ref.database, &table_ref.table)
+                    .await?,
+            )),
+            Source::PaimonRest { .. } => Ok(None),
+        }
     }
 
     /// Where the files of the table `table_ref` names are (its branch and system table aside).
@@ -121,6 +176,9 @@ impl Catalog {
                     path: String::new(),
                 })
             }
+            Source::IcebergRest(_) => Err(Error::Invalid(format!(
+                "{table_ref}: an Iceberg REST catalog holds Iceberg tables; this operation reads Paimon tables"
+            ))),
         }
     }
 
@@ -130,6 +188,7 @@ impl Catalog {
         let store = match &self.source {
             Source::Warehouse(store) => store,
             Source::PaimonRest { service, .. } => return Ok(service.databases().await?),
+            Source::IcebergRest(service) => return Ok(service.list_namespaces().await?),
         };
         let root = store.list_dir("").await?;
         let mut dbs: Vec<String> = root
@@ -156,8 +215,12 @@ impl Catalog {
     pub async fn tables(&self, database: &str) -> Result<Vec<TableEntry>> {
         let store = match &self.source {
             Source::Warehouse(store) => store,
-            Source::PaimonRest { service, .. } => {
-                let names = service.tables(database).await?;
+            Source::PaimonRest { .. } | Source::IcebergRest(_) => {
+                let names = match &self.source {
+                    Source::PaimonRest { service, .. } => service.tables(database).await?,
+                    Source::IcebergRest(service) => service.list_tables(database).await?,
+                    Source::Warehouse(_) => Vec::new(),
+                };
                 return Ok(names
                     .into_iter()
                     .map(|name| TableEntry {
@@ -290,7 +353,7 @@ mod tests {
         // writes are refused before any request: the service owns the commits
         let env = FixedEnv::new(1, 1);
         let e = cat.insert_with(&env, &t, &[], None).await.err().unwrap();
-        assert!(e.to_string().contains("Paimon REST catalog"), "{e}");
+        assert!(e.to_string().contains("through a REST catalog"), "{e}");
         let def = crate::write::Definition::default();
         let e = cat
             .create_table_with(&env, "d", "u", &def)

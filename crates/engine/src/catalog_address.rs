@@ -1,8 +1,12 @@
 //! What a user types to open tables: a warehouse URI, or a catalog service address
-//! (`paimon+rest://host:port/<warehouse>`, `paimon+rest+https://host/<warehouse>`).
+//! (`paimon+rest://host:port/<warehouse>`, `iceberg+rest://host:port[/base][?warehouse=W&prefix=P]`,
+//! and their `+https` forms).
 
-use crate::catalog::StoreOpener;
+use crate::catalog::{OpenerStores, StoreOpener};
 use crate::{Catalog, Error, Result};
+use lakescope_iceberg::rest::{
+    RestCatalog as IcebergRestCatalog, RestClient, RestOptions as IcebergRestOptions,
+};
 use lakescope_paimon::rest::{RestCatalog, RestOptions};
 use lakescope_storage::transport::HttpTransport;
 use std::rc::Rc;
@@ -19,11 +23,21 @@ pub enum CatalogAddress {
         /// The warehouse (catalog name) to ask `/v1/config` for.
         warehouse: String,
     },
+    /// An Iceberg REST catalog at `uri`.
+    IcebergRest {
+        /// The service's base URL (the spec's paths follow it: `{uri}/v1/config`).
+        uri: String,
+        /// The `warehouse` to ask `/v1/config` for, if any.
+        warehouse: Option<String>,
+        /// The path prefix, when the server's config does not give one.
+        prefix: Option<String>,
+    },
 }
 
 impl CatalogAddress {
     /// Parses an address: `paimon+rest://HOST[:PORT][/BASE]/WAREHOUSE` (plain HTTP) or
-    /// `paimon+rest+https://…` (TLS); anything else is a warehouse URI.
+    /// `paimon+rest+https://…` (TLS); `iceberg+rest://HOST[:PORT][/BASE][?warehouse=W&prefix=P]`
+    /// or `iceberg+rest+https://…`; anything else is a warehouse URI.
     pub fn parse(text: &str) -> Result<Self> {
         let text = text.trim();
         let (scheme, rest) = match text.split_once("://") {
@@ -34,13 +48,12 @@ impl CatalogAddress {
             "paimon+rest" => "http",
             "paimon+rest+https" => "https",
             "iceberg+rest" | "iceberg+rest+https" => {
-                return Err(Error::Invalid(format!(
-                    "'{text}': Iceberg REST catalogs cannot be opened by address yet (Paimon REST catalogs can: paimon+rest://HOST:PORT/WAREHOUSE)"
-                )))
+                let http = if scheme.ends_with("https") { "https" } else { "http" };
+                return iceberg(text, http, rest);
             }
             s if s.contains('+') => {
                 return Err(Error::Invalid(format!(
-                    "'{text}': unknown catalog scheme '{s}://' (Paimon REST catalogs: paimon+rest:// or paimon+rest+https://)"
+                    "'{text}': unknown catalog scheme '{s}://' (REST catalogs: paimon+rest://, iceberg+rest://, or their +https forms)"
                 )))
             }
             _ => return Ok(Self::Warehouse(text.to_string())),
@@ -79,8 +92,59 @@ impl CatalogAddress {
                 let service = RestCatalog::connect(uri, &options, transport).await?;
                 Ok(Catalog::paimon_rest(service, stores))
             }
+            Self::IcebergRest {
+                uri,
+                warehouse,
+                prefix,
+            } => {
+                let options = IcebergRestOptions {
+                    warehouse: warehouse.clone(),
+                    token,
+                    properties: prefix
+                        .iter()
+                        .map(|p| ("prefix".to_string(), p.clone()))
+                        .collect(),
+                };
+                let client = RestClient::connect(uri, &options, transport).await?;
+                let stores = Rc::new(OpenerStores(stores));
+                Ok(Catalog::iceberg_rest(IcebergRestCatalog::new(
+                    client, stores,
+                )))
+            }
         }
     }
+}
+
+/// `iceberg+rest://HOST[:PORT][/BASE][?warehouse=W&prefix=P]` (after the scheme: `rest`).
+fn iceberg(text: &str, http: &str, rest: &str) -> Result<CatalogAddress> {
+    let (base, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let base = base.trim_end_matches('/');
+    if base.is_empty() {
+        return Err(Error::Invalid(format!(
+            "'{text}': an Iceberg REST catalog address names the service: iceberg+rest://HOST:PORT[/BASE][?warehouse=W&prefix=P]"
+        )));
+    }
+    let (mut warehouse, mut prefix) = (None, None);
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let value = percent_encoding::percent_decode_str(value)
+            .decode_utf8_lossy()
+            .into_owned();
+        match key {
+            "warehouse" => warehouse = Some(value),
+            "prefix" => prefix = Some(value),
+            other => {
+                return Err(Error::Invalid(format!(
+                    "'{text}': unknown parameter '{other}' (an Iceberg REST catalog address takes warehouse and prefix)"
+                )))
+            }
+        }
+    }
+    Ok(CatalogAddress::IcebergRest {
+        uri: format!("{http}://{base}"),
+        warehouse,
+        prefix,
+    })
 }
 
 #[cfg(test)]
@@ -113,10 +177,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("HOST:PORT/WAREHOUSE"), "{e}");
-        let e = CatalogAddress::parse("iceberg+rest://h/w")
+        assert_eq!(
+            CatalogAddress::parse("iceberg+rest://127.0.0.1:8181?warehouse=my%20wh&prefix=dev")
+                .unwrap(),
+            CatalogAddress::IcebergRest {
+                uri: "http://127.0.0.1:8181".into(),
+                warehouse: Some("my wh".into()),
+                prefix: Some("dev".into())
+            }
+        );
+        assert_eq!(
+            CatalogAddress::parse("iceberg+rest+https://h/api/catalog/").unwrap(),
+            CatalogAddress::IcebergRest {
+                uri: "https://h/api/catalog".into(),
+                warehouse: None,
+                prefix: None
+            }
+        );
+        let e = CatalogAddress::parse("iceberg+rest://h?branch=x")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("Iceberg REST catalogs cannot"), "{e}");
+        assert!(e.contains("unknown parameter 'branch'"), "{e}");
         let e = CatalogAddress::parse("hive+thrift://h/w")
             .unwrap_err()
             .to_string();

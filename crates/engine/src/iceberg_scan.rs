@@ -1,20 +1,18 @@
 //! Iceberg tables in a warehouse: detection, Hadoop-style namespace listing, and scans.
 
 use crate::scan::{ScanRequest, ScanResult, TimeTravel};
-use crate::{Catalog, Error, Result, TableEntry, TableRef};
+use crate::{Error, Result, TableEntry, TableRef};
 use lakescope_iceberg::{is_iceberg_table, ReadRequest, SnapshotSelector, Table};
 use lakescope_storage::{join, ObjectStore};
 
-/// The key of the Iceberg table a reference names (`<ns>/<table>`, or `<ns>.db/<table>`),
-/// if that folder holds an Iceberg table.
-pub async fn locate(catalog: &Catalog, table_ref: &TableRef) -> Option<String> {
-    // a Paimon REST catalog's tables are Paimon tables
-    let store = catalog.store().ok()?;
+/// The key of the Iceberg table a reference names in a warehouse store (`<ns>/<table>`, or
+/// `<ns>.db/<table>`), if that folder holds an Iceberg table.
+pub async fn locate(store: &dyn ObjectStore, table_ref: &TableRef) -> Option<String> {
     for key in [
         format!("{}/{}", table_ref.database, table_ref.table),
         table_ref.path(),
     ] {
-        if is_iceberg_table(store.as_ref(), &key).await {
+        if is_iceberg_table(store, &key).await {
             return Some(key);
         }
     }
@@ -38,10 +36,10 @@ pub async fn tables(
     Ok(out)
 }
 
-/// Reads an Iceberg table (at `key`) as [`Catalog::scan`] does for Paimon tables.
-pub async fn scan(
-    catalog: &Catalog,
-    key: &str,
+/// Reads an open Iceberg table as [`Catalog::scan`] does for Paimon tables; `table_ref` names
+/// the version and the table in errors.
+pub async fn scan_table(
+    table: &Table,
     table_ref: &TableRef,
     request: &ScanRequest,
 ) -> Result<ScanResult> {
@@ -56,12 +54,11 @@ pub async fn scan(
         )));
     }
     let at = selector(table_ref, &request.at)?;
-    let table = Table::open(catalog.store()?.clone(), key).await?;
     let read = ReadRequest {
         columns: request.columns.clone(),
         limit: request.limit,
     };
-    let out = lakescope_iceberg::read_table(&table, &at, &read).await?;
+    let out = lakescope_iceberg::read_table(table, &at, &read).await?;
     Ok(ScanResult {
         schema: out.schema,
         batches: out.batches,

@@ -67,8 +67,8 @@ impl Catalog {
 
     /// Reads a table or system table.
     pub async fn scan(&self, table_ref: &TableRef, request: &ScanRequest) -> Result<ScanResult> {
-        if let Some(key) = crate::iceberg_scan::locate(self, table_ref).await {
-            return crate::iceberg_scan::scan(self, &key, table_ref, request).await;
+        if let Some(table) = self.open_iceberg(table_ref).await? {
+            return crate::iceberg_scan::scan_table(&table, table_ref, request).await;
         }
         let table = self.open_table(table_ref).await?;
         scan_table(&table, table_ref, request).await

@@ -47,12 +47,12 @@ impl Catalog {
     }
 }
 
-/// Refuses writes to a table of a Paimon REST catalog: the service owns its commits (they go
+/// Refuses writes to a table of a REST catalog service: the service owns its commits (they go
 /// through its commit endpoint), and a snapshot file written past it would be lost or conflict.
 fn refuse_catalog_service(catalog: &Catalog, table_ref: &TableRef) -> Result<()> {
-    if catalog.is_paimon_rest() {
+    if catalog.is_service() {
         return Err(crate::Error::Invalid(format!(
-            "{table_ref}: writing through a Paimon REST catalog is not supported yet (its commits go through the catalog service); nothing was written"
+            "{table_ref}: writing through a REST catalog is not supported yet (its commits go through the catalog service); nothing was written"
         )));
     }
     Ok(())

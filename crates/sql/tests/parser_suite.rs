@@ -269,6 +269,7 @@ const ERR: &[(&str, &str, &str)] = &[
     ("CREATE CATALOG c WITH ('warehouse' = '/w')", "c WITH", "must contain 'type'"),
     ("CREATE CATALOG c WITH ('type' = 'paimon', 'metastore' = 'hive', 'warehouse' = '/w')", "'hive'", "metastore"),
     ("CREATE CATALOG c WITH ('type' = 'paimon', 'metastore' = 'rest', 'uri' = 'http://h:1', 'warehouse' = 'wh')", "'rest'", "paimon+rest://"),
+    ("CREATE CATALOG c WITH ('type' = 'iceberg', 'catalog-type' = 'rest', 'uri' = 'http://h:1')", "'rest'", "iceberg+rest://"),
     ("CREATE CATALOG c WITH ('type' = 'hive')", "'hive'", "Catalog type 'hive' is not supported"),
     ("CREATE CATALOG c WITH ('type' = 'paimon')", "c WITH", "must contain 'warehouse'"),
     ("CREATE CATALOG c ('type' = 'paimon')", "(", "expected WITH"),

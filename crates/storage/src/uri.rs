@@ -48,6 +48,42 @@ impl Default for StoreOptions {
 }
 
 impl StoreOptions {
+    /// These options with the S3 settings a catalog vends for one table (a Paimon data token, an
+    /// Iceberg loadTable config): keys and session token (Iceberg's `s3.access-key-id`,
+    /// `s3.secret-access-key`, `s3.session-token`; Paimon's `s3.access-key`, `s3.secret-key`,
+    /// `s3.session-token` or the Hadoop `fs.s3a.*` names), endpoint, region and path style.
+    /// Vended keys replace the run's own keys and presign endpoint; without keys only the
+    /// endpoint, region and path style given apply.
+    pub fn with_vended(&self, vended: &std::collections::BTreeMap<String, String>) -> Self {
+        let get = |keys: &[&str]| keys.iter().find_map(|k| vended.get(*k)).cloned();
+        let mut options = self.clone();
+        if let (Some(key), Some(secret)) = (
+            get(&["s3.access-key-id", "s3.access-key", "fs.s3a.access.key"]),
+            get(&["s3.secret-access-key", "s3.secret-key", "fs.s3a.secret.key"]),
+        ) {
+            options.credentials = Some(S3Credentials {
+                access_key_id: key,
+                secret_access_key: secret,
+                session_token: get(&["s3.session-token", "fs.s3a.session.token"]),
+            });
+            options.presign_endpoint = None;
+        }
+        if let Some(endpoint) = get(&["s3.endpoint", "fs.s3a.endpoint"]) {
+            options.s3_endpoint = Some(endpoint);
+        }
+        if let Some(region) = get(&["s3.region", "client.region", "fs.s3a.endpoint.region"]) {
+            options.s3_region = Some(region);
+        }
+        if let Some(style) = get(&[
+            "s3.path-style-access",
+            "s3.path.style.access",
+            "fs.s3a.path.style.access",
+        ]) {
+            options.s3_path_style = style.eq_ignore_ascii_case("true");
+        }
+        options
+    }
+
     /// The options as JSON (with the credentials: for a worker of the same page, or storage the
     /// user asked for — never for logs).
     pub fn to_json(&self) -> String {
@@ -198,5 +234,49 @@ mod tests {
         let c = s3_config("s3://b/w", &options).unwrap();
         assert!(matches!(c.auth, S3Auth::Presigned { .. }));
         assert_eq!(c.object_url("w/x"), "http://127.0.0.1:1/b/w/x");
+    }
+
+    #[test]
+    fn vended_s3_settings_in_iceberg_and_paimon_spellings() {
+        let map = |pairs: &[(&str, &str)]| -> std::collections::BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let base = StoreOptions {
+            presign_endpoint: Some("http://presign".into()),
+            ..StoreOptions::default()
+        };
+        let iceberg = base.with_vended(&map(&[
+            ("s3.access-key-id", "AK"),
+            ("s3.secret-access-key", "SK"),
+            ("s3.session-token", "ST"),
+            ("s3.endpoint", "http://127.0.0.1:9000"),
+            ("s3.region", "eu-west-1"),
+            ("s3.path-style-access", "true"),
+        ]));
+        let c = iceberg.credentials.clone().unwrap();
+        assert_eq!(
+            (c.access_key_id.as_str(), c.secret_access_key.as_str()),
+            ("AK", "SK")
+        );
+        assert_eq!(c.session_token.as_deref(), Some("ST"));
+        assert_eq!(
+            iceberg.s3_endpoint.as_deref(),
+            Some("http://127.0.0.1:9000")
+        );
+        assert_eq!(iceberg.s3_region.as_deref(), Some("eu-west-1"));
+        assert!(iceberg.s3_path_style && iceberg.presign_endpoint.is_none());
+        let paimon = base.with_vended(&map(&[
+            ("fs.s3a.access.key", "AK2"),
+            ("fs.s3a.secret.key", "SK2"),
+        ]));
+        let c = paimon.credentials.unwrap();
+        assert_eq!((c.access_key_id.as_str(), c.session_token), ("AK2", None));
+        // no keys: the run's own credentials and presign endpoint stay
+        let none = base.with_vended(&map(&[("fs.oss.accessKeyId", "x")]));
+        assert!(none.credentials.is_none());
+        assert_eq!(none.presign_endpoint.as_deref(), Some("http://presign"));
     }
 }

@@ -5,7 +5,7 @@ use super::catalogs::{Location, Resolved};
 use super::convert::time_travel;
 use super::{at, ColumnsNeeded, QueryInput, QueryOutput, Session, StatementError, StatementResult};
 use crate::scan::{ScanRequest, ScanResult, TimeTravel};
-use crate::{Catalog, TableRef};
+use crate::TableRef;
 use lakescope_paimon::spec::types::DataField;
 use lakescope_paimon::table::Table;
 use lakescope_sql::ast::QueryStatement;
@@ -48,8 +48,10 @@ impl Session {
                     .map_err(|e| at(pos, e))
             }
             Location::Iceberg { store, path } => {
-                let catalog = Catalog::new(store.clone());
-                crate::iceberg_scan::scan(&catalog, path, &table_ref, request)
+                let table = lakescope_iceberg::Table::open(store.clone(), path.as_str())
+                    .await
+                    .map_err(|e| at(pos, e))?;
+                crate::iceberg_scan::scan_table(&table, &table_ref, request)
                     .await
                     .map_err(|e| at(pos, e))
             }

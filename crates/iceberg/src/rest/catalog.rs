@@ -11,8 +11,6 @@ use crate::write::definition::initial_metadata;
 use crate::write::IcebergTableDefinition;
 use crate::{Error, Result};
 use lakescope_paimon::write::WriteEnv;
-use lakescope_storage::s3::S3Credentials;
-use lakescope_storage::uri::StoreOptions;
 use lakescope_storage::ObjectStore;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -64,30 +62,6 @@ impl TableStores for WarehouseStores {
             ))),
         }
     }
-}
-
-/// Store options from vended S3 credentials in a loadTable config (`s3.access-key-id`,
-/// `s3.secret-access-key`, `s3.session-token`, `s3.endpoint`, `s3.region`,
-/// `s3.path-style-access`); `None` when the config has no keys.
-pub fn vended_store_options(config: &BTreeMap<String, String>) -> Option<StoreOptions> {
-    let key = config.get("s3.access-key-id")?;
-    let secret = config.get("s3.secret-access-key")?;
-    Some(StoreOptions {
-        s3_endpoint: config.get("s3.endpoint").cloned(),
-        s3_region: config
-            .get("s3.region")
-            .or_else(|| config.get("client.region"))
-            .cloned(),
-        s3_path_style: config
-            .get("s3.path-style-access")
-            .is_some_and(|v| v.eq_ignore_ascii_case("true")),
-        credentials: Some(S3Credentials {
-            access_key_id: key.clone(),
-            secret_access_key: secret.clone(),
-            session_token: config.get("s3.session-token").cloned(),
-        }),
-        ..StoreOptions::default()
-    })
 }
 
 /// A REST catalog and how to reach its tables' files.
@@ -285,32 +259,6 @@ impl MetadataCatalog for RestTable {
 mod tests {
     use super::*;
     use lakescope_storage::MemoryStore;
-
-    #[test]
-    fn vended_s3_credentials_become_store_options() {
-        let config = BTreeMap::from([
-            ("s3.access-key-id".to_string(), "AK".to_string()),
-            ("s3.secret-access-key".to_string(), "SK".to_string()),
-            ("s3.session-token".to_string(), "ST".to_string()),
-            (
-                "s3.endpoint".to_string(),
-                "http://127.0.0.1:9000".to_string(),
-            ),
-            ("s3.region".to_string(), "eu-west-1".to_string()),
-            ("s3.path-style-access".to_string(), "true".to_string()),
-        ]);
-        let o = vended_store_options(&config).unwrap();
-        let c = o.credentials.unwrap();
-        assert_eq!(
-            (c.access_key_id.as_str(), c.secret_access_key.as_str()),
-            ("AK", "SK")
-        );
-        assert_eq!(c.session_token.as_deref(), Some("ST"));
-        assert_eq!(o.s3_endpoint.as_deref(), Some("http://127.0.0.1:9000"));
-        assert_eq!(o.s3_region.as_deref(), Some("eu-west-1"));
-        assert!(o.s3_path_style);
-        assert!(vended_store_options(&BTreeMap::new()).is_none());
-    }
 
     #[test]
     fn warehouse_tables_are_keys_under_the_root() {

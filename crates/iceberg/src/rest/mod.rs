@@ -6,5 +6,5 @@ pub mod changes;
 pub mod client;
 pub mod types;
 
-pub use catalog::{vended_store_options, RestCatalog, TableStores, WarehouseStores};
+pub use catalog::{RestCatalog, TableStores, WarehouseStores};
 pub use client::{CommitOutcome, RestClient, RestOptions};

@@ -239,6 +239,12 @@ fn create_catalog(name: &Ident, options: &[OptionEntry]) -> Result<()> {
         }
         "iceberg" => {
             if let Some(t) = option(options, "catalog-type") {
+                if t.value.eq_ignore_ascii_case("rest") {
+                    return Err(SqlError::unsupported(
+                        t.value_pos,
+                        "Iceberg 'catalog-type' = 'rest': Flink SQL over an Iceberg REST catalog is not supported yet (nothing was created); the CLI reads its tables with `lakescope scan 'iceberg+rest://HOST:PORT?prefix=P' ns.t --catalog-token T`, and `tables` and `diff` work on it",
+                    ));
+                }
                 if t.value != "hadoop" {
                     return Err(SqlError::unsupported(
                         t.value_pos,
