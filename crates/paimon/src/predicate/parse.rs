@@ -7,7 +7,8 @@
 //! Keywords are case-insensitive. Dates and timestamps are written as strings and converted to
 //! the column type when the predicate is bound.
 
-use super::{parse_decimal, Op, Predicate};
+use super::bind::parse_decimal;
+use super::{Op, Predicate};
 use crate::error::{Error, Result};
 use crate::spec::binary_row::Datum;
 
