@@ -13,38 +13,10 @@
 
 mod common;
 
-use common::repo_root;
+use common::{lakescope, python_with, repo_root};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-/// The oracle venv's python, if it imports `module`; missing, a panic unless
-/// LAKESCOPE_SKIP_ORACLES=1 (then `None`, said loudly), as the other interop tests do.
-fn python_with(module: &str, test: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("LAKE_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/lake-oracles")
-        });
-    let py = root.join("venv/bin/python");
-    let ok = Command::new(&py)
-        .args(["-c", &format!("import {module}")])
-        .status()
-        .is_ok_and(|s| s.success());
-    if ok {
-        return Some(py);
-    }
-    if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() != Ok("1") {
-        panic!(
-            "oracle venv with {module} missing under {}: run `bash scripts/oracles.sh` and `bash scripts/iceberg-oracle.sh` (or set LAKESCOPE_SKIP_ORACLES=1 to skip)",
-            root.display()
-        );
-    }
-    eprintln!(
-        "\n*** SKIPPED {test}: no {module} in the oracle venv (LAKESCOPE_SKIP_ORACLES=1) ***\n"
-    );
-    None
-}
 
 /// Java Paimon 0.9's listing of a branch's snapshots, schemas and tags (tests/oracles/BranchJava.java
 /// `meta`), by section: "snapshots", "schemas", "tags".
@@ -81,18 +53,6 @@ fn generate(py: &Path, script: &Path, name: &str) -> (tempfile::TempDir, String)
 }
 
 /// `lakescope ARGS`: (success, stdout, stderr).
-fn lakescope(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lakescope"))
-        .args(args)
-        .output()
-        .expect("run lakescope");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// JSON lines of stdout, sorted.
 fn lines(stdout: &str) -> Vec<String> {
     let mut v: Vec<String> = stdout

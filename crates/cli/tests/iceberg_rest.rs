@@ -8,33 +8,10 @@
 
 mod common;
 
-use common::{repo_root, start_catalog_server};
+use common::{lakescope, python_with, repo_root, start_catalog_server};
 use lakescope_test_support::oracles::{normalize, run, sections};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-/// The oracle venv's python with pyiceberg (scripts/iceberg-oracle.sh); missing, a panic
-/// unless LAKESCOPE_SKIP_ORACLES=1.
-fn pyiceberg() -> Option<PathBuf> {
-    let root = std::env::var_os("LAKE_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/lake-oracles")
-        });
-    let py = root.join("venv/bin/python");
-    let ok = Command::new(&py)
-        .args(["-c", "import pyiceberg"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if ok {
-        return Some(py);
-    }
-    if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() != Ok("1") {
-        panic!("no pyiceberg under {}: run `bash scripts/iceberg-oracle.sh` (or set LAKESCOPE_SKIP_ORACLES=1)", root.display());
-    }
-    eprintln!("\n*** SKIPPED: no pyiceberg (LAKESCOPE_SKIP_ORACLES=1) ***\n");
-    None
-}
 
 fn oracle(py: &Path, url: &str, token: &str, args: &[&str]) -> String {
     let mut cmd = Command::new(py);
@@ -44,22 +21,11 @@ fn oracle(py: &Path, url: &str, token: &str, args: &[&str]) -> String {
     run(&mut cmd, "pyiceberg 0.12 through the REST catalog")
 }
 
-fn lakescope(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lakescope"))
-        .args(args)
-        .env_remove("LAKESCOPE_CATALOG_TOKEN")
-        .output()
-        .expect("the lakescope binary");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn lists_reads_every_snapshot_and_diffs_as_pyiceberg() {
-    let Some(py) = pyiceberg() else { return };
+    let Some(py) = python_with("pyiceberg", "iceberg_rest") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let (_server, url, ready) = start_catalog_server("iceberg-rest-server-lakana.sh", dir.path());
     let token = ready["token"]
@@ -148,7 +114,9 @@ fn lists_reads_every_snapshot_and_diffs_as_pyiceberg() {
 
 #[test]
 fn a_wrong_token_a_dead_service_and_an_unknown_table_are_clear_errors() {
-    let Some(py) = pyiceberg() else { return };
+    let Some(py) = python_with("pyiceberg", "iceberg_rest") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let (_server, url, ready) = start_catalog_server("iceberg-rest-server-lakana.sh", dir.path());
     let token = ready["token"].as_str().unwrap().to_string();

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{repo_root, start_catalog_server, Server};
+use common::{lakescope, repo_root, start_catalog_server, Server};
 use lakescope_test_support::oracles::{normalize, oracles, run, sections};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,20 +27,6 @@ fn pypaimon(python: &Path, url: &str, args: &[&str]) -> String {
         .args([url, "wh", TOKEN])
         .args(args);
     run(&mut cmd, "pypaimon 2.1 through the REST catalog")
-}
-
-/// Runs the CLI: (success, stdout, stderr).
-fn lakescope(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lakescope"))
-        .args(args)
-        .env_remove("LAKESCOPE_CATALOG_TOKEN")
-        .output()
-        .expect("the lakescope binary");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn address(url: &str) -> String {

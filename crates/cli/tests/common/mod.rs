@@ -94,3 +94,47 @@ pub fn start_catalog_server(
         .unwrap_or_else(|| panic!("{} printed {ready:?}, not its READY line", script.display()));
     (server, url, json)
 }
+
+/// Runs the lakescope binary (without a catalog token from the environment): (success, stdout,
+/// stderr).
+pub fn lakescope(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lakescope"))
+        .args(args)
+        .env_remove("LAKESCOPE_CATALOG_TOKEN")
+        .output()
+        .expect("run lakescope");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The oracle venv's python, if it imports `module`; missing, a panic unless
+/// LAKESCOPE_SKIP_ORACLES=1 (then `None`, said loudly), as the other interop tests do.
+pub fn python_with(module: &str, test: &str) -> Option<PathBuf> {
+    let root = std::env::var_os("LAKE_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(&std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/lake-oracles")
+        });
+    let py = root.join("venv/bin/python");
+    let ok = std::process::Command::new(&py)
+        .args(["-c", &format!("import {module}")])
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        return Some(py);
+    }
+    if std::env::var("LAKESCOPE_SKIP_ORACLES").as_deref() != Ok("1") {
+        panic!(
+            "oracle venv with {module} missing under {}: run `bash scripts/oracles.sh` and `bash scripts/iceberg-oracle.sh` (or set LAKESCOPE_SKIP_ORACLES=1 to skip)",
+            root.display()
+        );
+    }
+    eprintln!(
+        "\n*** SKIPPED {test}: no {module} in the oracle venv (LAKESCOPE_SKIP_ORACLES=1) ***\n"
+    );
+    None
+}
