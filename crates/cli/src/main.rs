@@ -239,13 +239,9 @@ async fn open_catalog(warehouse: &str) -> Result<Catalog, String> {
         lakescope_storage::transport::ReqwestTransport::new(options.retry.request_timeout)
             .map_err(|e| format!("{warehouse}: {e}"))?;
     let token = CATALOG_TOKEN.get().cloned().flatten();
-    let open_warehouse = |uri: &str| {
-        let store = lakescope_storage::uri::open(uri, options)?;
-        Ok(Catalog::new(store))
-    };
     let stores = std::rc::Rc::new(stores::NativeStores(options.clone()));
     address
-        .open(open_warehouse, token, std::rc::Rc::new(transport), stores)
+        .open(token, std::rc::Rc::new(transport), stores)
         .await
         .map_err(|e| e.to_string())
 }

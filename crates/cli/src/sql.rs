@@ -1,10 +1,9 @@
 //! `lakescope sql`: runs Flink SQL statements (from -e or a file) in one session and prints their results.
 
 use crate::{output, Format};
-use lakescope_engine::session::{Outcome, Session, StoreOpener};
+use lakescope_engine::session::{Outcome, Session};
 use lakescope_query::DataFusionEngine;
 use lakescope_storage::uri::StoreOptions;
-use lakescope_storage::ObjectStore;
 use std::rc::Rc;
 
 /// Arguments of `lakescope sql`.
@@ -32,15 +31,6 @@ pub struct Args {
     format: Format,
 }
 
-/// Opens warehouses natively with the run's S3 options.
-struct NativeOpener(StoreOptions);
-
-impl StoreOpener for NativeOpener {
-    fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn ObjectStore>> {
-        lakescope_storage::uri::open(uri, &self.0)
-    }
-}
-
 /// Runs the statements; `Err` carries how many failed (each already reported on stderr).
 pub async fn run(args: &Args, options: &StoreOptions) -> Result<(), String> {
     let script = match (&args.execute, &args.file) {
@@ -50,7 +40,7 @@ pub async fn run(args: &Args, options: &StoreOptions) -> Result<(), String> {
         (None, None) => return Err("give statements with -e or a file with -f".into()),
     };
     let mut session = Session::new(
-        Rc::new(NativeOpener(options.clone())),
+        Rc::new(crate::stores::NativeStores(options.clone())),
         Rc::new(DataFusionEngine),
         Rc::new(lakescope_paimon::write::SystemEnv::default()),
     );

@@ -28,16 +28,29 @@ pub struct DatabaseEntry {
     pub tables: Vec<TableEntry>,
 }
 
-/// Opens the store that holds a table's files, given the absolute location a catalog reports
-/// (`file:///…`, `s3://…`) and the storage options it vends for it (a data token, possibly
-/// empty). The CLI and the app each provide one for their platform.
+/// Opens stores: a warehouse by its URI (a path, `file://`, `s3://…`), and a table that a
+/// catalog service located, at its absolute location with the storage settings the service
+/// vends for it. The CLI, the app and the SQL worker each provide one for their platform.
 pub trait StoreOpener {
-    /// The store whose root is `location`.
-    fn open(
+    /// The store rooted at `uri`, with this opener's own options.
+    fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn ObjectStore>>;
+
+    /// The store rooted at a table's `location` with the settings a catalog `vended` for it (a
+    /// data token, a loadTable config; possibly empty). By default vended settings are refused:
+    /// an opener that cannot apply them must not read with other credentials instead.
+    fn open_vended(
         &self,
         location: &str,
         vended: &BTreeMap<String, String>,
-    ) -> Result<Rc<dyn ObjectStore>>;
+    ) -> lakescope_storage::Result<Rc<dyn ObjectStore>> {
+        if vended.is_empty() {
+            return self.open(location);
+        }
+        Err(lakescope_storage::Error::Unsupported {
+            store: location.to_string(),
+            operation: "storage credentials vended by a catalog".to_string(),
+        })
+    }
 }
 
 /// Where a table's files are: a store and the key of the table folder in it.
@@ -74,10 +87,7 @@ impl TableStores for OpenerStores {
         location: &str,
         config: &BTreeMap<String, String>,
     ) -> lakescope_iceberg::Result<(Rc<dyn ObjectStore>, String)> {
-        let store = self
-            .0
-            .open(location, config)
-            .map_err(|e| lakescope_iceberg::Error::Invalid(e.to_string()))?;
+        let store = self.0.open_vended(location, config)?;
         Ok((store, String::new()))
     }
 }
@@ -172,7 +182,7 @@ impl Catalog {
                     BTreeMap::new()
                 };
                 Ok(TableLocation {
-                    store: stores.open(&table.path, &vended)?,
+                    store: stores.open_vended(&table.path, &vended)?,
                     path: String::new(),
                 })
             }
@@ -305,11 +315,7 @@ mod tests {
     struct MemoryStores(std::cell::Cell<usize>);
 
     impl StoreOpener for MemoryStores {
-        fn open(
-            &self,
-            _location: &str,
-            _vended: &BTreeMap<String, String>,
-        ) -> Result<Rc<dyn ObjectStore>> {
+        fn open(&self, _uri: &str) -> lakescope_storage::Result<Rc<dyn ObjectStore>> {
             self.0.set(self.0.get() + 1);
             Ok(Rc::new(MemoryStore::new()))
         }

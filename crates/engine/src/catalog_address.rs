@@ -72,17 +72,17 @@ impl CatalogAddress {
         }
     }
 
-    /// Opens it: a warehouse with `open_warehouse`, a catalog service by connecting to it
-    /// (`token` as a bearer token) over `transport`, with `stores` opening each table's store.
+    /// Opens it with `stores`: a warehouse's store, or a catalog service by connecting to it
+    /// (`token` as a bearer token) over `transport`, each of its tables' stores then opened by
+    /// `stores` with the credentials the service vends.
     pub async fn open(
         &self,
-        open_warehouse: impl FnOnce(&str) -> Result<Catalog>,
         token: Option<String>,
         transport: Rc<dyn HttpTransport>,
         stores: Rc<dyn StoreOpener>,
     ) -> Result<Catalog> {
         match self {
-            Self::Warehouse(uri) => open_warehouse(uri),
+            Self::Warehouse(uri) => Ok(Catalog::new(stores.open(uri)?)),
             Self::PaimonRest { uri, warehouse } => {
                 let options = RestOptions {
                     warehouse: warehouse.clone(),

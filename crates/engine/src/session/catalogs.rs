@@ -1,6 +1,7 @@
 //! Catalogs of a session: CREATE/USE CATALOG and DATABASE, SHOW TABLES, and resolving table names.
 
 use super::{at, show, Outcome, Session, StatementError, StatementResult, DEFAULT_DATABASE};
+pub use crate::catalog::StoreOpener;
 use crate::table_ref::{normalize_suffix, split_suffix, BRANCH_PREFIX};
 use crate::Catalog;
 use lakescope_sql::ast::{CreateDatabase, CreateTable, Ident, ObjectName, OptionEntry};
@@ -8,12 +9,6 @@ use lakescope_sql::Pos;
 use lakescope_storage::ObjectStore;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
-
-/// Opens the store of a warehouse or table URI (a path, `file://`, `s3://...`).
-pub trait StoreOpener {
-    /// The store rooted at `uri`.
-    fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn ObjectStore>>;
-}
 
 /// The kind of a catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
