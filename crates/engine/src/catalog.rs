@@ -2,8 +2,9 @@
 //! Paimon REST or an Iceberg REST catalog service; each lists databases and tables and finds a
 //! table's files.
 
+use crate::catalog_services::{IcebergService, PaimonService};
 use crate::{Error, Result, TableRef};
-use lakescope_iceberg::rest::{RestCatalog as IcebergRest, TableStores};
+use lakescope_iceberg::rest::RestCatalog as IcebergRest;
 use lakescope_paimon::rest::RestCatalog as PaimonRest;
 use lakescope_storage::{join, ObjectStore};
 use std::collections::BTreeMap;
@@ -62,34 +63,28 @@ pub struct TableLocation {
     pub path: String,
 }
 
+/// A catalog service (a REST catalog): lists databases and tables and finds tables through its
+/// protocol. Behind a trait object, so that a build that never connects to a service (the
+/// explorer's first load) links none of the protocol clients.
+#[async_trait::async_trait(?Send)]
+pub(crate) trait CatalogService {
+    /// Database (namespace) names, sorted.
+    async fn databases(&self) -> Result<Vec<String>>;
+    /// Table names of a database, sorted.
+    async fn tables(&self, database: &str) -> Result<Vec<String>>;
+    /// Where a Paimon table's files are.
+    async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation>;
+    /// The Iceberg table `table_ref` names, opened (`None`: the service holds Paimon tables).
+    async fn open_iceberg(&self, table_ref: &TableRef) -> Result<Option<lakescope_iceberg::Table>>;
+}
+
 /// Where a catalog's names come from.
 #[derive(Clone)]
 enum Source {
     /// A filesystem warehouse: the folders of one store.
     Warehouse(Rc<dyn ObjectStore>),
-    /// A Paimon REST catalog: names from the service, files wherever it says a table is.
-    PaimonRest {
-        service: Rc<PaimonRest>,
-        stores: Rc<dyn StoreOpener>,
-    },
-    /// An Iceberg REST catalog: namespaces and tables from the service, each table loaded
-    /// (metadata, location, vended credentials) through it.
-    IcebergRest(Rc<IcebergRest>),
-}
-
-/// An Iceberg REST catalog's [`TableStores`]: each table's location opened by a [`StoreOpener`]
-/// with the credentials its loadTable config vends.
-pub struct OpenerStores(pub Rc<dyn StoreOpener>);
-
-impl TableStores for OpenerStores {
-    fn open(
-        &self,
-        location: &str,
-        config: &BTreeMap<String, String>,
-    ) -> lakescope_iceberg::Result<(Rc<dyn ObjectStore>, String)> {
-        let store = self.0.open_vended(location, config)?;
-        Ok((store, String::new()))
-    }
+    /// A catalog service (Paimon REST, Iceberg REST).
+    Service(Rc<dyn CatalogService>),
 }
 
 /// The tables of a warehouse or a catalog service.
@@ -109,17 +104,14 @@ impl Catalog {
     /// A Paimon REST catalog; `stores` opens the store of each table it loads.
     pub fn paimon_rest(service: PaimonRest, stores: Rc<dyn StoreOpener>) -> Self {
         Self {
-            source: Source::PaimonRest {
-                service: Rc::new(service),
-                stores,
-            },
+            source: Source::Service(Rc::new(PaimonService { service, stores })),
         }
     }
 
     /// An Iceberg REST catalog (its tables' stores come with it).
     pub fn iceberg_rest(service: Rc<IcebergRest>) -> Self {
         Self {
-            source: Source::IcebergRest(service),
+            source: Source::Service(Rc::new(IcebergService(service))),
         }
     }
 
@@ -128,7 +120,7 @@ impl Catalog {
     pub fn store(&self) -> Result<&Rc<dyn ObjectStore>> {
         match &self.source {
             Source::Warehouse(store) => Ok(store),
-            Source::PaimonRest { .. } | Source::IcebergRest(_) => Err(Error::Invalid(
+            Source::Service(_) => Err(Error::Invalid(
                 "this is a REST catalog service: its tables are opened by name, not as folders of a warehouse".into(),
             )),
         }
@@ -155,12 +147,7 @@ impl Catalog {
                     None => Ok(None),
                 }
             }
-            Source::IcebergRest(service) => Ok(Some(
-                service
-                    .load_table(&table_ref.database, &table_ref.table)
-                    .await?,
-            )),
-            Source::PaimonRest { .. } => Ok(None),
+            Source::Service(service) => service.open_iceberg(table_ref).await,
         }
     }
 
@@ -171,24 +158,7 @@ impl Catalog {
                 store: store.clone(),
                 path: table_ref.path(),
             }),
-            Source::PaimonRest { service, stores } => {
-                let table = service.table(&table_ref.database, &table_ref.table).await?;
-                let vended = if service.data_token_enabled() {
-                    service
-                        .data_token(&table_ref.database, &table_ref.table)
-                        .await?
-                        .token
-                } else {
-                    BTreeMap::new()
-                };
-                Ok(TableLocation {
-                    store: stores.open_vended(&table.path, &vended)?,
-                    path: String::new(),
-                })
-            }
-            Source::IcebergRest(_) => Err(Error::Invalid(format!(
-                "{table_ref}: an Iceberg REST catalog holds Iceberg tables; this operation reads Paimon tables"
-            ))),
+            Source::Service(service) => service.locate(table_ref).await,
         }
     }
 
@@ -197,8 +167,7 @@ impl Catalog {
     pub async fn databases(&self) -> Result<Vec<String>> {
         let store = match &self.source {
             Source::Warehouse(store) => store,
-            Source::PaimonRest { service, .. } => return Ok(service.databases().await?),
-            Source::IcebergRest(service) => return Ok(service.list_namespaces().await?),
+            Source::Service(service) => return service.databases().await,
         };
         let root = store.list_dir("").await?;
         let mut dbs: Vec<String> = root
@@ -225,12 +194,8 @@ impl Catalog {
     pub async fn tables(&self, database: &str) -> Result<Vec<TableEntry>> {
         let store = match &self.source {
             Source::Warehouse(store) => store,
-            Source::PaimonRest { .. } | Source::IcebergRest(_) => {
-                let names = match &self.source {
-                    Source::PaimonRest { service, .. } => service.tables(database).await?,
-                    Source::IcebergRest(service) => service.list_tables(database).await?,
-                    Source::Warehouse(_) => Vec::new(),
-                };
+            Source::Service(service) => {
+                let names = service.tables(database).await?;
                 return Ok(names
                     .into_iter()
                     .map(|name| TableEntry {

@@ -2,7 +2,8 @@
 //! (`paimon+rest://host:port/<warehouse>`, `iceberg+rest://host:port[/base][?warehouse=W&prefix=P]`,
 //! and their `+https` forms).
 
-use crate::catalog::{OpenerStores, StoreOpener};
+use crate::catalog::StoreOpener;
+use crate::catalog_services::OpenerStores;
 use crate::{Catalog, Error, Result};
 use lakescope_iceberg::rest::{
     RestCatalog as IcebergRestCatalog, RestClient, RestOptions as IcebergRestOptions,

@@ -5,6 +5,7 @@ pub mod browser_env;
 pub mod canonical;
 pub mod catalog;
 pub mod catalog_address;
+pub mod catalog_services;
 pub mod checksum;
 pub mod error;
 pub mod iceberg_ddl;
