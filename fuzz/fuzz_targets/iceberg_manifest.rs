@@ -24,6 +24,7 @@ fuzz_target!(|data: &[u8]| {
         added_rows_count: None,
         existing_rows_count: None,
         deleted_rows_count: None,
+        first_row_id: None,
     };
     if let Ok(entries) = read_manifest("fuzz-m0.avro", data, &listed) {
         let removed: Vec<bool> = (0..entries.len()).map(|i| i % 2 == 0).collect();
