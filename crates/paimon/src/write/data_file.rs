@@ -13,13 +13,13 @@ use crate::spec::types::{DataField, TypeKind};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{ByteArrayType, ByteViewType};
 use arrow_array::{Array, ArrayRef, GenericByteArray, GenericByteViewArray, RecordBatch};
-use arrow_buffer::Buffer;
 use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::{ArrowSchemaConverter, ArrowWriter};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, Type as PhysicalType, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
 /// The Arrow field a Paimon field is written with (Java's physical units).
@@ -216,40 +216,137 @@ fn dictionary_pays_off(
         .min(PAGE_ROW_COUNT_LIMIT)
         .min((settings.page_size / 4).max(1));
     let array = array.slice(0, rows);
-    let data = array.to_data();
-    let first_buffer = data.buffers().first().map(|b| (data.offset(), b));
-    let Some(values) = value_bytes(array.as_ref(), first_buffer) else {
-        // Types without a dictionary in Parquet (BOOLEAN) or not written here.
-        return true;
-    };
-    let mut ids: HashMap<&[u8], u32> = HashMap::with_capacity(values.len().min(4096));
-    let mut encoded = Vec::with_capacity(values.len());
-    let (mut raw, mut dictionary) = (0usize, 0usize);
-    for v in &values {
-        // PLAIN: fixed-width values take their width, byte arrays a 4-byte length + the bytes.
-        let size = plain_width.unwrap_or(4 + v.len());
-        raw += size;
-        let next = ids.len() as u32;
-        let id = *ids.entry(v).or_insert_with(|| {
-            dictionary += size;
-            next
-        });
-        if dictionary > settings.dictionary_page_size {
-            return false;
+    let nulls = array.nulls();
+    let valid = |i: usize| nulls.is_none_or(|n| n.is_valid(i));
+    let limit = settings.dictionary_page_size;
+    let page = match array.data_type().primitive_width() {
+        // Fixed-width values as integer keys (cheaper to hash than slices).
+        Some(width) if width <= 16 => {
+            let data = array.to_data();
+            let start = data.offset() * width;
+            let Some(bytes) = data
+                .buffers()
+                .first()
+                .and_then(|b| b.as_slice().get(start..start + rows * width))
+            else {
+                return true;
+            };
+            let size = plain_width.unwrap_or(width);
+            let keys: Vec<u128> = bytes
+                .chunks_exact(width)
+                .enumerate()
+                .filter(|(i, _)| valid(*i))
+                .map(|(_, v)| {
+                    let mut key = [0u8; 16];
+                    key[..width].copy_from_slice(v);
+                    u128::from_le_bytes(key)
+                })
+                .collect();
+            first_page(keys, |_| size, limit)
         }
-        encoded.push(id);
-    }
-    let bit_width = 32 - (ids.len().saturating_sub(1) as u32).leading_zeros();
-    rle_hybrid_size(&encoded, bit_width) + dictionary < raw
+        _ => {
+            let Some(values) = byte_values(array.as_ref()) else {
+                // Types without a dictionary in Parquet (BOOLEAN) or not written here.
+                return true;
+            };
+            // PLAIN byte arrays: a 4-byte length + the bytes.
+            let size = |v: &&[u8]| plain_width.unwrap_or(4 + v.len());
+            first_page(values, size, limit)
+        }
+    };
+    let Some(page) = page else {
+        return false;
+    };
+    let bit_width = 32 - (page.distinct.saturating_sub(1) as u32).leading_zeros();
+    rle_hybrid_size(&page.ids, bit_width) + page.dictionary < page.raw
 }
 
-/// The bytes of each non-null value of a flat column (native little-endian for fixed widths);
-/// `None` for types the Parquet writer does not dictionary-encode. `first_buffer` is `array`'s
-/// offset and first buffer (a primitive array's values).
-fn value_bytes<'a>(
-    array: &'a dyn Array,
-    first_buffer: Option<(usize, &'a Buffer)>,
-) -> Option<Vec<&'a [u8]>> {
+/// A first page dictionary-encoded: PLAIN bytes of its values and of its dictionary, the ids.
+struct FirstPage {
+    raw: usize,
+    dictionary: usize,
+    distinct: usize,
+    ids: Vec<u32>,
+}
+
+/// Encodes `values` (PLAIN size `size`) with a dictionary; `None` once the dictionary exceeds
+/// `limit` bytes or when the values are strictly monotonic (the keys of a primary-key file, a
+/// sequence): all distinct, so the dictionary alone is as large as the values (parquet-mr's
+/// test fails) and hashing them can be skipped.
+fn first_page<K: Hash + Ord>(
+    values: Vec<K>,
+    size: impl Fn(&K) -> usize,
+    limit: usize,
+) -> Option<FirstPage> {
+    if values.windows(2).all(|w| w[0] < w[1]) || values.windows(2).all(|w| w[0] > w[1]) {
+        return None;
+    }
+    let mut dict: HashMap<K, u32, BuildHasherDefault<MixHasher>> = HashMap::default();
+    let (mut raw, mut dictionary, mut ids) = (0usize, 0usize, Vec::new());
+    for v in values {
+        let n = size(&v);
+        raw += n;
+        let next = dict.len() as u32;
+        let id = *dict.entry(v).or_insert_with(|| {
+            dictionary += n;
+            next
+        });
+        if dictionary > limit {
+            return None;
+        }
+        ids.push(id);
+    }
+    Some(FirstPage {
+        raw,
+        dictionary,
+        distinct: dict.len(),
+        ids,
+    })
+}
+
+/// A fast hasher for [`first_page`] (std's SipHash costs as much as the rest of the test, and
+/// its DoS resistance is not needed for at most 20,000 values of a file being written): 8 bytes
+/// at a time, finished with MurmurHash3's 64-bit mix so that every input bit reaches the bits
+/// the table indexes with.
+#[derive(Default)]
+struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0 ^ word)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(29);
+    }
+
+    fn write_u128(&mut self, word: u128) {
+        self.write_u64(word as u64);
+        self.write_u64((word >> 64) as u64);
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+/// The bytes of each non-null value of a byte-array column; `None` for other types.
+fn byte_values(array: &dyn Array) -> Option<Vec<&[u8]>> {
     fn bytes_of<T: ByteArrayType>(a: &GenericByteArray<T>) -> Vec<&[u8]> {
         a.iter()
             .flatten()
@@ -262,7 +359,6 @@ fn value_bytes<'a>(
             .map(|v| -> &[u8] { v.as_ref() })
             .collect()
     }
-    let valid = |i: usize| array.is_valid(i);
     let out = match array.data_type() {
         ArrowType::Utf8 => bytes_of(array.as_string::<i32>()),
         ArrowType::LargeUtf8 => bytes_of(array.as_string::<i64>()),
@@ -273,22 +369,11 @@ fn value_bytes<'a>(
         ArrowType::FixedSizeBinary(_) => {
             let a = array.as_fixed_size_binary();
             (0..a.len())
-                .filter(|&i| valid(i))
+                .filter(|&i| a.is_valid(i))
                 .map(|i| a.value(i))
                 .collect()
         }
-        t if t.is_primitive() => {
-            let width = t.primitive_width()?;
-            let (offset, buffer) = first_buffer?;
-            let start = offset * width;
-            let bytes = buffer.as_slice().get(start..start + array.len() * width)?;
-            bytes
-                .chunks_exact(width)
-                .enumerate()
-                .filter(|(i, _)| valid(*i))
-                .map(|(_, v)| v)
-                .collect()
-        }
+        // Paimon's types have no fixed width over 16 bytes (DECIMAL is at most 38 digits).
         _ => return None,
     };
     Some(out)
@@ -299,15 +384,17 @@ fn value_bytes<'a>(
 /// bit-packed (headers between bit-packed groups are not counted).
 fn rle_hybrid_size(ids: &[u32], bit_width: u32) -> usize {
     let (mut bytes, mut packed_bits) = (1usize, 0usize);
-    let mut i = 0;
-    while i < ids.len() {
-        let run = ids[i..].iter().take_while(|&&x| x == ids[i]).count();
-        if run >= 8 {
-            bytes += 1 + (bit_width as usize).div_ceil(8);
-        } else {
-            packed_bits += run * bit_width as usize;
+    let mut run = 0usize;
+    for (i, id) in ids.iter().enumerate() {
+        run += 1;
+        if ids.get(i + 1) != Some(id) {
+            if run >= 8 {
+                bytes += 1 + (bit_width as usize).div_ceil(8);
+            } else {
+                packed_bits += run * bit_width as usize;
+            }
+            run = 0;
         }
-        i += run;
     }
     bytes + packed_bits.div_ceil(8)
 }
@@ -659,6 +746,9 @@ mod tests {
         let a =
             Int64Array::from_iter_values((0..40_000).map(|i| if i < 20_000 { i % 4 } else { i }));
         assert!(pays(&a, Some(8)));
+        // Unique values differing only in high bits (the hasher must spread them): PLAIN.
+        let a = Int64Array::from_iter_values((0..20_000).map(|i| i << 40));
+        assert!(!pays(&a, Some(8)));
         // Unique first: PLAIN.
         let a = Int64Array::from_iter_values((0..40_000).map(|i| if i < 20_000 { i } else { 0 }));
         assert!(!pays(&a, Some(8)));
