@@ -387,16 +387,20 @@ async fn a_small_footer_prefetch_reads_a_small_file_in_pieces_with_the_same_rows
 
 #[tokio::test]
 async fn the_first_rows_of_an_append_table_wait_for_a_first_piece_not_whole_files() {
-    // Two files of 10 row groups each (well over the footer request's 64 KiB).
-    let options = opts(&[("bucket", "-1"), ("parquet.row-group.rows", "4000")]);
+    // Two files of 10 row groups each, ~260 KB each: well over the footer request's 64 KiB
+    // (sequential ids and unique names are written PLAIN, as Java does, and compress well).
+    let options = opts(&[("bucket", "-1"), ("parquet.row-group.rows", "16000")]);
     let table = kv_table(
         false,
         options,
-        vec![kv(0..40_000, "first-file-"), kv(0..40_000, "second-file-")],
+        vec![
+            kv(0..160_000, "first-file-"),
+            kv(0..160_000, "second-file-"),
+        ],
     )
     .await;
     let (whole, all) = first_batch_bytes_and_rows(&table, &ReadRequest::default()).await;
-    assert_eq!(all.len(), 80_000);
+    assert_eq!(all.len(), 320_000);
     let request = ReadRequest {
         first_batch_bytes: Some(1),
         ..ReadRequest::default()

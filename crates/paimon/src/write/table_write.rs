@@ -227,14 +227,9 @@ fn check_retractions(table: &Table, schema: &TableSchema) -> Result<()> {
     }
 }
 
-/// The table's data file encoding (`file.format`, `file.compression`).
+/// The table's data file encoding (`file.format`, `file.compression`, `parquet.*`).
 fn file_encoding(options: &CoreOptions) -> Result<FileEncoding> {
-    FileEncoding::new(
-        &options.file_format(),
-        &options.file_compression(),
-        zstd_level(options)?,
-        row_group_rows(options)?,
-    )
+    FileEncoding::new(options)
 }
 
 /// Files and index changes one write produced, ready for [`crate::commit::Committer`].
@@ -872,27 +867,6 @@ fn target_file_size(options: &CoreOptions, is_pk: bool) -> Result<u64> {
         _ => Err(Error::Invalid(format!(
             "target-file-size '{v}' is not a memory size"
         ))),
-    }
-}
-
-fn zstd_level(options: &CoreOptions) -> Result<i32> {
-    match options.get("file.compression.zstd-level") {
-        None => Ok(1),
-        Some(v) => v.trim().parse().map_err(|_| {
-            Error::Invalid(format!(
-                "file.compression.zstd-level '{v}' is not an integer"
-            ))
-        }),
-    }
-}
-
-fn row_group_rows(options: &CoreOptions) -> Result<usize> {
-    match options.get("parquet.row-group.rows") {
-        None => Ok(1 << 20),
-        Some(v) => v
-            .trim()
-            .parse()
-            .map_err(|_| Error::Invalid(format!("parquet.row-group.rows '{v}' is not an integer"))),
     }
 }
 
