@@ -1,7 +1,7 @@
 // End-to-end: Paimon tables as pypaimon 2.1 writes them with today's options (issue 25), read by
 // the app at every snapshot row for row as pypaimon reads them — data evolution (columns updated
 // by row id and stitched, rows written with only some columns, deletes), deletion vectors with
-// merge-on-read, the postpone bucket, row tracking — and an Avro xz table, which the browser
+// merge-on-read, the postpone bucket, row tracking, Paimon's row format — and an Avro xz table, which the browser
 // refuses by name (the CLI reads it). The tables are written at test time by
 // crates/paimon/tests/modern/gen_modern.py (the oracle venv of scripts/oracles.sh), one warehouse
 // each, served from another origin with the CORS headers a bucket would send.
@@ -18,7 +18,10 @@ import { freePort, gridRows, serveWithCors, shot, testBrowser } from "./harness.
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PYTHON = join(process.env.LAKE_TOOLS ?? join(homedir(), ".cache/lake-oracles"), "venv/bin/python");
 const SKIP = process.env.LAKESCOPE_SKIP_ORACLES === "1" && !existsSync(PYTHON) && "no oracle venv (LAKESCOPE_SKIP_ORACLES=1)";
-const READ = ["data_evolution", "data_evolution_some_rows", "data_evolution_deletes", "dv_merge_on_read", "postpone", "row_tracking"];
+const READ = [
+  "data_evolution", "data_evolution_some_rows", "data_evolution_deletes", "dv_merge_on_read", "postpone", "row_tracking",
+  "row_format", "row_format_pk", "row_format_evolution",
+];
 
 const { openPage } = testBrowser();
 let work;
