@@ -179,6 +179,28 @@ def row_format_evolution():
     update(t, ['c'], pa.table({'_ROW_ID': pa.array([1, 4], pa.int64()), 'c': pa.array([-1, -4], pa.int32())}))
 
 
+def modern_refs():
+    # Tags and branches of a data-evolution table: tag t1 on snapshot 1, branch dev from it;
+    # main then updates column b by row id, dev appends rows and gets tag d2. refs.json holds
+    # pypaimon's rows of each tag and branch (and of dev's snapshots).
+    t = table(KV, {'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true'})
+    write(t, rows(0, 6, 'a'))
+    CAT.create_tag('m.modern_refs', 't1', 1)
+    CAT.create_branch('m.modern_refs', 'dev', 't1')
+    update(t, ['b'], pa.table({'_ROW_ID': pa.array([1, 4], pa.int64()), 'b': ['u1', 'u4']}))
+    write(CAT.get_table('m.modern_refs$branch_dev'), rows(6, 9, 'd'))
+    CAT.create_tag('m.modern_refs$branch_dev', 'd2', 2)
+    refs = {}
+    for label, name, options in [('tag:t1', 'm.modern_refs', {'scan.tag-name': 't1'}),
+                                 ('branch:dev', 'm.modern_refs$branch_dev', None),
+                                 ('branch:dev@1', 'm.modern_refs$branch_dev', {'scan.snapshot-id': '1'}),
+                                 ('branch:dev@tag:d2', 'm.modern_refs$branch_dev', {'scan.tag-name': 'd2'})]:
+        rt = CAT.get_table(name)
+        refs[label] = sorted(lines(rt.copy(options) if options else rt))
+    with open(os.path.join(WH, 'refs.json'), 'w') as f:
+        json.dump(refs, f)
+
+
 TYPES = pa.schema([
     ('id', pa.int64()), ('b', pa.string()), ('f', pa.bool_()), ('t8', pa.int8()), ('t16', pa.int16()),
     ('i', pa.int32()), ('fl', pa.float32()), ('d', pa.float64()), ('dc', pa.decimal128(10, 2)),
