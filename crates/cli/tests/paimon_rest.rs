@@ -316,9 +316,7 @@ fn inserts_commit_through_the_catalog_and_pypaimon_reads_them_back() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        eprintln!("{stdout}");
-        ids.push(inserted_snapshot(&stdout));
+        ids.push(inserted_snapshot(&String::from_utf8_lossy(&out.stdout)));
     }
     ids.sort();
     assert_eq!(ids, vec![5, 6, 7]);
