@@ -3,12 +3,14 @@
 usage: rest_paimon.py <uri> <warehouse> <token> write
        rest_paimon.py <uri> <warehouse> <token> read <db.table> <snapshot id>...
        rest_paimon.py <uri> <warehouse> <token> parquet <file> <tag> <id>...
+       rest_paimon.py <uri> <warehouse> <token> latest <db.table>
 `write` creates database `d` with a primary-key table `d.pk` (partitioned, 2 buckets; three
 commits: insert, upsert of some keys plus new keys, upsert again) and an append table `d.ap`
 (two commits), all through the catalog. `read` prints, per snapshot, "== <id>" and the sorted
 canonical lines of read_pypaimon.py (or "!! <id> <error>"). `parquet` writes the `d.pk` rows
 of these ids (names tagged <tag>) to a Parquet file, for another writer to insert, and prints
-their canonical lines.
+their canonical lines. `latest` prints the catalog's latest snapshot of a table (its snapshot
+endpoint) as JSON: id, commit kind, record count.
 """
 import datetime
 import decimal
@@ -90,6 +92,10 @@ def read(name, ids):
 
 if CMD == 'write':
     write()
+elif CMD == 'latest':
+    ts = CAT.load_snapshot(sys.argv[5])
+    print(json.dumps({'id': ts.snapshot.id, 'commitKind': str(ts.snapshot.commit_kind),
+                      'recordCount': ts.record_count}))
 elif CMD == 'parquet':
     import pyarrow.parquet as pq
     rows = pk_rows([int(i) for i in sys.argv[7:]], sys.argv[6])
