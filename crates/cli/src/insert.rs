@@ -50,6 +50,17 @@ pub async fn run(args: &Args) -> Result<(), String> {
     let bytes = std::fs::read(&args.file).map_err(|e| format!("cannot read {name}: {e}"))?;
     let table_ref = crate::parse_table(&args.table)?;
     let catalog = crate::open_catalog(&args.warehouse).await?;
+    if catalog
+        .open_iceberg(&table_ref)
+        .await
+        .map_err(|e| e.to_string())?
+        .is_some()
+    {
+        return Err(format!(
+            "{}: an Iceberg table; `lakescope insert` writes Paimon tables (Iceberg tables of a warehouse take INSERT through `lakescope sql`): nothing was inserted",
+            args.table
+        ));
+    }
     let table = catalog
         .open_for_write(&table_ref)
         .await

@@ -64,7 +64,7 @@ impl CatalogService for IcebergService {
 
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
         Err(Error::Invalid(format!(
-            "{table_ref}: an Iceberg REST catalog holds Iceberg tables; this operation reads Paimon tables"
+            "{table_ref}: an Iceberg REST catalog holds Iceberg tables; this operation works on Paimon tables"
         )))
     }
 
