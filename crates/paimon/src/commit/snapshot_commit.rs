@@ -78,7 +78,8 @@ pub struct PartitionStatistics {
     pub file_size_in_bytes: i64,
     /// Files added less files deleted.
     pub file_count: i64,
-    /// The newest creation time of the files (epoch milliseconds; 0 when none has one).
+    /// The newest `_CREATION_TIME` of the files, in milliseconds as written (lakescope writes
+    /// epoch milliseconds; Java a local timestamp); 0 when none has one.
     pub last_file_creation_time: i64,
     /// Buckets of the partition (`-1`: bucket-unaware).
     pub total_buckets: i32,
