@@ -2,10 +2,15 @@
 
 usage: rest_paimon.py <uri> <warehouse> <token> write
        rest_paimon.py <uri> <warehouse> <token> read <db.table> <snapshot id>...
+       rest_paimon.py <uri> <warehouse> <token> parquet <file> <tag> <id>...
+       rest_paimon.py <uri> <warehouse> <token> latest <db.table>
 `write` creates database `d` with a primary-key table `d.pk` (partitioned, 2 buckets; three
 commits: insert, upsert of some keys plus new keys, upsert again) and an append table `d.ap`
 (two commits), all through the catalog. `read` prints, per snapshot, "== <id>" and the sorted
-canonical lines of read_pypaimon.py (or "!! <id> <error>").
+canonical lines of read_pypaimon.py (or "!! <id> <error>"). `parquet` writes the `d.pk` rows
+of these ids (names tagged <tag>) to a Parquet file, for another writer to insert, and prints
+their canonical lines. `latest` prints the catalog's latest snapshot of a table (its snapshot
+endpoint) as JSON: id, commit kind, record count.
 """
 import datetime
 import decimal
@@ -66,6 +71,12 @@ def write():
     commit(ap, pa.table({'n': pa.array([4], pa.int32()), 's': ['w']}, schema=AP))
 
 
+def canonical_lines(data):
+    lines = [json.dumps({f.name: canon(row[f.name], f.type) for f in data.schema},
+                        ensure_ascii=False, separators=(',', ':')) for row in data.to_pylist()]
+    return sorted(lines, key=lambda s: s.encode('utf-8'))
+
+
 def read(name, ids):
     table = CAT.get_table(name)
     for sid in ids:
@@ -73,9 +84,7 @@ def read(name, ids):
         try:
             rb = table.copy({'scan.snapshot-id': sid}).new_read_builder()
             data = rb.new_read().to_arrow(rb.new_scan().plan().splits())
-            lines = [json.dumps({f.name: canon(row[f.name], f.type) for f in data.schema},
-                                ensure_ascii=False, separators=(',', ':')) for row in data.to_pylist()]
-            for line in sorted(lines, key=lambda s: s.encode('utf-8')):
+            for line in canonical_lines(data):
                 print(line)
         except Exception as e:  # noqa: BLE001 - reported to the test
             print('!! %s %s: %s' % (sid, type(e).__name__, str(e).replace('\n', ' ')[:400]))
@@ -83,5 +92,15 @@ def read(name, ids):
 
 if CMD == 'write':
     write()
+elif CMD == 'latest':
+    ts = CAT.load_snapshot(sys.argv[5])
+    print(json.dumps({'id': ts.snapshot.id, 'commitKind': str(ts.snapshot.commit_kind),
+                      'recordCount': ts.record_count}))
+elif CMD == 'parquet':
+    import pyarrow.parquet as pq
+    rows = pk_rows([int(i) for i in sys.argv[7:]], sys.argv[6])
+    pq.write_table(rows, sys.argv[5])
+    for line in canonical_lines(rows):
+        print(line)
 else:
     read(sys.argv[5], sys.argv[6:])

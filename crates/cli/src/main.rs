@@ -1,6 +1,7 @@
 //! `lakescope`: look into Paimon and Iceberg lakes from the command line.
 
 mod bench;
+mod insert;
 mod output;
 mod presign_server;
 mod sql;
@@ -204,6 +205,9 @@ enum Command {
     /// CREATE TABLE, INSERT, SELECT, ...). Failing statements print
     /// `error: statement N (line L, column C): ...` to stderr; the exit code is then 1.
     Sql(sql::Args),
+    /// Append the rows of a CSV or Parquet file to a Paimon table (of a warehouse, or of a
+    /// Paimon REST catalog: committed through its commit endpoint) in one snapshot.
+    Insert(insert::Args),
     /// Development presign endpoint for one bucket (see presign_server.rs for the contract).
     PresignServer(presign_server::Args),
 }
@@ -262,6 +266,7 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
     match cli.command {
         Command::PresignServer(args) => presign_server::run(&args, options),
         Command::Sql(args) => sql::run(&args, options).await,
+        Command::Insert(args) => insert::run(&args).await,
         Command::Tables { warehouse } => {
             let tree = open_catalog(&warehouse)
                 .await?

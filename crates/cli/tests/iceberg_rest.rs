@@ -135,4 +135,35 @@ fn a_wrong_token_a_dead_service_and_an_unknown_table_are_clear_errors() {
     assert!(!ok && err.contains("http://127.0.0.1:1/v1/config"), "{err}");
     let (ok, _, err) = lakescope(&["--catalog-token", &token, "scan", &cat, "silver.nope"]);
     assert!(!ok && err.contains("silver.nope"), "{err}");
+
+    // writes through an Iceberg REST catalog are refused by name, and nothing is committed
+    let rows_now = || {
+        lakescope(&[
+            "--catalog-token",
+            &token,
+            "scan",
+            &cat,
+            "silver.events",
+            "--format",
+            "jsonl",
+        ])
+    };
+    let before = rows_now();
+    assert!(before.0, "{}", before.2);
+    let rows = dir.path().join("rows.csv");
+    std::fs::write(&rows, "id\n1\n").unwrap();
+    let (ok, _, err) = lakescope(&[
+        "--catalog-token",
+        &token,
+        "insert",
+        &cat,
+        "silver.events",
+        rows.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && err.contains("silver.events: an Iceberg table")
+            && err.contains("nothing was inserted"),
+        "{err}"
+    );
+    assert_eq!(rows_now().1, before.1, "nothing was committed");
 }

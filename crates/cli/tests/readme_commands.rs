@@ -4,7 +4,8 @@
 //! things differ from a user's shell, each said here: `cargo build --release` is not run (the
 //! test binary is the same program); `/tmp/wh` is a fresh folder per run (the SQL example creates
 //! a database there, which a second run would find existing); the S3 line needs a bucket and is
-//! covered by tests/s3_scan.rs. `queries.sql` is written for the `-f queries.sql` example.
+//! covered by tests/s3_scan.rs. `queries.sql` is written for the `-f queries.sql` example, and
+//! `rows.csv` (columns of the SQL example's `d.t`) for the `insert` example.
 
 mod common;
 
@@ -50,6 +51,7 @@ fn every_command_of_the_readme_cli_block_runs() {
         "SELECT COUNT(*) AS n FROM corpus.pk_dedup;\nSELECT * FROM java09.pk_branch$branches;\n",
     )
     .unwrap();
+    std::fs::write(queries.path().join("rows.csv"), "id,v\n3,c\n").unwrap();
     let bin = env!("CARGO_BIN_EXE_lakescope");
     let mut ran = 0;
     for command in &commands {
@@ -62,6 +64,10 @@ fn every_command_of_the_readme_cli_block_runs() {
             .replace(
                 "-f queries.sql",
                 &format!("-f {}", queries.path().join("queries.sql").display()),
+            )
+            .replace(
+                " rows.csv",
+                &format!(" {}", queries.path().join("rows.csv").display()),
             );
         let out = Command::new("bash")
             .args(["-c", &line])

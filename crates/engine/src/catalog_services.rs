@@ -4,13 +4,14 @@
 use crate::catalog::{CatalogService, StoreOpener, TableLocation};
 use crate::{Error, Result, TableRef};
 use lakescope_iceberg::rest::{RestCatalog as IcebergRest, TableStores};
-use lakescope_paimon::rest::RestCatalog as PaimonRest;
+use lakescope_paimon::rest::{RestCatalog as PaimonRest, RestSnapshotCommit};
 use lakescope_storage::ObjectStore;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// A Paimon REST catalog: tables are folders wherever the service says, opened by `stores` with
-/// the data token it vends when `data-token.enabled`.
+/// the data token it vends when `data-token.enabled`; their snapshots are committed through the
+/// service's commit endpoint.
 pub(crate) struct PaimonService {
     pub(crate) service: PaimonRest,
     pub(crate) stores: Rc<dyn StoreOpener>,
@@ -34,9 +35,11 @@ impl CatalogService for PaimonService {
         } else {
             BTreeMap::new()
         };
+        let commit = RestSnapshotCommit::new(self.service.clone(), database, &table);
         Ok(TableLocation {
             store: self.stores.open_vended(&table.path, &vended)?,
             path: String::new(),
+            snapshot_commit: Some(Rc::new(commit)),
         })
     }
 
@@ -61,7 +64,7 @@ impl CatalogService for IcebergService {
 
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
         Err(Error::Invalid(format!(
-            "{table_ref}: an Iceberg REST catalog holds Iceberg tables; this operation reads Paimon tables"
+            "{table_ref}: an Iceberg REST catalog holds Iceberg tables; this operation works on Paimon tables"
         )))
     }
 

@@ -61,8 +61,7 @@ pub struct ScanResult {
 impl Catalog {
     /// Opens a Paimon table of this warehouse.
     pub async fn open_table(&self, table: &TableRef) -> Result<Table> {
-        let location = self.locate(table).await?;
-        Ok(Table::open(location.store, location.path).await?)
+        self.locate(table).await?.open().await
     }
 
     /// Reads a table or system table.

@@ -1,4 +1,5 @@
-//! Writing Paimon tables through the catalog: CREATE TABLE, INSERT INTO and INSERT OVERWRITE.
+//! Writing Paimon tables through the catalog: CREATE TABLE, INSERT INTO and INSERT OVERWRITE
+//! (a REST catalog's tables commit through the service; creating them there is refused).
 
 use crate::{Catalog, Result, TableRef};
 use arrow_array::RecordBatch;
@@ -40,19 +41,24 @@ impl Catalog {
         batches: &[RecordBatch],
         overwrite: Option<Overwrite>,
     ) -> Result<CommitOutcome> {
-        refuse_non_main_write(table_ref)?;
-        refuse_catalog_service(self, table_ref)?;
-        let table = self.open_table(table_ref).await?;
+        let table = self.open_for_write(table_ref).await?;
         insert_into_table(env, &table, batches, overwrite).await
+    }
+
+    /// The table `table_ref` names, opened for writing: only its main branch, and through a
+    /// REST catalog with commits that go through the service's commit endpoint.
+    pub async fn open_for_write(&self, table_ref: &TableRef) -> Result<Table> {
+        refuse_non_main_write(table_ref)?;
+        self.open_table(table_ref).await
     }
 }
 
-/// Refuses writes to a table of a REST catalog service: the service owns its commits (they go
-/// through its commit endpoint), and a snapshot file written past it would be lost or conflict.
+/// Refuses creating a table in a REST catalog service: the service owns its tables (they are
+/// created through its API, which lakescope does not speak yet).
 fn refuse_catalog_service(catalog: &Catalog, table_ref: &TableRef) -> Result<()> {
     if catalog.is_service() {
         return Err(crate::Error::Invalid(format!(
-            "{table_ref}: writing through a REST catalog is not supported yet (its commits go through the catalog service); nothing was written"
+            "{table_ref}: creating a table through a REST catalog is not supported yet (create it with the catalog's own client, then insert with lakescope); nothing was written"
         )));
     }
     Ok(())

@@ -1,5 +1,6 @@
-//! The commit protocol: manifests → latest snapshot → conflict checks → put-if-absent of
-//! `snapshot-(N+1)` → retry on a lost race → best-effort hints.
+//! The commit protocol: latest snapshot → conflict checks → manifests → the table's
+//! [`SnapshotCommit`] of `snapshot-(N+1)` (put-if-absent and best-effort hints on a filesystem,
+//! the catalog's commit endpoint for a REST catalog's table) → retry on a lost race.
 //!
 //! A commit that fails or is abandoned at any step leaves the table reading exactly as before:
 //! only unreferenced data/manifest files remain (Paimon's `CALL sys.remove_orphan_files`
@@ -7,10 +8,14 @@
 
 pub mod expire;
 mod overwrite;
+mod snapshot_commit;
 mod stats;
 pub mod tags;
 
 pub use overwrite::Overwrite;
+pub use snapshot_commit::{
+    partition_statistics, PartitionStatistics, RenamingSnapshotCommit, SnapshotCommit,
+};
 
 use crate::error::{Error, Result};
 use crate::scan::DeletionFile;
@@ -24,7 +29,7 @@ use crate::table::Table;
 use crate::write::dynamic_bucket::encode_index_manifest;
 use crate::write::manifest::{codec, encode_manifest, encode_manifest_list};
 use crate::write::{CommitMessage, IndexChange, NewFile, WriteEnv};
-use lakescope_storage::{join, PutOutcome};
+use lakescope_storage::join;
 use std::collections::{HashMap, HashSet};
 
 /// Commit identifier of batch commits (Java `BatchWriteBuilder.COMMIT_IDENTIFIER`).
@@ -227,7 +232,6 @@ impl<'a> Committer<'a> {
         loop {
             match self.attempt(change).await? {
                 Attempt::Done(snapshot) => {
-                    self.write_hints(snapshot.id).await;
                     self.expire().await;
                     return Ok(CommitOutcome {
                         snapshot: *snapshot,
@@ -490,19 +494,18 @@ impl<'a> Committer<'a> {
             writer_version: None,
             operation: None,
         };
-        let key = join(&join(table.path(), "snapshot"), &format!("snapshot-{id}"));
-        let json = serde_json::to_vec_pretty(&snapshot)
-            .map_err(|e| Error::Invalid(format!("{key}: serializing: {e}")))?;
-        match table.store().put_if_absent(&key, json.into()).await? {
-            PutOutcome::Created => Ok(Attempt::Done(Box::new(snapshot))),
-            PutOutcome::AlreadyExists => {
-                for name in written {
-                    // Best effort: leftovers are orphans, never referenced.
-                    let _ = table.store().delete(&self.manifest_key(&name)).await;
-                }
-                Ok(Attempt::Lost)
-            }
+        if table
+            .snapshot_commit()
+            .commit(table, latest.as_ref(), &snapshot, &entries)
+            .await?
+        {
+            return Ok(Attempt::Done(Box::new(snapshot)));
         }
+        for name in written {
+            // Best effort: leftovers are orphans, never referenced.
+            let _ = table.store().delete(&self.manifest_key(&name)).await;
+        }
+        Ok(Attempt::Lost)
     }
 
     /// Writes the changelog manifest and manifest list of `changelog` (as Java's
@@ -673,23 +676,6 @@ impl<'a> Committer<'a> {
     /// readable, and the next commit's expiration picks up what this one left.
     async fn expire(&self) {
         let _ = expire::expire_after_commit(self.table, self.env).await;
-    }
-
-    async fn write_hints(&self, id: i64) {
-        let dir = join(self.table.path(), "snapshot");
-        // Hints are best effort: readers probe past a stale LATEST.
-        let _ = self
-            .table
-            .store()
-            .put(&join(&dir, "LATEST"), id.to_string().into())
-            .await;
-        if id == 1 {
-            let _ = self
-                .table
-                .store()
-                .put_if_absent(&join(&dir, "EARLIEST"), "1".to_string().into())
-                .await;
-        }
     }
 }
 

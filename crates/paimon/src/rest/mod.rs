@@ -1,8 +1,13 @@
 //! Paimon's REST catalog protocol (`rest-catalog-open-api.yaml`): configuration, databases,
-//! tables, table load and data tokens, over lakescope's [`HttpTransport`].
+//! tables, table load, data tokens and snapshot commits ([`commit`]), over lakescope's
+//! [`HttpTransport`].
 //!
 //! A table of a REST catalog is a folder like any other (its `path`); the catalog names it,
 //! tells where it is and may vend short-lived storage credentials for it (a *data token*).
+
+mod commit;
+
+pub use commit::RestSnapshotCommit;
 
 use crate::{Error, Result};
 use lakescope_storage::transport::{HttpRequest, HttpTransport};
@@ -242,12 +247,26 @@ impl RestCatalog {
         }
     }
 
-    /// Sends one GET and decodes the JSON answer; errors name the endpoint, the status and the
-    /// server's message (`404` → not found).
+    /// Sends one GET and decodes the JSON answer (see [`Self::call`]).
     async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T> {
+        self.call("GET", path, None).await
+    }
+
+    /// Sends one request (with a JSON `body`) and decodes the JSON answer; errors name the
+    /// endpoint, the status and the server's message (`404` → not found).
+    async fn call<T: DeserializeOwned>(
+        &self,
+        method: &'static str,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<T> {
         let url = format!("{}/{path}", self.uri);
-        let endpoint = format!("GET {url}");
-        let mut request = HttpRequest::new("GET", url).header("accept", "application/json");
+        let endpoint = format!("{method} {url}");
+        let mut request = HttpRequest::new(method, url).header("accept", "application/json");
+        if let Some(body) = body {
+            request = request.header("content-type", "application/json");
+            request.body = body.into();
+        }
         if let Some(t) = &self.token {
             request = request.header("authorization", format!("Bearer {t}"));
         }

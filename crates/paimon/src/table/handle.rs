@@ -3,6 +3,7 @@
 
 use super::layout::{branch_path, BRANCH_PREFIX, MAIN_BRANCH};
 use super::probe::{first_branch_schema, load_schema, schema_ids, schema_ids_from};
+use crate::commit::{RenamingSnapshotCommit, SnapshotCommit};
 use crate::error::{Error, Result};
 use crate::spec::manifest::{
     decode_index_manifest, decode_manifest, decode_manifest_list, IndexManifestEntry,
@@ -30,6 +31,8 @@ pub struct Table {
     manifest_lists: Decoded<ManifestFileMeta>,
     manifests: Decoded<ManifestEntry>,
     index_manifests: Decoded<IndexManifestEntry>,
+    /// How commits create snapshots (`None`: [`RenamingSnapshotCommit`], on the store).
+    snapshot_commit: Option<Rc<dyn SnapshotCommit>>,
 }
 
 /// Manifest files decoded by name; concurrent reads of one file share one read and decoding
@@ -74,6 +77,7 @@ impl Table {
             manifest_lists: RefCell::default(),
             manifests: RefCell::default(),
             index_manifests: RefCell::default(),
+            snapshot_commit: None,
         })
     }
 
@@ -124,7 +128,22 @@ impl Table {
             manifest_lists: RefCell::default(),
             manifests: RefCell::default(),
             index_manifests: RefCell::default(),
+            snapshot_commit: None,
         })
+    }
+
+    /// This handle with commits creating snapshots through `commit` (a REST catalog's table:
+    /// the catalog's commit endpoint) instead of on the store.
+    pub fn with_snapshot_commit(mut self, commit: Rc<dyn SnapshotCommit>) -> Self {
+        self.snapshot_commit = Some(commit);
+        self
+    }
+
+    /// How commits to this table create snapshots.
+    pub fn snapshot_commit(&self) -> Rc<dyn SnapshotCommit> {
+        self.snapshot_commit
+            .clone()
+            .unwrap_or_else(|| Rc::new(RenamingSnapshotCommit))
     }
 
     /// Branch `branch` of this table (see [`Table::open_branch`]).

@@ -102,6 +102,18 @@ impl Table {
     /// [`Datum::to_partition_string`]), NULL, empty and whitespace-only values become
     /// `partition.default-name`, and names and values are Hive-escaped.
     pub fn partition_path(&self, partition_values: &[Datum]) -> Result<String> {
+        let parts: Vec<String> = self
+            .partition_spec(partition_values)?
+            .iter()
+            .map(|(name, text)| format!("{}={}", escape_path_name(name), escape_path_name(text)))
+            .collect();
+        Ok(parts.join("/"))
+    }
+
+    /// The partition spec (key name, value text) of these partition values, unescaped: the
+    /// texts of [`Table::partition_path`] (a REST catalog's partition statistics name
+    /// partitions this way).
+    pub fn partition_spec(&self, partition_values: &[Datum]) -> Result<Vec<(String, String)>> {
         let options = self.options();
         let legacy = options.partition_legacy_name()?;
         let default_name = options.partition_default_name();
@@ -114,7 +126,7 @@ impl Table {
                 partition_values.len()
             )));
         }
-        let parts: Vec<String> = fields
+        Ok(fields
             .iter()
             .zip(partition_values)
             .map(|(field, value)| {
@@ -122,14 +134,9 @@ impl Table {
                     .to_partition_string(&field.data_type, legacy)
                     .filter(|s| !s.trim().is_empty())
                     .unwrap_or_else(|| default_name.clone());
-                format!(
-                    "{}={}",
-                    escape_path_name(&field.name),
-                    escape_path_name(&text)
-                )
+                (field.name.clone(), text)
             })
-            .collect();
-        Ok(parts.join("/"))
+            .collect())
     }
 
     /// The bucket directory name: `bucket-<b>`, or `bucket-postpone` for bucket -2.

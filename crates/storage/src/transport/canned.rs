@@ -1,5 +1,5 @@
 //! A transport answering from a script of canned responses, for tests of HTTP protocol
-//! clients (catalog services): it records the URL of every request.
+//! clients (catalog services): it records every request.
 
 use super::{HttpRequest, HttpResponse, HttpTransport, TransportError};
 use async_trait::async_trait;
@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 #[derive(Debug, Default)]
 pub struct CannedTransport {
     answers: RefCell<VecDeque<(u16, String)>>,
-    asked: RefCell<Vec<String>>,
+    sent: RefCell<Vec<HttpRequest>>,
 }
 
 impl CannedTransport {
@@ -19,20 +19,25 @@ impl CannedTransport {
     pub fn new<S: Into<String>>(answers: impl IntoIterator<Item = (u16, S)>) -> Self {
         Self {
             answers: RefCell::new(answers.into_iter().map(|(s, b)| (s, b.into())).collect()),
-            asked: RefCell::new(Vec::new()),
+            sent: RefCell::new(Vec::new()),
         }
     }
 
     /// The URLs asked so far, in order.
     pub fn asked(&self) -> Vec<String> {
-        self.asked.borrow().clone()
+        self.sent.borrow().iter().map(|r| r.url.clone()).collect()
+    }
+
+    /// The requests sent so far (method, URL, headers, body), in order.
+    pub fn sent(&self) -> Vec<HttpRequest> {
+        self.sent.borrow().clone()
     }
 }
 
 #[async_trait(?Send)]
 impl HttpTransport for CannedTransport {
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
-        self.asked.borrow_mut().push(request.url.clone());
+        self.sent.borrow_mut().push(request.clone());
         let (status, body) = self.answers.borrow_mut().pop_front().ok_or_else(|| {
             TransportError::Connection(format!("no canned answer for {}", request.url))
         })?;

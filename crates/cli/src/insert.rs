@@ -1,0 +1,90 @@
+//! `lakescope insert`: appends the rows of a CSV or Parquet file to a Paimon table of a
+//! warehouse or a Paimon REST catalog, in one commit (through the catalog's commit endpoint).
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use lakescope_engine::upload::{insert_file, FileKind, FileSource, Upload};
+use lakescope_paimon::write::SystemEnv;
+
+/// Rows written per chunk (each chunk becomes its own level-0 files).
+const CHUNK_ROWS: usize = 65_536;
+
+/// Arguments of `lakescope insert`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Warehouse (a path, file://, s3://…) or a Paimon REST catalog
+    /// (paimon+rest://host:port/warehouse).
+    warehouse: String,
+    /// <DB>.<TABLE>: an existing Paimon table (INSERT INTO: primary-key tables upsert).
+    table: String,
+    /// A .csv file (with a header row) or a .parquet file; columns are matched by name.
+    file: std::path::PathBuf,
+}
+
+/// A whole file read into memory.
+struct InMemory(Bytes);
+
+#[async_trait(?Send)]
+impl FileSource for InMemory {
+    fn size(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    async fn read(&self, start: u64, end: u64) -> Result<Bytes, String> {
+        let (start, end) = (start as usize, end as usize);
+        if start > end || end > self.0.len() {
+            return Err(format!(
+                "bytes {start}..{end} are past the end ({} bytes)",
+                self.0.len()
+            ));
+        }
+        Ok(self.0.slice(start..end))
+    }
+}
+
+/// Inserts the file and prints the rows written and the snapshot committed.
+pub async fn run(args: &Args) -> Result<(), String> {
+    let name = args.file.display().to_string();
+    let kind = FileKind::from_name(&name)
+        .ok_or_else(|| format!("{name}: not a .csv or .parquet file: nothing was inserted"))?;
+    let bytes = std::fs::read(&args.file).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let table_ref = crate::parse_table(&args.table)?;
+    let catalog = crate::open_catalog(&args.warehouse).await?;
+    if catalog
+        .open_iceberg(&table_ref)
+        .await
+        .map_err(|e| e.to_string())?
+        .is_some()
+    {
+        return Err(format!(
+            "{}: an Iceberg table; `lakescope insert` writes Paimon tables (Iceberg tables of a warehouse take INSERT through `lakescope sql`): nothing was inserted",
+            args.table
+        ));
+    }
+    let table = catalog
+        .open_for_write(&table_ref)
+        .await
+        .map_err(|e| e.to_string())?;
+    let upload = Upload {
+        file: &name,
+        kind,
+        table_name: &args.table,
+        chunk_rows: CHUNK_ROWS,
+    };
+    let env = SystemEnv::default();
+    let mut rows = 0;
+    let outcome = insert_file(&table, &env, &upload, &InMemory(bytes.into()), &mut |p| {
+        rows = p.rows_written
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    let races = match outcome.retries {
+        0 => String::new(),
+        n => format!(" (planned again after {n} lost race(s) with other writers)"),
+    };
+    println!(
+        "inserted {rows} rows into {}: snapshot {}{races}",
+        args.table, outcome.snapshot.id
+    );
+    Ok(())
+}
