@@ -32,7 +32,7 @@ pub fn kind_name(k: CommitKind) -> &'static str {
 }
 
 /// Snapshots and tags (name, snapshot id) of a table.
-pub async fn snapshots_and_tags(path: &str) -> Result<(Vec<Snapshot>, Vec<(String, i64)>), String> {
+async fn snapshots_and_tags(path: &str) -> Result<(Vec<Snapshot>, Vec<(String, i64)>), String> {
     let t = warehouse::table(path).await?;
     let snaps = t.snapshots().await.map_err(|e| e.to_string())?;
     let tags = t

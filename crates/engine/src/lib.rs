@@ -16,6 +16,7 @@ pub mod session;
 pub mod table_ref;
 pub mod upload;
 pub mod version;
+pub mod versions;
 pub mod warm_up;
 pub mod write;
 

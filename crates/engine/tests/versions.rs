@@ -1,10 +1,12 @@
 //! Versions resolved against real tables with refs: the demo lake's `java09.pk_branch` (Java
 //! Paimon 0.9: main snapshots 1–2, tag t1 at 1, branch dev with its own snapshots 1–2 and tag
 //! t1) and `iceberg.branched` (pyiceberg: tag t1, branch dev, main), each version named as users
-//! type it ([`Version::parse`]) and resolved by the engine's one resolver per format.
+//! type it ([`Version::parse`]) and resolved by the engine's one resolver per format; and the
+//! versions each table lists for the app's pickers.
 
 use lakescope_engine::scan::ScanRequest;
 use lakescope_engine::version::{iceberg_selector, paimon_diff_side, paimon_snapshot};
+use lakescope_engine::versions::{iceberg_versions, paimon_versions, Versions};
 use lakescope_engine::{Catalog, TableRef, Version};
 use lakescope_storage::{LocalStore, ObjectStore};
 use lakescope_test_support::repo;
@@ -162,4 +164,38 @@ async fn iceberg_versions_resolve_to_snapshots() {
         let name = missing.rsplit(':').next().unwrap();
         assert!(err.contains(&format!("'{name}'")), "{missing}: {err}");
     }
+}
+
+#[tokio::test]
+async fn tables_list_their_snapshots_tags_and_branches() {
+    let catalog = demo();
+    let paimon = catalog
+        .open_table(&"java09.pk_branch".parse().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        paimon_versions(&paimon).await.unwrap(),
+        Versions {
+            snapshots: vec![(1, 1796316375177), (2, MAIN_2_MS)],
+            tags: vec![("t1".into(), 1)],
+            branches: vec![("dev".into(), None)],
+        }
+    );
+    let iceberg = catalog
+        .open_iceberg(&"iceberg.branched".parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        iceberg_versions(&iceberg),
+        Versions {
+            snapshots: vec![
+                (4202085185912812402, 1796314893807),
+                (6671206006443057693, 1796314893965),
+                (1008716633834124173, 1796314894126),
+            ],
+            tags: vec![("t1".into(), 4202085185912812402)],
+            branches: vec![("dev".into(), Some(6671206006443057693))],
+        }
+    );
 }
