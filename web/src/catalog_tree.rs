@@ -1,9 +1,10 @@
 //! The catalog sidebar: databases and their tables, with a filter box.
 
 use crate::app::{LoadState, Selection};
-use crate::route::{go, use_route, At, Route};
+use crate::route::{go, use_route, Route};
 use crate::warehouse;
 use lakescope_engine::DatabaseEntry;
+use lakescope_engine::Version;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::collections::HashMap;
@@ -192,7 +193,7 @@ fn DatabaseNode(
                                     warehouse: r.warehouse.clone(),
                                     table: Some(full),
                                     tab: r.tab,
-                                    at: At::Latest,
+                                    at: Version::Latest,
                                     ..Route::default()
                                 }
                             })

@@ -3,12 +3,16 @@
 
 use crate::app::Selection;
 use crate::grid::Grid;
-use crate::route::{go, use_route, At};
+use crate::route::{go, use_route};
 use crate::table_panel::{is_iceberg, table_ref};
 use crate::util::{download, parse_time, time, yield_to_browser, Frame};
-use crate::versions::{branch_label, Versions};
+use crate::versions::branch_label;
 use crate::warehouse;
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use lakescope_engine::csv_text;
+use lakescope_engine::scan::ScanRequest;
+use lakescope_engine::version::paimon_snapshot;
+use lakescope_engine::versions::Versions;
+use lakescope_engine::Version;
 use lakescope_paimon::predicate::parse::parse as parse_filter;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 use leptos::prelude::*;
@@ -17,7 +21,7 @@ use std::sync::Arc;
 
 #[derive(Clone, PartialEq)]
 struct Query {
-    at: At,
+    at: Version,
     filter: String,
     cols: String,
     audit: bool,
@@ -152,32 +156,37 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     };
 
     // version picker
+    // The picker's option values (the route holds no bare ref or range: they have no URL form).
     let version_value = move || match route.with(|r| r.at.clone()) {
-        At::Latest => "latest".to_string(),
-        At::Snapshot(id) => format!("s:{id}"),
-        At::Tag(t) => format!("t:{t}"),
-        At::Branch(b) => format!("b:{b}"),
-        At::Timestamp(_) => "ts".to_string(),
+        Version::SnapshotId(id) => format!("s:{id}"),
+        Version::Tag(t) => format!("t:{t}"),
+        Version::Branch(b) => format!("b:{b}"),
+        Version::TimestampMillis(_) => "ts".to_string(),
+        Version::Latest | Version::Ref(_) | Version::IncrementalBetween { .. } => {
+            "latest".to_string()
+        }
     };
     let ts_text = RwSignal::new(match route.get_untracked().at {
-        At::Timestamp(ms) => time(ms),
+        Version::TimestampMillis(ms) => time(ms),
         _ => String::new(),
     });
     let ts_error = RwSignal::new(None::<String>);
     let on_version = move |ev: leptos::ev::Event| {
         let v = event_target_value(&ev);
         let at = if let Some(id) = v.strip_prefix("s:") {
-            At::Snapshot(id.parse().unwrap_or(0))
+            Version::SnapshotId(id.parse().unwrap_or(0))
         } else if let Some(t) = v.strip_prefix("t:") {
-            At::Tag(t.to_string())
+            Version::Tag(t.to_string())
         } else if let Some(b) = v.strip_prefix("b:") {
-            At::Branch(b.to_string())
+            Version::Branch(b.to_string())
         } else if v == "ts" {
-            At::Timestamp(versions.with_untracked(|v| v.snapshots.last().map_or(0, |s| s.1)))
+            Version::TimestampMillis(
+                versions.with_untracked(|v| v.snapshots.last().map_or(0, |s| s.1)),
+            )
         } else {
-            At::Latest
+            Version::Latest
         };
-        if let At::Timestamp(ms) = at {
+        if let Version::TimestampMillis(ms) = at {
             ts_text.set(time(ms));
         }
         go(route, |r| r.at = at);
@@ -185,7 +194,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     let apply_ts = move || match parse_time(&ts_text.get_untracked()) {
         Some(ms) => {
             ts_error.set(None);
-            go(route, |r| r.at = At::Timestamp(ms));
+            go(route, |r| r.at = Version::TimestampMillis(ms));
         }
         None => ts_error.set(Some(
             "Enter a time like 2024-03-01 10:00:00 (UTC) or epoch milliseconds.".into(),
@@ -232,22 +241,12 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             }
             download(&format!("{name}.jsonl"), "application/x-ndjson", &out);
         } else {
+            // The cells as the grid shows them (NULL: empty), not the CLI's Arrow display.
             let cols = f.columns();
-            let quote = |s: &str| {
-                if s.contains([',', '"', '\n', '\r']) {
-                    format!("\"{}\"", s.replace('"', "\"\""))
-                } else {
-                    s.to_string()
-                }
-            };
-            let mut out = cols.iter().map(|c| quote(c)).collect::<Vec<_>>().join(",");
+            let mut out = csv_text::line(cols.iter().map(Some));
             out.push('\n');
             for r in 0..f.len() {
-                let line = (0..cols.len())
-                    .map(|c| f.cell(r, c).map(|s| quote(&s)).unwrap_or_default())
-                    .collect::<Vec<_>>()
-                    .join(",");
-                out.push_str(&line);
+                out.push_str(&csv_text::line((0..cols.len()).map(|c| f.cell(r, c))));
                 out.push('\n');
             }
             download(&format!("{name}.csv"), "text/csv", &out);
@@ -278,7 +277,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                         opts.collect_view()
                     })}
                 </select>
-                <Show when=move || matches!(route.with(|r| r.at.clone()), At::Timestamp(_))>
+                <Show when=move || matches!(route.with(|r| r.at.clone()), Version::TimestampMillis(_))>
                     <input class="input ts" data-testid="ts-input" type="text" spellcheck="false"
                         placeholder="2024-03-01 10:00:00" bind:value=ts_text
                         on:keydown=move |ev| if ev.key() == "Enter" { apply_ts() } />
@@ -373,7 +372,7 @@ pub fn first_rows_request() -> ReadRequest {
 async fn engine_read(
     sel: &Selection,
     system: Option<&str>,
-    at: TimeTravel,
+    at: Version,
     columns: Option<Vec<String>>,
     filter: Option<lakescope_paimon::predicate::Predicate>,
     frame: RwSignal<Option<Arc<Frame>>>,
@@ -411,42 +410,29 @@ async fn load(
     let columns =
         (!q.cols.is_empty()).then(|| q.cols.split(',').map(str::to_string).collect::<Vec<_>>());
     if is_iceberg(sel).await {
-        let at = match &q.at {
-            At::Latest => TimeTravel::Latest,
-            At::Snapshot(s) => TimeTravel::SnapshotId(*s),
-            At::Tag(t) => TimeTravel::Tag(t.clone()),
-            At::Branch(b) => TimeTravel::Branch(b.clone()),
-            At::Timestamp(ms) => TimeTravel::TimestampMillis(*ms),
-        };
-        return engine_read(sel, None, at, columns, filter, frame).await;
+        return engine_read(sel, None, q.at.clone(), columns, filter, frame).await;
+    }
+    // A Paimon branch has its own snapshots, schemas and tags (`branch/branch-<name>/`): the
+    // engine reads it (the audit log through `$audit_log`).
+    if let Version::Branch(_) = q.at {
+        let system = q.audit.then_some("audit_log");
+        return engine_read(sel, system, q.at.clone(), columns, filter, frame).await;
     }
     let e = |e: lakescope_paimon::Error| e.to_string();
     // The latest snapshot needs no schema: it is read while the table opens.
     let latest = async {
         match q.at {
-            At::Latest => warehouse::latest_snapshot(&sel.table.path).await,
+            Version::Latest => warehouse::latest_snapshot(&sel.table.path).await,
             _ => Ok(None),
         }
     };
     let (t, latest) = futures::join!(warehouse::table(&sel.table.path), latest);
     let t = t?;
     let snapshot = match &q.at {
-        At::Latest => latest?,
-        At::Snapshot(id) => Some(t.snapshot(*id).await.map_err(e)?),
-        At::Tag(name) => Some(t.tag(name).await.map_err(e)?.snapshot),
-        // A Paimon branch has its own snapshots, schemas and tags (`branch/branch-<name>/`):
-        // the engine reads it (the audit log through `$audit_log`).
-        At::Branch(b) => {
-            let system = q.audit.then_some("audit_log");
-            let at = TimeTravel::Branch(b.clone());
-            return engine_read(sel, system, at, columns, filter, frame).await;
-        }
-        At::Timestamp(ms) => Some(
-            t.snapshot_at_or_before_timestamp(*ms)
-                .await
-                .map_err(e)?
-                .ok_or_else(|| format!("No snapshot was committed at or before {}.", time(*ms)))?,
-        ),
+        Version::Latest => latest?,
+        at => paimon_snapshot(&t, &table_ref(sel, None), at)
+            .await
+            .map_err(|e| e.to_string())?,
     };
     let request = ReadRequest {
         columns,

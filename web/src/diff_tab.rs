@@ -5,11 +5,14 @@ use crate::app::Selection;
 use crate::grid::{CellClass, Grid};
 use crate::progress::{Cancelled, Job, JobProgress};
 use crate::route::{go, use_route};
+use crate::table_panel::table_ref;
 use crate::util::{time, ErrorPanel, Frame, Load};
-use crate::versions::{branch_label, versions as versions_of, Versions};
+use crate::versions::{branch_label, versions as versions_of};
 use crate::warehouse;
+use lakescope_engine::version::paimon_diff_side;
+use lakescope_engine::versions::Versions;
+use lakescope_engine::Version;
 use lakescope_paimon::diff::{diff_snapshots_with_progress, PartitionCounts};
-use lakescope_paimon::spec::snapshot::Snapshot;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
@@ -30,11 +33,18 @@ struct DiffView {
     stack_partitions: bool,
 }
 
-async fn paimon_diff(p: &str, from: &str, to: &str, job: Job) -> Result<DiffView, String> {
+async fn paimon_diff(
+    p: &str,
+    from: Option<&Version>,
+    to: &Version,
+    job: Job,
+) -> Result<DiffView, String> {
     let t = warehouse::table(p).await?;
-    let a = resolve(p, from).await?;
-    let b = resolve(p, to)
-        .await?
+    let e = |e: lakescope_engine::Error| e.to_string();
+    let a = paimon_diff_side(&t, from).await.map_err(e)?;
+    let b = paimon_diff_side(&t, Some(to))
+        .await
+        .map_err(e)?
         .ok_or("Pick the snapshot to compare to.")?;
     let d = diff_snapshots_with_progress(&t, a.as_ref(), &b, &mut |p| job.steps(p.done, p.total))
         .await
@@ -52,25 +62,25 @@ async fn paimon_diff(p: &str, from: &str, to: &str, job: Job) -> Result<DiffView
     })
 }
 
-/// `"3"` → snapshot 3, `"tag:name"` → the tag's snapshot, `""` → none (empty table); a
-/// branch is refused (its snapshots and schemas live in the branch's own folder).
-async fn resolve(path: &str, spec: &str) -> Result<Option<Snapshot>, String> {
-    let t = warehouse::table(path).await?;
-    if spec.is_empty() || spec == "0" {
-        return Ok(None);
+/// The diff of the picker values `from` → `to` (a snapshot id, `tag:<name>`, `branch:<name>`;
+/// `0` the empty table), whichever the table format.
+async fn diff(
+    sel: &Selection,
+    iceberg: bool,
+    from: &str,
+    to: &str,
+    job: Job,
+) -> Result<DiffView, String> {
+    let from = Version::parse_diff_side(from).map_err(|e| e.to_string())?;
+    let to = Version::parse_diff_side(to)
+        .map_err(|e| e.to_string())?
+        .ok_or("Pick the snapshot to compare to.")?;
+    let path = &sel.table.path;
+    if iceberg {
+        iceberg_diff::diff(path, &table_ref(sel, None), from.as_ref(), &to, job).await
+    } else {
+        paimon_diff(path, from.as_ref(), &to, job).await
     }
-    if let Some(branch) = spec.strip_prefix("branch:") {
-        return Err(format!(
-            "Paimon table {path}: diffing branch '{branch}' is not supported yet (pick a snapshot or tag of the main branch)"
-        ));
-    }
-    if let Some(tag) = spec.strip_prefix("tag:") {
-        return Ok(Some(t.tag(tag).await.map_err(|e| e.to_string())?.snapshot));
-    }
-    let id: i64 = spec
-        .parse()
-        .map_err(|_| format!("'{spec}' is not a snapshot id"))?;
-    Ok(Some(t.snapshot(id).await.map_err(|e| e.to_string())?))
 }
 
 #[component]
@@ -78,7 +88,7 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
     let route = use_route();
     let versions = RwSignal::new_local(Load::<Versions>::Loading("Reading snapshots…".into()));
     let result = RwSignal::new_local(None::<Load<DiffView>>);
-    let path = StoredValue::new(sel.table.path.clone());
+    let stored_sel = StoredValue::new(sel.clone());
     let job = Job::new();
     // Set when the user cancelled the diff; "Run again" bumps `rerun`.
     let cancelled = RwSignal::new(false);
@@ -127,14 +137,8 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
             label(&from),
             label(&to)
         ))));
-        let p = path.get_value();
-        let work = async move {
-            if is_iceberg {
-                iceberg_diff::diff(&p, &from, &to, job).await
-            } else {
-                paimon_diff(&p, &from, &to, job).await
-            }
-        };
+        let s = stored_sel.get_value();
+        let work = async move { diff(&s, is_iceberg, &from, &to, job).await };
         job.start(work, move |out| {
             cancelled.try_set(out.is_none());
             result.try_set(out.map(|r| match r {
@@ -230,13 +234,13 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
 }
 
 fn label(spec: &str) -> String {
-    if let Some(b) = spec.strip_prefix("branch:") {
-        return format!("branch {b}");
-    }
-    match spec.strip_prefix("tag:") {
-        Some(t) => format!("tag {t}"),
-        None if spec == "0" || spec.is_empty() => "empty table".into(),
-        None => format!("snapshot {spec}"),
+    match Version::parse_diff_side(spec) {
+        Ok(None) => "empty table".into(),
+        Ok(Some(Version::SnapshotId(id))) => format!("snapshot {id}"),
+        Ok(Some(Version::Tag(t))) => format!("tag {t}"),
+        Ok(Some(Version::Branch(b))) => format!("branch {b}"),
+        Ok(Some(other)) => other.to_string(),
+        Err(_) => spec.to_string(),
     }
 }
 

@@ -8,7 +8,7 @@ use crate::progress::{Cancelled, Job, JobProgress};
 use crate::table_panel::scan_frame;
 use crate::util::{bytes, ErrorPanel, Frame, Load};
 use crate::warehouse;
-use lakescope_engine::scan::TimeTravel;
+use lakescope_engine::Version;
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -117,7 +117,7 @@ async fn load(sel: Selection) -> Result<FilesData, String> {
             } else {
                 128 << 20
             });
-        let f = scan_frame(&sel, Some("files"), TimeTravel::Latest).await?;
+        let f = scan_frame(&sel, Some("files"), Version::Latest).await?;
         let col = |n: &str| f.col(n).ok_or(format!("$files has no column {n}"));
         let (cp, cb, cl, cs, cr, cf) = (
             col("partition")?,
@@ -143,7 +143,7 @@ async fn load(sel: Selection) -> Result<FilesData, String> {
         for files in buckets.values_mut() {
             files.sort_by(|a, b| b.level.cmp(&a.level).then(b.size.cmp(&a.size)));
         }
-        let manifests = scan_frame(&sel, Some("manifests"), TimeTravel::Latest).await?;
+        let manifests = scan_frame(&sel, Some("manifests"), Version::Latest).await?;
         Ok::<_, String>(FilesData {
             buckets,
             small_threshold: target / 10,

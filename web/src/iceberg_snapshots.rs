@@ -3,9 +3,10 @@
 
 use crate::app::Selection;
 use crate::iceberg_overview::{load_info, operation_class};
-use crate::route::{go, use_route, At, Route, Tab};
+use crate::route::{go, use_route, Route, Tab};
 use crate::timeline::{timeline, Bar, Lane};
 use crate::util::{time, Busy, ErrorPanel, Load};
+use lakescope_engine::Version;
 use lakescope_iceberg::inspect::{SnapshotInfo, TableInfo};
 use leptos::prelude::*;
 use std::collections::HashMap;
@@ -66,8 +67,8 @@ fn lanes(d: &TableInfo, route: RwSignal<Route>) -> Vec<Lane> {
             }
             chain.reverse();
             let at = match r.name.as_str() {
-                "main" => At::Latest,
-                name => At::Branch(name.to_string()),
+                "main" => Version::Latest,
+                name => Version::Branch(name.to_string()),
             };
             let open = Callback::new(move |()| {
                 let at = at.clone();
@@ -167,7 +168,7 @@ pub fn IcebergSnapshotsTab(sel: Selection) -> impl IntoView {
     let travel = move |id: i64| {
         go(route, |r| {
             r.tab = Tab::Data;
-            r.at = At::Snapshot(id);
+            r.at = Version::SnapshotId(id);
         })
     };
     move || match info.get() {

@@ -2,6 +2,7 @@
 //!
 //! Every navigation pushes a history entry; back/forward (popstate) restore the route.
 
+use lakescope_engine::Version;
 use leptos::prelude::*;
 
 /// The table page tabs.
@@ -64,18 +65,6 @@ impl Tab {
     }
 }
 
-/// Which version the Data tab reads.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum At {
-    #[default]
-    Latest,
-    Snapshot(i64),
-    Tag(String),
-    /// The head of a branch (`branch=`).
-    Branch(String),
-    Timestamp(i64),
-}
-
 /// Everything the URL says.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Route {
@@ -83,7 +72,8 @@ pub struct Route {
     /// `db.table`
     pub table: Option<String>,
     pub tab: Tab,
-    pub at: At,
+    /// Data tab: the version read (`snapshot=`, `tag=`, `branch=` or `ts=`).
+    pub at: Version,
     /// Data tab: filter text.
     pub filter: String,
     /// Data tab: projected columns (comma separated), empty = all.
@@ -107,17 +97,7 @@ impl Route {
             return Route::default();
         };
         let get = |k: &str| p.get(k).filter(|s| !s.trim().is_empty());
-        let at = if let Some(s) = get("snapshot").and_then(|s| s.parse().ok()) {
-            At::Snapshot(s)
-        } else if let Some(t) = get("tag") {
-            At::Tag(t)
-        } else if let Some(b) = get("branch") {
-            At::Branch(b)
-        } else if let Some(ts) = get("ts").and_then(|s| s.parse().ok()) {
-            At::Timestamp(ts)
-        } else {
-            At::Latest
-        };
+        let at = Version::from_url_query(get);
         Route {
             warehouse: get("warehouse"),
             table: get("table"),
@@ -145,12 +125,9 @@ impl Route {
             if self.tab != Tab::Overview {
                 p.append("tab", self.tab.id());
             }
-            match &self.at {
-                At::Latest => {}
-                At::Snapshot(s) => p.append("snapshot", &s.to_string()),
-                At::Tag(t) => p.append("tag", t),
-                At::Branch(b) => p.append("branch", b),
-                At::Timestamp(ts) => p.append("ts", &ts.to_string()),
+            // A route holds only versions with a URL form: no URL rather than a wrong one.
+            if let Some((k, v)) = self.at.url_query().ok()? {
+                p.append(k, &v);
             }
             for (k, v) in [
                 ("filter", &self.filter),

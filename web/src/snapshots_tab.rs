@@ -3,11 +3,12 @@
 //! the Data tab.
 
 use crate::app::Selection;
-use crate::route::{go, use_route, At, Tab};
+use crate::route::{go, use_route, Tab};
 use crate::tag_actions::{Outcome, TagActions};
 use crate::timeline::{timeline, Bar};
 use crate::util::{time, Busy, ErrorPanel, Load};
 use crate::warehouse;
+use lakescope_engine::Version;
 use lakescope_paimon::spec::snapshot::{CommitKind, Snapshot};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -31,7 +32,7 @@ pub fn kind_name(k: CommitKind) -> &'static str {
 }
 
 /// Snapshots and tags (name, snapshot id) of a table.
-pub async fn snapshots_and_tags(path: &str) -> Result<(Vec<Snapshot>, Vec<(String, i64)>), String> {
+async fn snapshots_and_tags(path: &str) -> Result<(Vec<Snapshot>, Vec<(String, i64)>), String> {
     let t = warehouse::table(path).await?;
     let snaps = t.snapshots().await.map_err(|e| e.to_string())?;
     let tags = t
@@ -68,7 +69,7 @@ pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
     let travel = move |id: i64| {
         go(route, |r| {
             r.tab = Tab::Data;
-            r.at = At::Snapshot(id);
+            r.at = Version::SnapshotId(id);
         })
     };
     move || match data.get() {

@@ -6,8 +6,8 @@ use crate::route::{go, use_route, Tab};
 use crate::util::{bytes, time, Busy, ErrorPanel, Frame, Load};
 use crate::warehouse;
 use futures::future::{AbortHandle, Abortable};
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_engine::TableRef;
+use lakescope_engine::{scan::ScanRequest, Version};
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_paimon::spec::snapshot::Snapshot;
 use leptos::prelude::*;
@@ -27,7 +27,7 @@ pub fn table_ref(sel: &Selection, system: Option<&str>) -> TableRef {
 pub async fn scan_frame(
     sel: &Selection,
     system: Option<&str>,
-    at: TimeTravel,
+    at: Version,
 ) -> Result<Frame, String> {
     let catalog = warehouse::catalog()?;
     let r = table_ref(sel, system);
@@ -207,8 +207,8 @@ fn Overview(sel: Selection) -> impl IntoView {
         let at = match &loaded {
             Ok(OverviewData {
                 latest: Some(s), ..
-            }) => TimeTravel::SnapshotId(s.id),
-            _ => TimeTravel::Latest,
+            }) => Version::SnapshotId(s.id),
+            _ => Version::Latest,
         };
         // The file listing's first reads (the manifest list, which the Data tab shares) go out
         // before the cards are drawn.

@@ -8,8 +8,9 @@ mod sql;
 mod stores;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
-use lakescope_engine::{Catalog, CatalogAddress, TableRef};
+use lakescope_engine::scan::ScanRequest;
+use lakescope_engine::version::{iceberg_selector, paimon_diff_side};
+use lakescope_engine::{Catalog, CatalogAddress, TableRef, Version};
 use lakescope_storage::uri::StoreOptions;
 use std::process::ExitCode;
 
@@ -179,12 +180,12 @@ enum Command {
         warehouse: String,
         /// <DB>.<TABLE>
         table: String,
-        /// The older snapshot: id or tag name, for Iceberg also a branch name (0 = the empty
-        /// table). An Iceberg branch reads with the table's current schema, a tag or id with
-        /// its snapshot's.
+        /// The older snapshot: id, tag name (or tag:<name>), latest, for Iceberg also a branch
+        /// name (or branch:<name>); 0 = the empty table. An Iceberg branch reads with the
+        /// table's current schema, a tag or id with its snapshot's.
         #[arg(long)]
         from: String,
-        /// The newer snapshot: id or tag name, for Iceberg also a branch name such as main.
+        /// The newer snapshot, named as --from is (an Iceberg branch such as main too).
         #[arg(long)]
         to: String,
         /// Output format (a leading `_change` column: insert, delete, update_before, update_after).
@@ -307,20 +308,15 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
             let at = match (snapshot, tag, timestamp_millis) {
                 _ if incremental_between.is_some() => {
                     let between = incremental_between.unwrap_or_default();
-                    let (start, end) = between.split_once(',').ok_or_else(|| {
+                    Version::incremental_between(&between, mode).ok_or_else(|| {
                         format!("--incremental-between '{between}': expected START,END")
-                    })?;
-                    TimeTravel::IncrementalBetween {
-                        start: start.trim().to_string(),
-                        end: end.trim().to_string(),
-                        mode,
-                    }
+                    })?
                 }
-                _ if branch.is_some() => TimeTravel::Branch(branch.unwrap_or_default()),
-                (Some(id), _, _) => TimeTravel::SnapshotId(id),
-                (_, Some(tag), _) => TimeTravel::Tag(tag),
-                (_, _, Some(ms)) => TimeTravel::TimestampMillis(ms),
-                _ => TimeTravel::Latest,
+                _ if branch.is_some() => Version::Branch(branch.unwrap_or_default()),
+                (Some(id), _, _) => Version::SnapshotId(id),
+                (_, Some(tag), _) => Version::Tag(tag),
+                (_, _, Some(ms)) => Version::TimestampMillis(ms),
+                _ => Version::Latest,
             };
             let request = ScanRequest {
                 at,
@@ -418,26 +414,6 @@ async fn scan_and_print(
     output::write(&mut out, &result.schema, &result.batches, format).map_err(|e| e.to_string())
 }
 
-/// A snapshot named by id (`0`: none, the empty table) or tag name.
-async fn resolve_version(
-    table: &lakescope_paimon::table::Table,
-    text: &str,
-) -> Result<Option<lakescope_paimon::spec::Snapshot>, String> {
-    match text.parse::<i64>() {
-        Ok(0) => Ok(None),
-        Ok(id) => table
-            .snapshot(id)
-            .await
-            .map(Some)
-            .map_err(|e| e.to_string()),
-        Err(_) => table
-            .tag(text)
-            .await
-            .map(|t| Some(t.snapshot))
-            .map_err(|e| e.to_string()),
-    }
-}
-
 async fn diff_and_print(
     warehouse: &str,
     table: &str,
@@ -446,21 +422,36 @@ async fn diff_and_print(
     format: Format,
 ) -> Result<(), String> {
     let table_ref = parse_table(table)?;
+    let from_version = Version::parse_diff_side(from).map_err(|e| format!("--from {from}: {e}"))?;
+    let to_version = Version::parse_diff_side(to)
+        .map_err(|e| format!("--to {to}: {e}"))?
+        .ok_or_else(|| format!("--to {to}: not a snapshot"))?;
     let catalog = open_catalog(warehouse).await?;
     if let Some(table) = catalog
         .open_iceberg(&table_ref)
         .await
         .map_err(|e| e.to_string())?
     {
-        return iceberg_diff_and_print(&table, from, to, format).await;
+        return iceberg_diff_and_print(
+            &table,
+            &table_ref,
+            from_version.as_ref(),
+            &to_version,
+            format,
+        )
+        .await;
     }
     let paimon = catalog
         .open_table(&table_ref)
         .await
         .map_err(|e| e.to_string())?;
-    let a = resolve_version(&paimon, from).await?;
-    let b = resolve_version(&paimon, to)
-        .await?
+    let e = |e: lakescope_engine::Error| e.to_string();
+    let a = paimon_diff_side(&paimon, from_version.as_ref())
+        .await
+        .map_err(e)?;
+    let b = paimon_diff_side(&paimon, Some(&to_version))
+        .await
+        .map_err(e)?
         .ok_or_else(|| format!("--to {to}: not a snapshot"))?;
     let diff = lakescope_paimon::diff::diff_snapshots(&paimon, a.as_ref(), &b)
         .await
@@ -478,12 +469,14 @@ async fn diff_and_print(
 /// `lakescope diff` of an Iceberg table.
 async fn iceberg_diff_and_print(
     table: &lakescope_iceberg::Table,
-    from: &str,
-    to: &str,
+    table_ref: &TableRef,
+    from: Option<&Version>,
+    to: &Version,
     format: Format,
 ) -> Result<(), String> {
-    let a = iceberg_version(from);
-    let b = iceberg_version(to).ok_or_else(|| format!("--to {to}: not a snapshot"))?;
+    let selector = |v: &Version| iceberg_selector(table_ref, v).map_err(|e| e.to_string());
+    let a = from.map(selector).transpose()?;
+    let b = selector(to)?;
     let diff = lakescope_iceberg::diff::diff_at(table, a.as_ref(), &b, &mut |_| {})
         .await
         .map_err(|e| e.to_string())?;
@@ -495,18 +488,6 @@ async fn iceberg_diff_and_print(
         diff.files_skipped
     );
     Ok(())
-}
-
-/// An Iceberg snapshot named by id or by branch/tag name (`0`: the empty table). A branch
-/// (`main` too) is read with the table's current schema, a tag or id with its snapshot's.
-fn iceberg_version(text: &str) -> Option<lakescope_iceberg::SnapshotSelector> {
-    if text == "0" {
-        return None;
-    }
-    Some(match text.parse::<i64>() {
-        Ok(id) => lakescope_iceberg::SnapshotSelector::Id(id),
-        Err(_) => lakescope_iceberg::SnapshotSelector::Ref(text.to_string()),
-    })
 }
 
 /// Writes the changed rows to stdout and the per-partition counts to stderr.

@@ -4,7 +4,7 @@ use crate::Format;
 use arrow_array::RecordBatch;
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::SchemaRef;
-use lakescope_engine::canonical;
+use lakescope_engine::{canonical, csv_text};
 use std::io::Write;
 
 /// Writes `batches` to `out` in `format`.
@@ -21,15 +21,10 @@ pub fn write(
             }
         }
         Format::Csv => {
-            let header: Vec<String> = schema
-                .fields()
-                .iter()
-                .map(|f| csv_field(f.name()))
-                .collect();
-            writeln!(out, "{}", header.join(","))?;
+            let header = schema.fields().iter().map(|f| Some(f.name()));
+            writeln!(out, "{}", csv_text::line(header))?;
             for row in text_rows(batches)? {
-                let cells: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
-                writeln!(out, "{}", cells.join(","))?;
+                writeln!(out, "{}", csv_text::line(row.into_iter().map(Some)))?;
             }
         }
         Format::Table => {
@@ -82,13 +77,4 @@ fn text_rows(batches: &[RecordBatch]) -> Result<Vec<Vec<String>>, arrow_schema::
         }
     }
     Ok(rows)
-}
-
-/// Quotes a CSV field when it needs it.
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
 }

@@ -1,8 +1,9 @@
 //! Iceberg tables in a warehouse: detection, Hadoop-style namespace listing, and scans.
 
-use crate::scan::{ScanRequest, ScanResult, TimeTravel};
+use crate::scan::{ScanRequest, ScanResult};
+use crate::version::iceberg_selector;
 use crate::{Error, Result, TableEntry, TableRef};
-use lakescope_iceberg::{is_iceberg_table, ReadRequest, SnapshotSelector, Table};
+use lakescope_iceberg::{is_iceberg_table, ReadRequest, Table};
 use lakescope_storage::{join, ObjectStore};
 
 /// The key of the Iceberg table a reference names in a warehouse store (`<ns>/<table>`, or
@@ -53,7 +54,7 @@ pub async fn scan_table(
             "{table_ref}: filters are not supported for Iceberg tables yet"
         )));
     }
-    let at = selector(table_ref, &request.at)?;
+    let at = iceberg_selector(table_ref, &request.at)?;
     let read = ReadRequest {
         columns: request.columns.clone(),
         limit: request.limit,
@@ -62,37 +63,5 @@ pub async fn scan_table(
     Ok(ScanResult {
         schema: out.schema,
         batches: out.batches,
-    })
-}
-
-/// The Iceberg snapshot a read selects: a tag (`scan.tag-name`, Flink's `tag`) as a tag, a branch
-/// (`t$branch_dev`, [`TimeTravel::Branch`], Flink's `branch`) as a branch, each read with the
-/// schema Java gives it ([`lakescope_iceberg::Table::read_schema_at`]). A snapshot id, time or
-/// tag is one snapshot of the whole table, so it does not combine with a branch.
-pub fn selector(table_ref: &TableRef, at: &TimeTravel) -> Result<SnapshotSelector> {
-    let branch = crate::scan::read_branch(table_ref, at)?;
-    Ok(match (at, branch) {
-        (TimeTravel::Latest | TimeTravel::Branch(_), Some(b)) => SnapshotSelector::Branch(b.into()),
-        (TimeTravel::Branch(_), None) => SnapshotSelector::Branch("main".into()),
-        (TimeTravel::Latest, None) => SnapshotSelector::Current,
-        (TimeTravel::SnapshotId(id), None) => SnapshotSelector::Id(*id),
-        (TimeTravel::Tag(name), None) => SnapshotSelector::Tag(name.clone()),
-        (TimeTravel::TimestampMillis(ms), None) => SnapshotSelector::AsOfTimestamp(*ms),
-        (TimeTravel::IncrementalBetween { .. }, _) => {
-            return Err(Error::Invalid(format!(
-                "{table_ref}: incremental-between is not supported for Iceberg tables yet"
-            )))
-        }
-        (other, Some(b)) => {
-            return Err(Error::Invalid(format!(
-                "{table_ref}: branch '{b}' and {} both select the Iceberg snapshot to read: keep one (a snapshot id, time or tag names one snapshot of the whole table)",
-                match other {
-                    TimeTravel::SnapshotId(id) => format!("snapshot {id}"),
-                    TimeTravel::Tag(t) => format!("tag '{t}'"),
-                    TimeTravel::TimestampMillis(ms) => format!("timestamp {ms}"),
-                    _ => "another version".into(),
-                }
-            )))
-        }
     })
 }

@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod catalog_address;
 pub mod catalog_services;
 pub mod checksum;
+pub mod csv_text;
 pub mod error;
 pub mod iceberg_ddl;
 pub mod iceberg_scan;
@@ -14,6 +15,8 @@ pub mod scan;
 pub mod session;
 pub mod table_ref;
 pub mod upload;
+pub mod version;
+pub mod versions;
 pub mod warm_up;
 pub mod write;
 
@@ -21,3 +24,4 @@ pub use catalog::{Catalog, DatabaseEntry, StoreOpener, TableEntry, TableLocation
 pub use catalog_address::CatalogAddress;
 pub use error::{Error, Result};
 pub use table_ref::TableRef;
+pub use version::Version;

@@ -1,45 +1,18 @@
 //! Scanning a table or system table at a point in time into Arrow record batches.
 
+use crate::version::{paimon_snapshot, read_branch, Version};
 use crate::{Catalog, Error, Result, TableRef};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use lakescope_paimon::incremental::{read_incremental, IncrementalMode, IncrementalRequest};
-use lakescope_paimon::spec::Snapshot;
+use lakescope_paimon::incremental::{read_incremental, IncrementalRequest};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
-
-/// Which version of the table to read.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum TimeTravel {
-    /// The latest snapshot.
-    #[default]
-    Latest,
-    /// `scan.snapshot-id`.
-    SnapshotId(i64),
-    /// `scan.tag-name`.
-    Tag(String),
-    /// The head of a branch (Paimon `branch/branch-<name>`, an Iceberg branch ref).
-    Branch(String),
-    /// `scan.timestamp-millis`: the latest snapshot committed at or before this instant.
-    TimestampMillis(i64),
-    /// `incremental-between`: the changes from `start` (exclusive) to `end` (inclusive), both
-    /// snapshot ids or both tag names; see [`lakescope_paimon::incremental`]. Applies to the
-    /// table itself and to `$audit_log` (which adds the `rowkind` column).
-    IncrementalBetween {
-        /// Start snapshot id or tag name (exclusive).
-        start: String,
-        /// End snapshot id or tag name (inclusive).
-        end: String,
-        /// `incremental-between-scan-mode`; `None` uses the table option (default `auto`).
-        mode: Option<IncrementalMode>,
-    },
-}
 
 /// What to read.
 #[derive(Debug, Clone, Default)]
 pub struct ScanRequest {
     /// Version to read.
-    pub at: TimeTravel,
+    pub at: Version,
     /// Only these columns, in this order.
     pub columns: Option<Vec<String>>,
     /// At most this many rows.
@@ -74,22 +47,8 @@ impl Catalog {
     }
 }
 
-/// The branch a read names, by `t$branch_<name>` or [`TimeTravel::Branch`] (`None`: `main`);
-/// two different names are an error.
-pub fn read_branch<'a>(table_ref: &'a TableRef, at: &'a TimeTravel) -> Result<Option<&'a str>> {
-    match (table_ref.branch(), at) {
-        (Some(a), TimeTravel::Branch(b)) if a != b => Err(Error::Invalid(format!(
-            "{table_ref} names branch '{a}' but the read asks for branch '{b}': name one branch"
-        ))),
-        (Some(a), _) => Ok(Some(a)),
-        (None, TimeTravel::Branch(b)) => Ok(Some(b.as_str())),
-        (None, _) => Ok(None),
-    }
-    .map(|b| b.filter(|b| *b != lakescope_paimon::table::MAIN_BRANCH))
-}
-
 /// Reads an open Paimon table (or the system table `table_ref` names); `table_ref` also names
-/// the table in errors. A branch (`t$branch_dev`, [`TimeTravel::Branch`]) is read from its own
+/// the table in errors. A branch (`t$branch_dev`, [`Version::Branch`]) is read from its own
 /// schemas, snapshots and tags: at its head with its latest schema, or at one of its snapshots
 /// or tags (`t$branch_dev` with a snapshot id or tag) with that snapshot's schema.
 pub async fn scan_table(
@@ -107,13 +66,13 @@ pub async fn scan_table(
     };
     if request.filter.is_some()
         && (table_ref.system_table().is_some()
-            || matches!(request.at, TimeTravel::IncrementalBetween { .. }))
+            || matches!(request.at, Version::IncrementalBetween { .. }))
     {
         return Err(Error::Invalid(format!(
                 "{table_ref}: a filter applies to table reads at one snapshot, not to system tables or incremental reads"
             )));
     }
-    if let TimeTravel::IncrementalBetween { start, end, mode } = &request.at {
+    if let Version::IncrementalBetween { start, end, mode } = &request.at {
         let with_row_kind = match table_ref.system_table() {
                 None => false,
                 Some("audit_log") => true,
@@ -145,13 +104,13 @@ pub async fn scan_table(
     }
     let (schema, batches) = match table_ref.system_table() {
         None => {
-            let snapshot = resolve_snapshot(table, table_ref, &request.at).await?;
+            let snapshot = paimon_snapshot(table, table_ref, &request.at).await?;
             let read = ReadRequest {
                 columns: request.columns.clone(),
                 filter: request.filter.clone(),
                 // as Java: without time travel (a branch's head too), the latest schema
                 // (ALTERs show at once)
-                latest_schema: matches!(request.at, TimeTravel::Latest | TimeTravel::Branch(_)),
+                latest_schema: request.at.reads_latest_schema(),
                 ..ReadRequest::default()
             };
             let mut reader = SnapshotReader::open(table, snapshot.as_ref(), &read).await?;
@@ -170,7 +129,7 @@ pub async fn scan_table(
         }
         Some(system) => {
             let out = if lakescope_paimon::system::is_snapshot_dependent(system) {
-                let snapshot = resolve_snapshot(table, table_ref, &request.at).await?;
+                let snapshot = paimon_snapshot(table, table_ref, &request.at).await?;
                 lakescope_paimon::system::scan_at(table, system, snapshot.as_ref()).await?
             } else {
                 lakescope_paimon::system::scan(table, system).await?
@@ -185,35 +144,6 @@ pub async fn scan_table(
     Ok(ScanResult {
         batches: limit(batches, request.limit),
         schema,
-    })
-}
-
-/// The snapshot a point-in-time read sees (`None`: a table without snapshots, read as empty).
-async fn resolve_snapshot(
-    table: &Table,
-    table_ref: &TableRef,
-    at: &TimeTravel,
-) -> Result<Option<Snapshot>> {
-    Ok(match at {
-        // `table` is already the branch's handle
-        TimeTravel::Latest | TimeTravel::Branch(_) => table.latest_snapshot().await?,
-        TimeTravel::SnapshotId(id) => Some(table.snapshot(*id).await?),
-        TimeTravel::Tag(name) => Some(table.tag(name).await?.snapshot),
-        TimeTravel::TimestampMillis(ms) => Some(
-            table
-                .snapshot_at_or_before_timestamp(*ms)
-                .await?
-                .ok_or_else(|| {
-                    Error::Invalid(format!(
-                        "{table_ref} has no snapshot committed at or before {ms} ms"
-                    ))
-                })?,
-        ),
-        TimeTravel::IncrementalBetween { .. } => {
-            return Err(Error::Invalid(format!(
-                "{table_ref}: incremental-between is not a single snapshot"
-            )))
-        }
     })
 }
 

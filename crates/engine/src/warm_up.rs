@@ -13,7 +13,7 @@ use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 use lakescope_storage::MemoryStore;
 
-use crate::scan::{ScanRequest, TimeTravel};
+use crate::{scan::ScanRequest, Version};
 use crate::{Catalog, Result, TableRef};
 
 include!("../warm-up/files.rs");
@@ -56,7 +56,7 @@ where
     };
     let at = snapshot
         .as_ref()
-        .map_or(TimeTravel::Latest, |s| TimeTravel::SnapshotId(s.id));
+        .map_or(Version::Latest, |s| Version::SnapshotId(s.id));
     let scan = ScanRequest {
         at,
         ..ScanRequest::default()

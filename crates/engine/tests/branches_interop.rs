@@ -9,7 +9,7 @@
 //! `LAKESCOPE_SKIP_ORACLES=1` to skip it).
 
 use arrow_array::{Int32Array, RecordBatch, StringArray};
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use lakescope_engine::{scan::ScanRequest, Version};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::write::FixedEnv;
@@ -58,7 +58,7 @@ fn catalog(wh: &Path) -> Catalog {
     Catalog::new(Rc::new(LocalStore::new(wh)) as Rc<dyn ObjectStore>)
 }
 
-async fn ours(catalog: &Catalog, name: &str, at: TimeTravel) -> Result<Vec<String>, String> {
+async fn ours(catalog: &Catalog, name: &str, at: Version) -> Result<Vec<String>, String> {
     canonical_rows(catalog, &table(name), at).await
 }
 
@@ -75,45 +75,42 @@ async fn branches_read_as_pypaimon_and_java_read_them() {
     let label = |l: &str| l.to_string();
 
     // main: the table itself, whichever way it is named
-    let main = ours(&c, "br.t", TimeTravel::Latest).await;
+    let main = ours(&c, "br.t", Version::Latest).await;
     assert_eq!(main, py[&label("main")]);
     assert_eq!(main, j_main[&label("latest")]);
-    assert_eq!(
-        ours(&c, "br.t", TimeTravel::Branch("main".into())).await,
-        main
-    );
-    assert_eq!(ours(&c, "br.t$branch_main", TimeTravel::Latest).await, main);
+    assert_eq!(ours(&c, "br.t", Version::Branch("main".into())).await, main);
+    assert_eq!(ours(&c, "br.t$branch_main", Version::Latest).await, main);
 
     // dev's head, with dev's own latest schema (a column main does not have)
-    let dev = ours(&c, "br.t", TimeTravel::Branch("dev".into())).await;
+    let dev = ours(&c, "br.t", Version::Branch("dev".into())).await;
     assert_eq!(dev, py[&label("dev")], "dev vs pypaimon");
     assert_eq!(dev, j_dev[&label("latest")], "dev vs Java");
     assert!(dev.as_ref().unwrap()[0].contains("\"extra\":10"), "{dev:?}");
-    assert_eq!(ours(&c, "br.t$branch_dev", TimeTravel::Latest).await, dev);
+    assert_eq!(ours(&c, "br.t$branch_dev", Version::Latest).await, dev);
     assert_eq!(
-        ours(&c, "br.t$branch_dev", TimeTravel::Branch("dev".into())).await,
+        ours(&c, "br.t$branch_dev", Version::Branch("dev".into())).await,
         dev
     );
 
     // dev's snapshots by id, each with its own schema: 1 (copied from main's tag t1) and 2
-    let dev1 = ours(&c, "br.t$branch_dev", TimeTravel::SnapshotId(1)).await;
+    let dev1 = ours(&c, "br.t$branch_dev", Version::SnapshotId(1)).await;
     assert_eq!(dev1, py[&label("dev@1")]);
     assert_eq!(dev1, j_dev[&label("1")]);
     assert_eq!(
-        ours(&c, "br.t$branch_dev", TimeTravel::SnapshotId(2)).await,
+        ours(&c, "br.t$branch_dev", Version::SnapshotId(2)).await,
         j_dev[&label("2")]
     );
     // main's snapshot 2 is another one
     assert_ne!(
-        ours(&c, "br.t", TimeTravel::SnapshotId(2)).await,
+        ours(&c, "br.t", Version::SnapshotId(2)).await,
         j_dev[&label("2")]
     );
 
     // dev's tags: t1 (copied with the branch) and d2 (made on dev)
-    let t1 = ours(&c, "br.t$branch_dev", TimeTravel::Tag("t1".into())).await;
+    let t1 = ours(&c, "br.t$branch_dev", Version::Tag("t1".into())).await;
     assert_eq!(t1, py[&label("dev@tag:t1")]);
     assert_eq!(t1, j_dev[&label("tag:t1")]);
-    let d2 = ours(&c, "br.t$branch_dev", TimeTravel::Tag("d2".into())).await;
+    let d2 = ours(&c, "br.t$branch_dev", Version::Tag("d2".into())).await;
     assert_eq!(d2, py[&label("dev@tag:d2")]);
     assert_eq!(d2, dev);
     // Recorded: Java 0.9 does not find a tag that only the branch has (its time travel
@@ -122,13 +119,13 @@ async fn branches_read_as_pypaimon_and_java_read_them() {
     let java_d2 = j_dev[&label("tag:d2")].as_ref().unwrap_err();
     assert!(java_d2.contains("Tag 'd2' doesn't exist"), "{java_d2}");
     // main has no tag d2
-    let e = ours(&c, "br.t", TimeTravel::Tag("d2".into()))
+    let e = ours(&c, "br.t", Version::Tag("d2".into()))
         .await
         .unwrap_err();
     assert!(e.contains("tag 'd2'"), "{e}");
 
     // an empty branch: main's latest schema, no snapshot, no rows
-    let empty = ours(&c, "br.t$branch_empty", TimeTravel::Latest).await;
+    let empty = ours(&c, "br.t$branch_empty", Version::Latest).await;
     assert_eq!(empty, Ok(Vec::new()));
     assert_eq!(empty, py[&label("empty")]);
     assert_eq!(empty, j_empty[&label("latest")]);
@@ -209,9 +206,9 @@ async fn a_missing_branch_and_writes_to_a_branch_are_errors() {
     let (wh, _) = fixture(&o, "errors");
     let c = catalog(&wh);
     for (name, at) in [
-        ("br.t", TimeTravel::Branch("nope".into())),
-        ("br.t$branch_nope", TimeTravel::Latest),
-        ("br.t$branch_nope$snapshots", TimeTravel::Latest),
+        ("br.t", Version::Branch("nope".into())),
+        ("br.t$branch_nope", Version::Latest),
+        ("br.t$branch_nope$snapshots", Version::Latest),
     ] {
         let e = ours(&c, name, at).await.unwrap_err();
         assert!(
@@ -219,11 +216,11 @@ async fn a_missing_branch_and_writes_to_a_branch_are_errors() {
             "{name}: {e}"
         );
     }
-    let e = ours(&c, "br.t$branch_dev", TimeTravel::Branch("empty".into()))
+    let e = ours(&c, "br.t$branch_dev", Version::Branch("empty".into()))
         .await
         .unwrap_err();
     assert!(e.contains("'dev'") && e.contains("'empty'"), "{e}");
-    let e = ours(&c, "br.missing", TimeTravel::Branch("dev".into()))
+    let e = ours(&c, "br.missing", Version::Branch("dev".into()))
         .await
         .unwrap_err();
     assert!(

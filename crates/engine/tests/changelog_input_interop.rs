@@ -16,9 +16,9 @@ mod changelog_harness;
 use changelog_harness::{
     input, java_stream, java_write, oracles, our_changelog, pypaimon_stream, snapshot_file,
 };
-use lakescope_engine::scan::TimeTravel;
 use lakescope_engine::write::Definition;
 use lakescope_engine::Catalog;
+use lakescope_engine::Version;
 use lakescope_paimon::commit::CommitOptions;
 use lakescope_paimon::spec::types::MAX_LENGTH;
 use lakescope_paimon::spec::{CommitKind, Snapshot, TypeKind};
@@ -183,7 +183,7 @@ async fn input_changelog_reads_the_same_in_java_pypaimon_and_lakescope() {
         let java = read_java(&o, &dir, &ids);
         let py = read_pypaimon(&o, &wh, &format!("ci.{name}"), &ids);
         for id in &ids {
-            let mine = canonical_rows(&catalog, &tr, TimeTravel::SnapshotId(*id))
+            let mine = canonical_rows(&catalog, &tr, Version::SnapshotId(*id))
                 .await
                 .unwrap();
             assert_eq!(java.get(id), Some(&Ok(mine.clone())), "{name} {id}: Java");

@@ -19,8 +19,8 @@ use changelog_harness::{
     input, java_stream, java_write, java_write_with, oracles, our_changelog, pypaimon_stream,
     snapshot_file,
 };
-use lakescope_engine::scan::TimeTravel;
 use lakescope_engine::write::Definition;
+use lakescope_engine::Version;
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_paimon::spec::types::{DataField, MAX_LENGTH};
@@ -233,7 +233,7 @@ async fn check_reads(
     let java = read_java(o, &dir, &ids);
     let py = read_pypaimon(o, wh, &format!("{}.{}", table.database, table.table), &ids);
     for id in &ids {
-        let mine = canonical_rows(catalog, table, TimeTravel::SnapshotId(*id))
+        let mine = canonical_rows(catalog, table, Version::SnapshotId(*id))
             .await
             .unwrap();
         assert_eq!(java.get(id), Some(&Ok(mine.clone())), "{table} {id}: Java");
@@ -294,7 +294,7 @@ async fn lookup_full_compaction_and_deletion_vector_tables_read_the_same_in_java
         }
         let mut last = *expected.keys().last().unwrap();
         assert_eq!(
-            canonical_rows(&catalog, &tr, TimeTravel::Latest)
+            canonical_rows(&catalog, &tr, Version::Latest)
                 .await
                 .unwrap(),
             model_rows(&model),
@@ -323,7 +323,7 @@ async fn lookup_full_compaction_and_deletion_vector_tables_read_the_same_in_java
                 apply(&mut model, JAVA_ON_TOP, case.row_deduplicate),
             );
             assert_eq!(
-                canonical_rows(&catalog, &tr, TimeTravel::Latest)
+                canonical_rows(&catalog, &tr, Version::Latest)
                     .await
                     .unwrap(),
                 model_rows(&model),
@@ -334,7 +334,7 @@ async fn lookup_full_compaction_and_deletion_vector_tables_read_the_same_in_java
         }
         check_reads(&o, &catalog, &wh, &tr, last, java_from).await;
         assert_eq!(
-            canonical_rows(&catalog, &tr, TimeTravel::Latest)
+            canonical_rows(&catalog, &tr, Version::Latest)
                 .await
                 .unwrap(),
             model_rows(&model),

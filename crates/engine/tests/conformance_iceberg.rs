@@ -2,7 +2,7 @@
 //! pyiceberg read it (expected/iceberg/<table>/snapshot-<id>.jsonl), through `Catalog::scan`.
 
 use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use lakescope_engine::{scan::ScanRequest, Version};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_storage::LocalStore;
 use std::path::{Path, PathBuf};
@@ -69,7 +69,7 @@ async fn every_iceberg_snapshot_matches() {
     let mut failures = Vec::new();
     for case in &cases {
         let request = ScanRequest {
-            at: TimeTravel::SnapshotId(case.snapshot),
+            at: Version::SnapshotId(case.snapshot),
             ..ScanRequest::default()
         };
         let got = match catalog.scan(&case.table, &request).await {

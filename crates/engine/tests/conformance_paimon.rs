@@ -2,7 +2,7 @@
 //! Paimon itself read it (expected/paimon/<db>.<table>/{snapshot-N,tag-NAME}.jsonl).
 
 use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use lakescope_engine::{scan::ScanRequest, Version};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_storage::LocalStore;
 use serde_json::Value;
@@ -16,7 +16,7 @@ fn corpus() -> PathBuf {
 /// One expected file: which table, which version, the expected lines.
 struct Case {
     table: TableRef,
-    at: TimeTravel,
+    at: Version,
     label: String,
     expected: Vec<String>,
     order_insensitive: Vec<String>,
@@ -57,9 +57,9 @@ fn cases() -> Vec<Case> {
         for file in files {
             let stem = file.trim_end_matches(".jsonl");
             let at = if let Some(id) = stem.strip_prefix("snapshot-") {
-                TimeTravel::SnapshotId(id.parse().expect("snapshot id"))
+                Version::SnapshotId(id.parse().expect("snapshot id"))
             } else if let Some(tag) = stem.strip_prefix("tag-") {
-                TimeTravel::Tag(tag.to_string())
+                Version::Tag(tag.to_string())
             } else {
                 continue;
             };

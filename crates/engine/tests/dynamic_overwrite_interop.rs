@@ -14,8 +14,8 @@
 
 use arrow_array::{Int8Array, RecordBatch};
 use arrow_schema::{DataType as ArrowType, Field};
-use lakescope_engine::scan::TimeTravel;
 use lakescope_engine::write::Overwrite;
+use lakescope_engine::Version;
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::scan::{plan, PartitionFilter};
 use lakescope_paimon::spec::Datum;
@@ -76,7 +76,7 @@ fn java_write(o: &Oracles, table_dir: &Path, command: &[&str], rows: &[String]) 
 }
 
 async fn ours(catalog: &Catalog, table: &TableRef, id: i64) -> Vec<String> {
-    canonical_rows(catalog, table, TimeTravel::SnapshotId(id))
+    canonical_rows(catalog, table, Version::SnapshotId(id))
         .await
         .unwrap()
 }

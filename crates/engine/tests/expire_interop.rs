@@ -7,11 +7,11 @@
 //! compiled here); without them the tests fail (set `LAKESCOPE_SKIP_ORACLES=1` to skip them).
 
 use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch, StringArray};
-use lakescope_engine::scan::TimeTravel;
 use lakescope_engine::session::{
     ColumnsNeeded, Outcome, QueryEngine, QueryInput, QueryOutput, Session, StoreOpener,
 };
 use lakescope_engine::write::Definition;
+use lakescope_engine::Version;
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::commit::tags::create_tag;
 use lakescope_paimon::commit::Overwrite;
@@ -190,7 +190,7 @@ async fn check_reads(o: &Oracles, catalog: &Catalog, wh: &Path, table: &TableRef
     let j = read_java(o, &wh.join(table.path()), &ids);
     let p = read_pypaimon(o, wh, &name, &ids);
     for id in &ids {
-        let mine = canonical_rows(catalog, table, TimeTravel::SnapshotId(*id))
+        let mine = canonical_rows(catalog, table, Version::SnapshotId(*id))
             .await
             .unwrap();
         assert_eq!(
@@ -221,7 +221,7 @@ async fn check_reads(o: &Oracles, catalog: &Catalog, wh: &Path, table: &TableRef
         .args(tags.iter().map(|t| format!("{t}={t}")));
     let pt: Sections<String> = sections(&run(&mut cmd, "pypaimon read tags"));
     for tag in tags {
-        let mine = canonical_rows(catalog, table, TimeTravel::Tag(tag.to_string()))
+        let mine = canonical_rows(catalog, table, Version::Tag(tag.to_string()))
             .await
             .unwrap();
         assert!(!mine.is_empty(), "{table} tag {tag}: no rows");

@@ -17,11 +17,11 @@ use arrow_array::{
 };
 use arrow_schema::{Field, Schema};
 use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_engine::session::{
     ColumnsNeeded, Outcome, QueryEngine, QueryInput, QueryOutput, Session, StoreOpener,
 };
 use lakescope_engine::write::Definition;
+use lakescope_engine::{scan::ScanRequest, Version};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::spec::types::MAX_LENGTH;
 use lakescope_paimon::spec::{DataType, TypeKind};
@@ -84,7 +84,7 @@ async fn ours(catalog: &Catalog, table: &TableRef, id: i64) -> Vec<String> {
         .scan(
             table,
             &ScanRequest {
-                at: TimeTravel::SnapshotId(id),
+                at: Version::SnapshotId(id),
                 ..Default::default()
             },
         )

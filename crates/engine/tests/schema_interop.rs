@@ -7,7 +7,7 @@
 //! Without the oracles the test fails (set `LAKESCOPE_SKIP_ORACLES=1` to skip it).
 
 use arrow_array::{ArrayRef, Float32Array, Float64Array, Int32Array, Int64Array, StringArray};
-use lakescope_engine::scan::TimeTravel;
+use lakescope_engine::Version;
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_paimon::spec::TypeKind;
@@ -29,7 +29,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 async fn ours(catalog: &Catalog, table: &TableRef, id: i64) -> Result<Vec<String>, String> {
-    canonical_rows(catalog, table, TimeTravel::SnapshotId(id)).await
+    canonical_rows(catalog, table, Version::SnapshotId(id)).await
 }
 
 /// One evolving table of the test: its catalog entry and the SQL name the seeds use.

@@ -7,8 +7,8 @@
 //! tests fail (set `LAKESCOPE_SKIP_ORACLES=1` to skip them).
 
 use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch, StringArray};
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_engine::write::Definition;
+use lakescope_engine::{scan::ScanRequest, Version};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::commit::tags::{create_tag, rollback_to, RollbackTarget};
 use lakescope_paimon::spec::types::MAX_LENGTH;
@@ -70,7 +70,7 @@ fn tag_lines(output: &str) -> BTreeSet<(String, i64)> {
         .collect()
 }
 
-async fn ours(catalog: &Catalog, table: &TableRef, at: TimeTravel) -> Vec<String> {
+async fn ours(catalog: &Catalog, table: &TableRef, at: Version) -> Vec<String> {
     canonical_rows(catalog, table, at).await.unwrap()
 }
 
@@ -93,9 +93,9 @@ async fn check_reads(
     let p: Sections<String> = sections(&py(o, wh, table, &pargs));
     for (label, tag) in reads {
         let at = if *tag == "latest" {
-            TimeTravel::Latest
+            Version::Latest
         } else {
-            TimeTravel::Tag(tag.to_string())
+            Version::Tag(tag.to_string())
         };
         let mine = ours(catalog, table, at).await;
         assert!(!mine.is_empty(), "{table} {label}: no rows");
@@ -280,9 +280,9 @@ async fn tags_and_rollback_agree_with_java_and_pypaimon() {
     );
     assert!(java3.tag_create_time.as_ref().unwrap().is_array());
     for name in ["java3", "py3", "py2"] {
-        let at = ours(&catalog, &tr, TimeTravel::Tag(name.into())).await;
+        let at = ours(&catalog, &tr, Version::Tag(name.into())).await;
         let snap = table.tag(name).await.unwrap().snapshot.id;
-        assert_eq!(at, ours(&catalog, &tr, TimeTravel::SnapshotId(snap)).await);
+        assert_eq!(at, ours(&catalog, &tr, Version::SnapshotId(snap)).await);
     }
     check_reads(
         &o,
@@ -327,8 +327,8 @@ async fn tags_and_rollback_agree_with_java_and_pypaimon() {
     )
     .await;
     assert_eq!(
-        ours(&catalog, &tr, TimeTravel::Latest).await,
-        ours(&catalog, &tr, TimeTravel::Tag("t2".into())).await
+        ours(&catalog, &tr, Version::Latest).await,
+        ours(&catalog, &tr, Version::Tag("t2".into())).await
     );
 
     // Expire snapshot 1 (as Java's expiry does: file gone, EARLIEST moved), then roll back to
@@ -383,7 +383,7 @@ async fn check_snapshots(o: &Oracles, catalog: &Catalog, wh: &Path, table: &Tabl
     let j = read_java(o, &wh.join(table.path()), ids);
     let p = read_pypaimon(o, wh, &format!("{}.{}", table.database, table.table), ids);
     for id in ids {
-        let mine = ours(catalog, table, TimeTravel::SnapshotId(*id)).await;
+        let mine = ours(catalog, table, Version::SnapshotId(*id)).await;
         assert!(!mine.is_empty(), "{table} snapshot {id}: no rows");
         assert_eq!(
             j.get(id).map(|r| r.as_ref()),
@@ -488,8 +488,8 @@ async fn orc_tables_read_identically_in_java_and_pypaimon() {
     catalog.insert_with(&env, &copy, &data, None).await.unwrap();
     check_snapshots(&o, &catalog, &wh, &copy, &[1]).await;
     assert_eq!(
-        ours(&catalog, &copy, TimeTravel::Latest).await,
-        ours(&catalog, &test3, TimeTravel::Latest).await
+        ours(&catalog, &copy, Version::Latest).await,
+        ours(&catalog, &test3, Version::Latest).await
     );
 
     // Every type orc-rust writes, lz4 as in Java's corpus tables.

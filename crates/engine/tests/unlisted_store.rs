@@ -2,10 +2,10 @@
 //! `_lakescope_index.json`): the same rows and metadata as through a listing store.
 
 use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
 use lakescope_engine::session::{
     ColumnsNeeded, Outcome, QueryEngine, QueryInput, QueryOutput, Session, StoreOpener,
 };
+use lakescope_engine::{scan::ScanRequest, Version};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::{IndexedStore, LocalStore, ObjectStore, INDEX_FILE_NAME};
@@ -30,7 +30,7 @@ fn listed() -> Catalog {
     Catalog::new(Rc::new(LocalStore::new(warehouse())))
 }
 
-async fn lines(catalog: &Catalog, table: &str, at: TimeTravel) -> Result<Vec<String>, String> {
+async fn lines(catalog: &Catalog, table: &str, at: Version) -> Result<Vec<String>, String> {
     let table = table.parse::<TableRef>()?;
     let request = ScanRequest {
         at,
@@ -55,20 +55,20 @@ async fn the_store_really_cannot_list() {
 #[tokio::test(flavor = "current_thread")]
 async fn tables_read_by_name_as_through_a_listing() {
     let (listed, unlisted) = (listed(), unlisted());
-    let cases: Vec<(&str, TimeTravel)> = vec![
-        ("corpus.tagged", TimeTravel::Latest),
-        ("corpus.tagged", TimeTravel::SnapshotId(2)),
-        ("corpus.tagged", TimeTravel::Tag("v1".into())),
-        ("corpus.tagged$snapshots", TimeTravel::Latest),
-        ("corpus.tagged$schemas", TimeTravel::Latest),
-        ("corpus.schema_evolution", TimeTravel::Latest),
-        ("corpus.schema_evolution", TimeTravel::SnapshotId(1)),
-        ("corpus.schema_evolution$schemas", TimeTravel::Latest),
-        ("corpus.schema_evolution$snapshots", TimeTravel::Latest),
+    let cases: Vec<(&str, Version)> = vec![
+        ("corpus.tagged", Version::Latest),
+        ("corpus.tagged", Version::SnapshotId(2)),
+        ("corpus.tagged", Version::Tag("v1".into())),
+        ("corpus.tagged$snapshots", Version::Latest),
+        ("corpus.tagged$schemas", Version::Latest),
+        ("corpus.schema_evolution", Version::Latest),
+        ("corpus.schema_evolution", Version::SnapshotId(1)),
+        ("corpus.schema_evolution$schemas", Version::Latest),
+        ("corpus.schema_evolution$snapshots", Version::Latest),
         // Java-written: an EARLIEST hint as well as LATEST.
-        ("java09.pk_deletion_vectors", TimeTravel::Latest),
-        ("java09.pk_deletion_vectors", TimeTravel::SnapshotId(3)),
-        ("java09.pk_deletion_vectors$snapshots", TimeTravel::Latest),
+        ("java09.pk_deletion_vectors", Version::Latest),
+        ("java09.pk_deletion_vectors", Version::SnapshotId(3)),
+        ("java09.pk_deletion_vectors$snapshots", Version::Latest),
     ];
     for (table, at) in cases {
         let want = lines(&listed, table, at.clone()).await.unwrap();
@@ -82,11 +82,11 @@ async fn tables_read_by_name_as_through_a_listing() {
         assert_eq!(got, want, "{table} {at:?}");
     }
     // Tags need a listing: none are listed, though one is read by name (above).
-    assert!(!lines(&listed, "corpus.tagged$tags", TimeTravel::Latest)
+    assert!(!lines(&listed, "corpus.tagged$tags", Version::Latest)
         .await
         .unwrap()
         .is_empty());
-    assert!(lines(&unlisted, "corpus.tagged$tags", TimeTravel::Latest)
+    assert!(lines(&unlisted, "corpus.tagged$tags", Version::Latest)
         .await
         .unwrap()
         .is_empty());
@@ -94,14 +94,14 @@ async fn tables_read_by_name_as_through_a_listing() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_missing_table_is_not_found_by_path() {
-    let err = lines(&unlisted(), "corpus.no_such_table", TimeTravel::Latest)
+    let err = lines(&unlisted(), "corpus.no_such_table", Version::Latest)
         .await
         .unwrap_err();
     assert!(
         err.contains("not found") && err.contains("corpus.db/no_such_table"),
         "{err}"
     );
-    let err = lines(&unlisted(), "corpus.tagged", TimeTravel::Tag("nope".into()))
+    let err = lines(&unlisted(), "corpus.tagged", Version::Tag("nope".into()))
         .await
         .unwrap_err();
     assert!(err.contains("tag 'nope' not found"), "{err}");

@@ -7,8 +7,8 @@ use arrow_array::{
     ArrayRef, BooleanArray, Date32Array, Decimal128Array, Float64Array, Int32Array, Int64Array,
     Int8Array, RecordBatch, StringArray, TimestampMicrosecondArray,
 };
-use lakescope_engine::scan::TimeTravel;
 use lakescope_engine::write::{Definition, Overwrite};
+use lakescope_engine::Version;
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::spec::types::MAX_LENGTH;
 use lakescope_paimon::spec::{Datum, TypeKind};
@@ -28,7 +28,7 @@ fn temp_warehouse(name: &str) -> PathBuf {
 }
 
 async fn ours(catalog: &Catalog, table: &TableRef, id: i64) -> Vec<String> {
-    canonical_rows(catalog, table, TimeTravel::SnapshotId(id))
+    canonical_rows(catalog, table, Version::SnapshotId(id))
         .await
         .unwrap()
 }

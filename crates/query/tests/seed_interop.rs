@@ -14,8 +14,11 @@ mod common;
 
 use common::{seed_script, session, LocalOpener};
 use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::scan::{scan_table, ScanRequest, TimeTravel};
 use lakescope_engine::TableRef;
+use lakescope_engine::{
+    scan::{scan_table, ScanRequest},
+    Version,
+};
 use lakescope_paimon::table::Table;
 use lakescope_storage::LocalStore;
 use lakescope_test_support::oracles::{run, run_with_input, Oracles};
@@ -217,9 +220,9 @@ async fn our_read(table_dir: &Path, at: &Ref) -> Read {
         .map_err(|e| format!("open: {e}"))?;
     let request = ScanRequest {
         at: match at {
-            Ref::Latest => TimeTravel::Latest,
-            Ref::Snapshot(id) => TimeTravel::SnapshotId(*id),
-            Ref::Tag(name) => TimeTravel::Tag(name.clone()),
+            Ref::Latest => Version::Latest,
+            Ref::Snapshot(id) => Version::SnapshotId(*id),
+            Ref::Tag(name) => Version::Tag(name.clone()),
         },
         ..Default::default()
     };

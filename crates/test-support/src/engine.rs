@@ -2,7 +2,7 @@
 
 use crate::oracles::normalize;
 use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use lakescope_engine::{scan::ScanRequest, Version};
 use lakescope_engine::{Catalog, TableRef};
 
 /// lakescope's rows of `table` at `at` as normalized canonical JSON lines, sorted (as
@@ -10,7 +10,7 @@ use lakescope_engine::{Catalog, TableRef};
 pub async fn canonical_rows(
     catalog: &Catalog,
     table: &TableRef,
-    at: TimeTravel,
+    at: Version,
 ) -> Result<Vec<String>, String> {
     let r = catalog
         .scan(

@@ -3,7 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::scan::{ScanRequest, TimeTravel};
+use lakescope_engine::{scan::ScanRequest, Version};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_wasm_conformance::{corpus_warehouse, file_count, EXPECTED};
 use std::rc::Rc;
@@ -36,8 +36,8 @@ async fn corpus_tables_read_exactly_in_the_browser() {
     for (table, label, jsonl) in EXPECTED {
         let table_ref: TableRef = table.parse().unwrap();
         let at = match label.split_once('-') {
-            Some(("snapshot", id)) => TimeTravel::SnapshotId(id.parse().unwrap()),
-            Some(("tag", name)) => TimeTravel::Tag(name.to_string()),
+            Some(("snapshot", id)) => Version::SnapshotId(id.parse().unwrap()),
+            Some(("tag", name)) => Version::Tag(name.to_string()),
             _ => continue,
         };
         let request = ScanRequest {

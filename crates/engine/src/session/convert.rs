@@ -1,7 +1,7 @@
 //! Conversions at the SQL boundary: table hints to time travel, query rows to a table's columns, Arrow types to Paimon types.
 
 use super::{StatementError, StatementResult};
-use crate::scan::TimeTravel;
+use crate::Version;
 use arrow_array::{new_null_array, Array, ArrayRef, RecordBatch, StringArray};
 use arrow_cast::{cast_with_options, CastOptions};
 use arrow_schema::{DataType as ArrowType, SchemaRef, TimeUnit};
@@ -34,17 +34,8 @@ fn number(h: &OptionEntry) -> StatementResult<i64> {
 /// at the version the other hints name (for Paimon, within the branch).
 ///
 /// [`Resolved::with_branch_hint`]: super::catalogs::Resolved::with_branch_hint
-pub(super) fn time_travel(hints: &[OptionEntry]) -> StatementResult<TimeTravel> {
+pub(super) fn time_travel(hints: &[OptionEntry]) -> StatementResult<Version> {
     if let Some(h) = hint(hints, &["incremental-between"]) {
-        let (start, end) = h.value.split_once(',').ok_or_else(|| {
-            StatementError::new(
-                h.value_pos,
-                format!(
-                    "'incremental-between' = '{}' must be 'start,end' (snapshot ids or tag names)",
-                    h.value
-                ),
-            )
-        })?;
         let mode = match hint(hints, &["incremental-between-scan-mode"]) {
             None => None,
             Some(m) => Some(match m.value.to_ascii_lowercase().as_str() {
@@ -60,22 +51,26 @@ pub(super) fn time_travel(hints: &[OptionEntry]) -> StatementResult<TimeTravel> 
                 }
             }),
         };
-        return Ok(TimeTravel::IncrementalBetween {
-            start: start.trim().to_string(),
-            end: end.trim().to_string(),
-            mode,
+        return Version::incremental_between(&h.value, mode).ok_or_else(|| {
+            StatementError::new(
+                h.value_pos,
+                format!(
+                    "'incremental-between' = '{}' must be 'start,end' (snapshot ids or tag names)",
+                    h.value
+                ),
+            )
         });
     }
     if let Some(h) = hint(hints, &["scan.snapshot-id", "snapshot-id"]) {
-        return Ok(TimeTravel::SnapshotId(number(h)?));
+        return Ok(Version::SnapshotId(number(h)?));
     }
     if let Some(h) = hint(hints, &["scan.tag-name", "tag"]) {
-        return Ok(TimeTravel::Tag(h.value.clone()));
+        return Ok(Version::Tag(h.value.clone()));
     }
     if let Some(h) = hint(hints, &["scan.timestamp-millis", "as-of-timestamp"]) {
-        return Ok(TimeTravel::TimestampMillis(number(h)?));
+        return Ok(Version::TimestampMillis(number(h)?));
     }
-    Ok(TimeTravel::Latest)
+    Ok(Version::Latest)
 }
 
 /// Casts query columns to a Paimon type, failing (not nulling) on values that do not convert.

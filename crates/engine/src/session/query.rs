@@ -4,8 +4,11 @@ use super::as_of;
 use super::catalogs::{Location, Resolved};
 use super::convert::time_travel;
 use super::{at, ColumnsNeeded, QueryInput, QueryOutput, Session, StatementError, StatementResult};
-use crate::scan::{ScanRequest, ScanResult, TimeTravel};
 use crate::TableRef;
+use crate::{
+    scan::{ScanRequest, ScanResult},
+    Version,
+};
 use lakescope_paimon::spec::types::DataField;
 use lakescope_paimon::table::Table;
 use lakescope_sql::ast::QueryStatement;
@@ -101,7 +104,7 @@ impl Session {
             let at = match &t.as_of {
                 None => time_travel(&t.hints)?,
                 Some(as_of) => {
-                    if time_travel(&t.hints)? != TimeTravel::Latest {
+                    if time_travel(&t.hints)? != Version::Latest {
                         return Err(StatementError::new(
                             t.name.pos,
                             format!("{} is read both FOR SYSTEM_TIME AS OF {as_of} and at the version its OPTIONS hint selects: keep one of the two", t.name),
@@ -110,7 +113,7 @@ impl Session {
                     let zone = self.options.get(as_of::TIME_ZONE_OPTION);
                     let millis = as_of::as_of_millis(as_of, zone.map(String::as_str))
                         .map_err(|e| StatementError::new(t.name.pos, e))?;
-                    TimeTravel::TimestampMillis(millis)
+                    Version::TimestampMillis(millis)
                 }
             };
             let request = ScanRequest {

@@ -3,7 +3,7 @@
 //! and the "kind;id;v;dt[;n]" rows the tests commit.
 
 use arrow_array::{ArrayRef, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray};
-use lakescope_engine::scan::TimeTravel;
+use lakescope_engine::Version;
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::incremental::IncrementalMode;
 use lakescope_paimon::spec::Snapshot;
@@ -136,7 +136,7 @@ pub async fn our_changelog(catalog: &Catalog, table: &TableRef, id: i64) -> Vec<
     canonical_rows(
         catalog,
         &audit,
-        TimeTravel::IncrementalBetween {
+        Version::IncrementalBetween {
             start: (id - 1).to_string(),
             end: id.to_string(),
             mode: Some(IncrementalMode::Changelog),

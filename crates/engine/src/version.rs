@@ -1,0 +1,423 @@
+//! The version of a table a read names (latest, snapshot, tag, branch, time, a range): the one
+//! type, its text forms, and its resolution for each format (a Paimon snapshot, an Iceberg
+//! [`SnapshotSelector`]).
+
+use crate::{Error, Result, TableRef};
+use lakescope_iceberg::SnapshotSelector;
+use lakescope_paimon::incremental::IncrementalMode;
+use lakescope_paimon::spec::Snapshot;
+use lakescope_paimon::table::{Table, MAIN_BRANCH};
+use std::fmt;
+
+/// Which version of a table to read.
+///
+/// Text forms: [`Version::parse`] reads the names users type (CLI `diff`, the app's Diff
+/// pickers); [`Version::from_url_query`] / [`Version::url_query`] are the app's URL form; the CLI's
+/// `scan` flags and the SQL session's `/*+ OPTIONS(...) */` hints name one variant each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Version {
+    /// The latest snapshot (Iceberg: the current snapshot).
+    #[default]
+    Latest,
+    /// `scan.snapshot-id`.
+    SnapshotId(i64),
+    /// `scan.tag-name`.
+    Tag(String),
+    /// The head of a branch (Paimon `branch/branch-<name>`, an Iceberg branch ref).
+    Branch(String),
+    /// `scan.timestamp-millis`: the latest snapshot committed at or before this instant.
+    TimestampMillis(i64),
+    /// A tag or branch by name, whichever the table has (the CLI `diff`'s bare names): an
+    /// Iceberg ref; for Paimon a tag (a Paimon branch is named with `branch:`).
+    Ref(String),
+    /// `incremental-between`: the changes from `start` (exclusive) to `end` (inclusive), both
+    /// snapshot ids or both tag names; see [`lakescope_paimon::incremental`]. Applies to the
+    /// table itself and to `$audit_log` (which adds the `rowkind` column).
+    IncrementalBetween {
+        /// Start snapshot id or tag name (exclusive).
+        start: String,
+        /// End snapshot id or tag name (inclusive).
+        end: String,
+        /// `incremental-between-scan-mode`; `None` uses the table option (default `auto`).
+        mode: Option<IncrementalMode>,
+    },
+}
+
+/// The URL query keys of a version, in the order [`Version::from_url_query`] tries them.
+const URL_KEYS: [&str; 4] = ["snapshot", "tag", "branch", "ts"];
+
+impl Version {
+    /// A version as users name one: `latest`, a snapshot id, `tag:<name>`, `branch:<name>`, or
+    /// a bare name ([`Version::Ref`]: a tag or branch, whichever the table has).
+    pub fn parse(text: &str) -> Result<Version> {
+        if text == "latest" {
+            return Ok(Version::Latest);
+        }
+        if let Ok(id) = text.parse::<i64>() {
+            return Ok(Version::SnapshotId(id));
+        }
+        let named = |kind: &str, name: &str| {
+            if name.is_empty() {
+                Err(Error::Invalid(format!("'{text}' names no {kind}")))
+            } else {
+                Ok(name.to_string())
+            }
+        };
+        if let Some(tag) = text.strip_prefix("tag:") {
+            return Ok(Version::Tag(named("tag", tag)?));
+        }
+        if let Some(branch) = text.strip_prefix("branch:") {
+            return Ok(Version::Branch(named("branch", branch)?));
+        }
+        if text.is_empty() || text.contains(char::is_whitespace) {
+            return Err(Error::Invalid(format!(
+                "'{text}' is not a version: use a snapshot id, tag:<name>, branch:<name> or latest"
+            )));
+        }
+        Ok(Version::Ref(text.to_string()))
+    }
+
+    /// One side of a diff as users name it: `""` or `"0"` is the empty table (`None`), anything
+    /// else as [`Version::parse`].
+    pub fn parse_diff_side(text: &str) -> Result<Option<Version>> {
+        if text.is_empty() || text == "0" {
+            return Ok(None);
+        }
+        Version::parse(text).map(Some)
+    }
+
+    /// `incremental-between` as `start,end` (each trimmed); `None` without the comma.
+    pub fn incremental_between(text: &str, mode: Option<IncrementalMode>) -> Option<Version> {
+        let (start, end) = text.split_once(',')?;
+        Some(Version::IncrementalBetween {
+            start: start.trim().to_string(),
+            end: end.trim().to_string(),
+            mode,
+        })
+    }
+
+    /// The version of the app's URL query: the first of `snapshot=<id>`, `tag=<name>`,
+    /// `branch=<name>`, `ts=<ms>` that `get` has (blank and unparsable values skipped), else
+    /// [`Version::Latest`].
+    pub fn from_url_query(get: impl Fn(&str) -> Option<String>) -> Version {
+        URL_KEYS
+            .iter()
+            .find_map(|key| {
+                let value = get(key).filter(|v| !v.trim().is_empty())?;
+                match *key {
+                    "snapshot" => value.parse().ok().map(Version::SnapshotId),
+                    "tag" => Some(Version::Tag(value)),
+                    "branch" => Some(Version::Branch(value)),
+                    _ => value.parse().ok().map(Version::TimestampMillis),
+                }
+            })
+            .unwrap_or_default()
+    }
+
+    /// The URL query pair of this version (`None`: [`Version::Latest`], the URL's default).
+    /// A bare [`Version::Ref`] and an incremental range have no URL form: the app reads at a
+    /// point it names exactly, so they are an error.
+    pub fn url_query(&self) -> Result<Option<(&'static str, String)>> {
+        Ok(Some(match self {
+            Version::Latest => return Ok(None),
+            Version::SnapshotId(id) => (URL_KEYS[0], id.to_string()),
+            Version::Tag(t) => (URL_KEYS[1], t.clone()),
+            Version::Branch(b) => (URL_KEYS[2], b.clone()),
+            Version::TimestampMillis(ms) => (URL_KEYS[3], ms.to_string()),
+            Version::Ref(_) | Version::IncrementalBetween { .. } => {
+                return Err(Error::Invalid(format!("{self} has no URL form")))
+            }
+        }))
+    }
+
+    /// Whether a read at this version uses the table's latest schema (Java's rule: without time
+    /// travel, a branch's head too) rather than the schema of the snapshot read.
+    pub fn reads_latest_schema(&self) -> bool {
+        matches!(self, Version::Latest | Version::Branch(_))
+    }
+}
+
+/// How the version reads in messages: `latest`, `snapshot 3`, `tag 't1'`, `branch 'dev'`,
+/// `timestamp 1700000000000`, `'name'`, `incremental-between 1,3`.
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Version::Latest => write!(f, "latest"),
+            Version::SnapshotId(id) => write!(f, "snapshot {id}"),
+            Version::Tag(t) => write!(f, "tag '{t}'"),
+            Version::Branch(b) => write!(f, "branch '{b}'"),
+            Version::TimestampMillis(ms) => write!(f, "timestamp {ms}"),
+            Version::Ref(n) => write!(f, "'{n}'"),
+            Version::IncrementalBetween { start, end, .. } => {
+                write!(f, "incremental-between {start},{end}")
+            }
+        }
+    }
+}
+
+/// The branch a read names, by `t$branch_<name>` or [`Version::Branch`] (`None`: `main`);
+/// two different names are an error.
+pub fn read_branch<'a>(table_ref: &'a TableRef, at: &'a Version) -> Result<Option<&'a str>> {
+    match (table_ref.branch(), at) {
+        (Some(a), Version::Branch(b)) if a != b => Err(Error::Invalid(format!(
+            "{table_ref} names branch '{a}' but the read asks for branch '{b}': name one branch"
+        ))),
+        (Some(a), _) => Ok(Some(a)),
+        (None, Version::Branch(b)) => Ok(Some(b.as_str())),
+        (None, _) => Ok(None),
+    }
+    .map(|b| b.filter(|b| *b != MAIN_BRANCH))
+}
+
+/// The snapshot of a Paimon table a point-in-time read at `at` sees (`None`: a table without
+/// snapshots, read as empty); `table_ref` names the table in errors. `table` is the handle of
+/// the branch read (see [`read_branch`]): [`Version::Latest`] and [`Version::Branch`] are its head;
+/// a [`Version::Ref`] is a tag.
+pub async fn paimon_snapshot(
+    table: &Table,
+    table_ref: &dyn fmt::Display,
+    at: &Version,
+) -> Result<Option<Snapshot>> {
+    Ok(match at {
+        Version::Latest | Version::Branch(_) => table.latest_snapshot().await?,
+        Version::SnapshotId(id) => Some(table.snapshot(*id).await?),
+        Version::Tag(name) | Version::Ref(name) => Some(table.tag(name).await?.snapshot),
+        Version::TimestampMillis(ms) => Some(
+            table
+                .snapshot_at_or_before_timestamp(*ms)
+                .await?
+                .ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "{table_ref} has no snapshot committed at or before {ms} ms"
+                    ))
+                })?,
+        ),
+        Version::IncrementalBetween { .. } => {
+            return Err(Error::Invalid(format!(
+                "{table_ref}: incremental-between is not a single snapshot"
+            )))
+        }
+    })
+}
+
+/// One side of a diff of a Paimon table (`None`: the empty table): [`paimon_snapshot`] of the
+/// main branch. A branch is refused: its snapshots and schemas live in the branch's own folder.
+pub async fn paimon_diff_side(table: &Table, side: Option<&Version>) -> Result<Option<Snapshot>> {
+    match side {
+        None => Ok(None),
+        Some(Version::Branch(branch)) => Err(Error::Invalid(format!(
+            "Paimon table {}: diffing branch '{branch}' is not supported yet (pick a snapshot or tag of the main branch)",
+            table.path()
+        ))),
+        Some(at) => paimon_snapshot(table, &table.path(), at).await,
+    }
+}
+
+/// The Iceberg snapshot a read at `at` selects: a tag (`scan.tag-name`, Flink's `tag`) as a
+/// tag, a branch (`t$branch_dev`, [`Version::Branch`], Flink's `branch`) as a branch, a bare
+/// name as whichever ref it is, each read with the schema Java gives it
+/// ([`lakescope_iceberg::Table::read_schema_at`]). A snapshot id, time, tag or ref is one
+/// snapshot of the whole table, so it does not combine with a branch.
+pub fn iceberg_selector(table_ref: &TableRef, at: &Version) -> Result<SnapshotSelector> {
+    let branch = read_branch(table_ref, at)?;
+    Ok(match (at, branch) {
+        (Version::Latest | Version::Branch(_), Some(b)) => SnapshotSelector::Branch(b.into()),
+        (Version::Branch(_), None) => SnapshotSelector::Branch(MAIN_BRANCH.into()),
+        (Version::Latest, None) => SnapshotSelector::Current,
+        (Version::SnapshotId(id), None) => SnapshotSelector::Id(*id),
+        (Version::Tag(name), None) => SnapshotSelector::Tag(name.clone()),
+        (Version::Ref(name), None) => SnapshotSelector::Ref(name.clone()),
+        (Version::TimestampMillis(ms), None) => SnapshotSelector::AsOfTimestamp(*ms),
+        (Version::IncrementalBetween { .. }, _) => {
+            return Err(Error::Invalid(format!(
+                "{table_ref}: incremental-between is not supported for Iceberg tables yet"
+            )))
+        }
+        (other, Some(b)) => {
+            return Err(Error::Invalid(format!(
+                "{table_ref}: branch '{b}' and {other} both select the Iceberg snapshot to read: keep one (a snapshot id, time or tag names one snapshot of the whole table)"
+            )))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_names_parse_to_one_version_each() {
+        let cases = [
+            ("latest", Version::Latest),
+            ("3", Version::SnapshotId(3)),
+            ("-1", Version::SnapshotId(-1)),
+            (
+                "8270633197658268000",
+                Version::SnapshotId(8270633197658268000),
+            ),
+            ("tag:t1", Version::Tag("t1".into())),
+            ("tag:a:b", Version::Tag("a:b".into())),
+            ("branch:dev", Version::Branch("dev".into())),
+            ("branch:main", Version::Branch("main".into())),
+            ("t1", Version::Ref("t1".into())),
+            ("main", Version::Ref("main".into())),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Version::parse(text).unwrap(), want, "{text}");
+        }
+        for bad in ["", "tag:", "branch:", "a b"] {
+            assert!(Version::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            Version::parse("tag:").unwrap_err().to_string(),
+            "'tag:' names no tag"
+        );
+    }
+
+    #[test]
+    fn a_diff_side_of_zero_or_nothing_is_the_empty_table() {
+        assert_eq!(Version::parse_diff_side("").unwrap(), None);
+        assert_eq!(Version::parse_diff_side("0").unwrap(), None);
+        assert_eq!(
+            Version::parse_diff_side("2").unwrap(),
+            Some(Version::SnapshotId(2))
+        );
+        assert_eq!(
+            Version::parse_diff_side("tag:t").unwrap(),
+            Some(Version::Tag("t".into()))
+        );
+    }
+
+    #[test]
+    fn incremental_between_needs_start_and_end() {
+        assert_eq!(
+            Version::incremental_between(" 1 , t2 ", Some(IncrementalMode::Delta)),
+            Some(Version::IncrementalBetween {
+                start: "1".into(),
+                end: "t2".into(),
+                mode: Some(IncrementalMode::Delta)
+            })
+        );
+        assert_eq!(Version::incremental_between("5", None), None);
+    }
+
+    fn query(pairs: &[(&str, &str)]) -> Version {
+        Version::from_url_query(|k| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == k)
+                .map(|(_, v)| v.to_string())
+        })
+    }
+
+    #[test]
+    fn url_query_round_trips_and_keeps_its_precedence() {
+        let cases = [
+            (&[][..], Version::Latest),
+            (&[("snapshot", "4")][..], Version::SnapshotId(4)),
+            (&[("tag", "t1")][..], Version::Tag("t1".into())),
+            (&[("branch", "dev")][..], Version::Branch("dev".into())),
+            (&[("ts", "1700")][..], Version::TimestampMillis(1700)),
+            // snapshot before tag before branch before ts; blank or unparsable values skipped
+            (
+                &[("tag", "t1"), ("snapshot", "4")][..],
+                Version::SnapshotId(4),
+            ),
+            (
+                &[("branch", "b"), ("tag", "t")][..],
+                Version::Tag("t".into()),
+            ),
+            (
+                &[("ts", "9"), ("branch", "b")][..],
+                Version::Branch("b".into()),
+            ),
+            (
+                &[("snapshot", "x"), ("tag", "t")][..],
+                Version::Tag("t".into()),
+            ),
+            (
+                &[("tag", " "), ("ts", "5")][..],
+                Version::TimestampMillis(5),
+            ),
+            (&[("ts", "soon")][..], Version::Latest),
+        ];
+        for (pairs, want) in cases {
+            assert_eq!(query(pairs), want, "{pairs:?}");
+            let round = match want.url_query().unwrap() {
+                None => Version::Latest,
+                Some((k, v)) => query(&[(k, &v)]),
+            };
+            assert_eq!(round, want);
+        }
+        assert!(Version::Ref("x".into()).url_query().is_err());
+    }
+
+    #[test]
+    fn branches_come_from_the_name_or_the_version_but_not_two() {
+        let t: TableRef = "db.t".parse().unwrap();
+        let dev: TableRef = "db.t$branch_dev".parse().unwrap();
+        let main: TableRef = "db.t$branch_main".parse().unwrap();
+        let branch = |b: &str| Version::Branch(b.into());
+        assert_eq!(read_branch(&t, &Version::Latest).unwrap(), None);
+        assert_eq!(read_branch(&t, &branch("dev")).unwrap(), Some("dev"));
+        assert_eq!(read_branch(&t, &branch("main")).unwrap(), None);
+        assert_eq!(
+            read_branch(&dev, &Version::SnapshotId(1)).unwrap(),
+            Some("dev")
+        );
+        assert_eq!(read_branch(&dev, &branch("dev")).unwrap(), Some("dev"));
+        assert_eq!(read_branch(&main, &Version::Latest).unwrap(), None);
+        assert_eq!(
+            read_branch(&dev, &branch("x")).unwrap_err().to_string(),
+            "db.t$branch_dev names branch 'dev' but the read asks for branch 'x': name one branch"
+        );
+    }
+
+    #[test]
+    fn iceberg_selectors_per_version() {
+        let t: TableRef = "db.t".parse().unwrap();
+        let dev: TableRef = "db.t$branch_dev".parse().unwrap();
+        let cases = [
+            (&t, Version::Latest, SnapshotSelector::Current),
+            (&t, Version::SnapshotId(7), SnapshotSelector::Id(7)),
+            (
+                &t,
+                Version::Tag("t1".into()),
+                SnapshotSelector::Tag("t1".into()),
+            ),
+            (
+                &t,
+                Version::Ref("x".into()),
+                SnapshotSelector::Ref("x".into()),
+            ),
+            (
+                &t,
+                Version::TimestampMillis(9),
+                SnapshotSelector::AsOfTimestamp(9),
+            ),
+            (
+                &t,
+                Version::Branch("dev".into()),
+                SnapshotSelector::Branch("dev".into()),
+            ),
+            (
+                &t,
+                Version::Branch("main".into()),
+                SnapshotSelector::Branch("main".into()),
+            ),
+            (
+                &dev,
+                Version::Latest,
+                SnapshotSelector::Branch("dev".into()),
+            ),
+        ];
+        for (table_ref, at, want) in cases {
+            assert_eq!(iceberg_selector(table_ref, &at).unwrap(), want, "{at:?}");
+        }
+        assert_eq!(
+            iceberg_selector(&dev, &Version::SnapshotId(7)).unwrap_err().to_string(),
+            "db.t$branch_dev: branch 'dev' and snapshot 7 both select the Iceberg snapshot to read: keep one (a snapshot id, time or tag names one snapshot of the whole table)"
+        );
+        assert!(iceberg_selector(&t, &Version::incremental_between("1,2", None).unwrap()).is_err());
+    }
+}
