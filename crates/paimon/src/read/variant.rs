@@ -284,14 +284,15 @@ pub(crate) fn conform(
 /// The JSON text of every value of a variant group column (null where the group is null).
 #[cfg(feature = "variant")]
 pub(crate) fn to_json(file: &str, array: &ArrayRef) -> Result<ArrayRef> {
-    super::variant_decode::to_json(file, array)
+    json_column(file, array)
 }
 
-/// Without the `variant` feature: VARIANT values are refused, naming the file.
+/// Without the `variant` feature and without a [`VariantCodec`]: VARIANT values are refused,
+/// naming the file.
 #[cfg(not(feature = "variant"))]
 pub(crate) fn to_json(file: &str, _array: &ArrayRef) -> Result<ArrayRef> {
     Err(Error::unsupported(
         file,
-        "a VARIANT column: VARIANT values are read by the lakescope CLI and the SQL engine, not by the explorer's first load",
+        "a VARIANT column: this build has no VARIANT decoder (lakescope-paimon feature `variant`, or read::variant::set_codec)",
     ))
 }
