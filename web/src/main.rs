@@ -69,6 +69,7 @@ mod worker_port;
 fn main() {
     console_error_panic_hook::set_once();
     lakescope_paimon::read::orc::set_codec(std::rc::Rc::new(orc_worker::WorkerCodec));
+    lakescope_paimon::read::variant::set_codec(std::rc::Rc::new(orc_worker::VariantWorkerCodec));
     leptos::mount::mount_to_body(app::App);
 }
 

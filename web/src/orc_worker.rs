@@ -1,14 +1,19 @@
-//! ORC data files for the explorer: an [`OrcCodec`] that hands each file to the ORC worker
-//! (orc-rust, a separate download started on the first ORC file) and reads back Arrow IPC.
+//! ORC data files and VARIANT values for the explorer: an [`OrcCodec`] and a [`VariantCodec`]
+//! that hand each file (or variant group column, as Arrow IPC) to the decoder worker (orc-rust and
+//! parquet-variant, a separate download started on the first ORC file or VARIANT value) and read
+//! back Arrow IPC.
 
 use crate::worker_port::{WorkerFailure, WorkerPort};
-use arrow_array::RecordBatch;
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{Field, Schema};
 use bytes::Bytes;
 use futures::channel::oneshot;
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use lakescope_paimon::read::orc::{OrcCodec, OrcRequest};
+use lakescope_paimon::read::variant::VariantCodec;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -38,26 +43,76 @@ impl OrcCodec for WorkerCodec {
         bytes: Bytes,
         request: &OrcRequest,
     ) -> Result<Vec<RecordBatch>, String> {
-        let ipc = call(&bytes, request)?
+        let message = Object::new();
+        let columns: Array = request
+            .columns
+            .iter()
+            .map(|c| JsValue::from_str(c))
+            .collect();
+        let set = |k: &str, v: &JsValue| Reflect::set(&message, &k.into(), v).map(|_| ());
+        set("columns", &columns)
+            .and_then(|_| set("nanos", &JsValue::from_bool(request.nanosecond_timestamps)))
+            .and_then(|_| set("batchSize", &JsValue::from(request.batch_size as f64)))
+            .map_err(|e| format!("building the ORC worker's message: {e:?}"))?;
+        let ipc = call(message, &bytes)?
             .await
             .map_err(|_| "the ORC worker stopped".to_string())??;
-        // An empty stream: the file has no rows.
-        if ipc.is_empty() {
-            return Ok(Vec::new());
-        }
-        let invalid =
-            |e: &dyn std::fmt::Display| format!("reading the ORC worker's Arrow IPC: {e}");
-        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(ipc), None)
-            .map_err(|e| invalid(&e))?
-            .map(|b| b.map_err(|e| invalid(&e)))
-            .collect()
+        from_ipc(ipc)
     }
 }
 
-/// Posts one file to the worker (starting it if needed); the receiver gets the IPC stream.
+/// Decodes VARIANT values in the decoder worker.
+pub struct VariantWorkerCodec;
+
+#[async_trait::async_trait(?Send)]
+impl VariantCodec for VariantWorkerCodec {
+    async fn to_json(&self, file: &str, groups: ArrayRef) -> Result<ArrayRef, String> {
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "groups",
+            groups.data_type().clone(),
+            true,
+        )]));
+        let batch = RecordBatch::try_new(schema.clone(), vec![groups])
+            .map_err(|e| format!("sending VARIANT values to the worker: {e}"))?;
+        let mut bytes = Vec::new();
+        let ipc = |e: &dyn std::fmt::Display| format!("encoding VARIANT values as Arrow IPC: {e}");
+        let mut writer =
+            arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &schema).map_err(|e| ipc(&e))?;
+        writer.write(&batch).map_err(|e| ipc(&e))?;
+        writer.finish().map_err(|e| ipc(&e))?;
+        drop(writer);
+        let message = Object::new();
+        let set = |k: &str, v: &JsValue| Reflect::set(&message, &k.into(), v).map(|_| ());
+        set("kind", &JsValue::from_str("variant"))
+            .and_then(|_| set("file", &JsValue::from_str(file)))
+            .map_err(|e| format!("building the worker's message: {e:?}"))?;
+        let answer = call(message, &bytes)?
+            .await
+            .map_err(|_| "the decoder worker stopped".to_string())??;
+        from_ipc(answer)?
+            .first()
+            .and_then(|b| b.columns().first().cloned())
+            .ok_or_else(|| "the decoder worker answered no VARIANT values".to_string())
+    }
+}
+
+/// The batches of the worker's Arrow IPC answer (none for an empty stream: a file without rows).
+fn from_ipc(ipc: Vec<u8>) -> Result<Vec<RecordBatch>, String> {
+    if ipc.is_empty() {
+        return Ok(Vec::new());
+    }
+    let invalid = |e: &dyn std::fmt::Display| format!("reading the worker's Arrow IPC: {e}");
+    arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(ipc), None)
+        .map_err(|e| invalid(&e))?
+        .map(|b| b.map_err(|e| invalid(&e)))
+        .collect()
+}
+
+/// Posts `message` with `bytes` as its `bytes` (transferred) and a fresh `id` to the worker
+/// (starting it if needed); the receiver gets the IPC stream.
 fn call(
+    message: Object,
     bytes: &[u8],
-    request: &OrcRequest,
 ) -> Result<oneshot::Receiver<Result<Vec<u8>, String>>, String> {
     if WORKER.with(|w| w.borrow().is_none()) {
         start()?;
@@ -68,29 +123,20 @@ fn call(
         id
     });
     let data = Uint8Array::from(bytes);
-    let columns: Array = request
-        .columns
-        .iter()
-        .map(|c| JsValue::from_str(c))
-        .collect();
-    let message = Object::new();
     let set = |k: &str, v: &JsValue| Reflect::set(&message, &k.into(), v).map(|_| ());
     set("id", &JsValue::from(id))
         .and_then(|_| set("bytes", &data))
-        .and_then(|_| set("columns", &columns))
-        .and_then(|_| set("nanos", &JsValue::from_bool(request.nanosecond_timestamps)))
-        .and_then(|_| set("batchSize", &JsValue::from(request.batch_size as f64)))
-        .map_err(|e| format!("building the ORC worker's message: {e:?}"))?;
+        .map_err(|e| format!("building the worker's message: {e:?}"))?;
     let transfer = Array::of1(&data.buffer());
     let (sender, receiver) = oneshot::channel();
     WORKER.with(|w| {
         let mut w = w.borrow_mut();
-        let running = w.as_mut().ok_or("the ORC worker is not running")?;
+        let running = w.as_mut().ok_or("the decoder worker is not running")?;
         running.waiting.insert(id, sender);
         running
             .port
             .post(message.into(), Some(transfer))
-            .map_err(|e| format!("cannot reach the ORC worker: {e}"))
+            .map_err(|e| format!("cannot reach the decoder worker: {e}"))
     })?;
     Ok(receiver)
 }

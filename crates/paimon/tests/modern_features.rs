@@ -284,6 +284,45 @@ async fn row_format_variants_read_as_paimon_json() {
     );
 }
 
+/// A [`VariantCodec`] as the app's worker is one: it gets each variant group column and answers
+/// its JSON text (here with this build's decoder), counting the columns it decoded.
+struct CountingCodec(std::cell::Cell<usize>);
+
+#[async_trait::async_trait(?Send)]
+impl lakescope_paimon::read::variant::VariantCodec for CountingCodec {
+    async fn to_json(
+        &self,
+        file: &str,
+        groups: arrow_array::ArrayRef,
+    ) -> Result<arrow_array::ArrayRef, String> {
+        self.0.set(self.0.get() + 1);
+        lakescope_paimon::read::variant::json_column(file, &groups).map_err(|e| e.to_string())
+    }
+}
+
+#[tokio::test]
+async fn variants_decoded_by_a_codec_read_as_without_one() {
+    // The app's first load has no VARIANT decoder: it hands each group column (top level or
+    // nested in ROW/ARRAY/MAP, plain or shredded) to its worker. The rows must be the same.
+    let codec = Rc::new(CountingCodec(std::cell::Cell::new(0)));
+    lakescope_paimon::read::variant::set_codec(codec.clone());
+    for feature in [
+        "variant",
+        "variant_shredded",
+        "variant_nested",
+        "variant_row_format",
+    ] {
+        let before = codec.0.get();
+        if same_as_pypaimon(feature).await.is_none() {
+            return;
+        }
+        assert!(
+            codec.0.get() > before,
+            "{feature}: the codec decoded nothing"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_damaged_row_file_is_an_error_naming_it() {
     let Some((dir, _)) = generate("row_format") else {

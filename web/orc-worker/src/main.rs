@@ -1,4 +1,5 @@
-//! The explorer's ORC Web Worker: decodes the ORC data files the page sends into Arrow IPC.
+//! The explorer's decoder Web Worker (named for its first job, ORC): decodes the ORC data files
+//! and the VARIANT value columns the page sends into Arrow IPC.
 
 #[cfg(target_arch = "wasm32")]
 mod worker;

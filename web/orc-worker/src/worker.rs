@@ -1,7 +1,8 @@
-//! The worker's message handler. In: `{id, file, bytes: Uint8Array, columns: string[], nanos,
-//! batchSize}`;
-//! out: `{id, ipc: Uint8Array}` (an Arrow IPC stream; no schema message when no rows) or
-//! `{id, error}`. Posts the string `"ready"` once it listens.
+//! The worker's message handler. In: an ORC file `{id, file, bytes: Uint8Array, columns: string[],
+//! nanos, batchSize}`, or VARIANT values `{id, kind: "variant", file, bytes}` (an Arrow IPC
+//! stream of one batch whose one column is a variant group column);
+//! out: `{id, ipc: Uint8Array}` (an Arrow IPC stream; no schema message when no rows; for VARIANT
+//! one Utf8 column of JSON texts) or `{id, error}`. Posts the string `"ready"` once it listens.
 
 use arrow_ipc::writer::StreamWriter;
 use bytes::Bytes;
@@ -24,6 +25,10 @@ fn decode(message: &JsValue) -> Result<Vec<u8>, String> {
         .dyn_into::<Uint8Array>()
         .map_err(|_| "message field bytes is not a Uint8Array".to_string())?
         .to_vec();
+    if field(message, "kind")?.as_string().as_deref() == Some("variant") {
+        let file = field(message, "file")?.as_string().unwrap_or_default();
+        return variant_json(&file, bytes);
+    }
     let columns = field(message, "columns")?
         .dyn_into::<Array>()
         .map_err(|_| "message field columns is not an array".to_string())?
@@ -36,12 +41,39 @@ fn decode(message: &JsValue) -> Result<Vec<u8>, String> {
         .ok_or("message field batchSize is not a positive number")? as usize;
     let nanos = field(message, "nanos")?.is_truthy();
     let batches = lakescope_orc::decode(Bytes::from(bytes), &columns, nanos, batch_size)?;
+    to_ipc(&batches)
+}
+
+/// The JSON texts of the variant group column of the one batch of the IPC stream `bytes`.
+fn variant_json(file: &str, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    let invalid = |e: &dyn std::fmt::Display| format!("reading the page's Arrow IPC: {e}");
+    let mut reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
+        .map_err(|e| invalid(&e))?;
+    let batch = reader
+        .next()
+        .ok_or("the page sent no VARIANT values")?
+        .map_err(|e| invalid(&e))?;
+    let groups = batch.columns().first().ok_or("the page sent no column")?;
+    let json =
+        lakescope_paimon::read::variant::json_column(file, groups).map_err(|e| e.to_string())?;
+    let schema = std::sync::Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
+        "json",
+        arrow_schema::DataType::Utf8,
+        true,
+    )]));
+    let out = arrow_array::RecordBatch::try_new(schema, vec![json])
+        .map_err(|e| format!("building the VARIANT answer: {e}"))?;
+    to_ipc(&[out])
+}
+
+/// `batches` as an Arrow IPC stream (empty when there are none).
+fn to_ipc(batches: &[arrow_array::RecordBatch]) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     if let Some(first) = batches.first() {
         let ipc = |e: &dyn std::fmt::Display| format!("encoding Arrow IPC: {e}");
         let mut writer =
             StreamWriter::try_new(&mut out, first.schema_ref()).map_err(|e| ipc(&e))?;
-        for batch in &batches {
+        for batch in batches {
             writer.write(batch).map_err(|e| ipc(&e))?;
         }
         writer.finish().map_err(|e| ipc(&e))?;

@@ -17,7 +17,7 @@ pub(crate) mod row_file;
 pub(crate) mod source;
 pub(crate) mod stitch;
 pub mod support;
-pub(crate) mod variant;
+pub mod variant;
 #[cfg(feature = "variant")]
 mod variant_decode;
 #[cfg(feature = "variant")]
@@ -168,7 +168,11 @@ pub async fn read_file(
         FileFormat::Avro => avro::decode(file_name, bytes, &wanted)?,
         FileFormat::Row => row_file::decode(file_name, bytes, file_fields, &wanted)?,
     };
-    assemble(file_name, &plan, kind, decoded)
+    let mut batches = Vec::with_capacity(decoded.len());
+    for batch in decoded {
+        batches.push(variant::decode_batch(file_name, &plan, batch).await?);
+    }
+    assemble(file_name, &plan, kind, batches)
 }
 
 /// The row type a Paimon `row` data file was written with (see [`row_file`]): what

@@ -158,6 +158,7 @@ impl FileSource {
                 return Ok(None);
             };
             let rows = raw.num_rows() as u64;
+            let raw = super::variant::decode_batch(&self.path, &self.plan, raw).await?;
             let batch = assemble_batch(&self.path, &self.plan, self.kind, &self.schema, raw)?;
             let batch = match &self.dv {
                 Some(dv) => dv.apply_at(batch, self.position)?,
