@@ -6,7 +6,7 @@ use crate::read::parquet::FirstPiece;
 use crate::read::source::{Fetch, FileSource, FileSpec};
 use crate::read::{self, DeletionVector, FileFormat, FileKind};
 use crate::scan::{self, PartitionFilter, Split};
-use crate::spec::{DataField, DataFileMeta, MergeEngine, Snapshot, TableSchema};
+use crate::spec::{DataField, DataFileMeta, MergeEngine, Snapshot, TableSchema, TypeKind};
 use crate::table::Table;
 use crate::{Error, Result};
 use arrow_array::RecordBatch;
@@ -530,6 +530,7 @@ impl<'a> SplitReader<'a> {
     ) -> Result<(String, FileFormat, Rc<TableSchema>)> {
         let located = self.locate_part(split, file).await?;
         read::support::check_write_cols(&located.0, file, &located.2)?;
+        read::blob::check_inline(&located.0, file, &located.2)?;
         Ok(located)
     }
 
@@ -645,7 +646,11 @@ impl<'a> SplitReader<'a> {
         let ids: Vec<i32> = self.schema.fields.iter().map(|f| f.id).collect();
         let schema = &schema;
         let reads = group.iter().map(|file| async move {
+            if file.file_name.ends_with(read::blob::BLOB_EXTENSION) {
+                return self.read_blob_part(split, file).await;
+            }
             let (path, format, file_schema) = self.locate_part(split, file).await?;
+            read::blob::check_inline(&path, file, &file_schema)?;
             let bytes = self.table.store().get(&path).await?;
             let batches = read::read_file(
                 &path,
@@ -680,6 +685,45 @@ impl<'a> SplitReader<'a> {
             Some(dv) => dv.apply(vec![rows]),
             None => Ok(vec![rows]),
         }
+    }
+
+    /// A `.blob` file of a data-evolution range as a stitch part: its BLOB column as references
+    /// (only the file's index is read, see [`read::blob`]), the other columns null.
+    async fn read_blob_part(&self, split: &Split, file: &DataFileMeta) -> Result<read::stitch::Part> {
+        let path = self
+            .table
+            .data_file_path(&split.partition, split.bucket, file)?;
+        let file_schema = self.table.schema(file.schema_id).await?;
+        let blob = read::blob::blob_field(&path, file, &file_schema)?;
+        let rows = usize::try_from(file.row_count).map_err(|e| Error::corrupt(&path, e))?;
+        let size = u64::try_from(file.file_size).map_err(|e| Error::corrupt(&path, e))?;
+        let references =
+            read::blob::read_references(self.table.store().as_ref(), &path, size, rows).await?;
+        let mut fields = Vec::with_capacity(self.schema.fields.len());
+        let mut columns = Vec::with_capacity(self.schema.fields.len());
+        for field in &self.schema.fields {
+            let arrow = read::to_arrow_field(field).with_nullable(true);
+            if field.id == blob.id {
+                if field.data_type.kind != TypeKind::Blob {
+                    return Err(Error::unsupported(
+                        &path,
+                        format!("blob file of column '{}', now of type {}", field.name, field.data_type),
+                    ));
+                }
+                columns.push(references.clone());
+            } else {
+                columns.push(arrow_array::new_null_array(arrow.data_type(), rows));
+            }
+            fields.push(arrow);
+        }
+        let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+            .map_err(|e| Error::corrupt(&path, e))?;
+        Ok(read::stitch::Part {
+            fields: std::collections::BTreeSet::from([blob.id]),
+            rows,
+            path,
+            batch,
+        })
     }
 
     /// The deletion vector of `file` in `split`, if any.
