@@ -689,7 +689,11 @@ impl<'a> SplitReader<'a> {
 
     /// A `.blob` file of a data-evolution range as a stitch part: its BLOB column as references
     /// (only the file's index is read, see [`read::blob`]), the other columns null.
-    async fn read_blob_part(&self, split: &Split, file: &DataFileMeta) -> Result<read::stitch::Part> {
+    async fn read_blob_part(
+        &self,
+        split: &Split,
+        file: &DataFileMeta,
+    ) -> Result<read::stitch::Part> {
         let path = self
             .table
             .data_file_path(&split.partition, split.bucket, file)?;
@@ -707,7 +711,10 @@ impl<'a> SplitReader<'a> {
                 if field.data_type.kind != TypeKind::Blob {
                     return Err(Error::unsupported(
                         &path,
-                        format!("blob file of column '{}', now of type {}", field.name, field.data_type),
+                        format!(
+                            "blob file of column '{}', now of type {}",
+                            field.name, field.data_type
+                        ),
                     ));
                 }
                 columns.push(references.clone());

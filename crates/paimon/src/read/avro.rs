@@ -342,7 +342,9 @@ fn to_array(
         TypeKind::Blob => {
             return Err(Error::unsupported(
                 file,
-                format!("BLOB column '{column}' stored in an Avro file (only .blob files are read)"),
+                format!(
+                    "BLOB column '{column}' stored in an Avro file (only .blob files are read)"
+                ),
             ))
         }
     };

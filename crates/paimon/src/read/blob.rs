@@ -86,9 +86,8 @@ pub fn reference(column: &dyn Array, row: usize) -> Result<Option<BlobRef>> {
         return Ok(None);
     }
     let int = |i: usize| refs.column(i).as_primitive::<Int64Type>().value(row);
-    let non_negative = |v: i64| {
-        u64::try_from(v).map_err(|_| Error::Invalid(format!("BLOB reference with {v}")))
-    };
+    let non_negative =
+        |v: i64| u64::try_from(v).map_err(|_| Error::Invalid(format!("BLOB reference with {v}")));
     Ok(Some(BlobRef {
         file: refs.column(0).as_string::<i32>().value(row).to_string(),
         offset: non_negative(int(1))?,
@@ -99,7 +98,8 @@ pub fn reference(column: &dyn Array, row: usize) -> Result<Option<BlobRef>> {
 /// The bytes of one BLOB value: reads its record (the value and its 16 bytes of framing) with
 /// one range read and checks its magic number, length and CRC-32.
 pub async fn fetch(store: &dyn ObjectStore, blob: &BlobRef) -> Result<Bytes> {
-    let corrupt = |what: String| Error::corrupt(&blob.file, format!("BLOB at {}: {what}", blob.offset));
+    let corrupt =
+        |what: String| Error::corrupt(&blob.file, format!("BLOB at {}: {what}", blob.offset));
     let start = blob
         .offset
         .checked_sub(4)
@@ -114,7 +114,9 @@ pub async fn fetch(store: &dyn ObjectStore, blob: &BlobRef) -> Result<Bytes> {
     if u64::try_from(len).ok() != Some(end - start) {
         return Err(corrupt(format!("{len} bytes read of {}", end - start)));
     }
-    let u32_at = |at: usize| u32::from_le_bytes([record[at], record[at + 1], record[at + 2], record[at + 3]]);
+    let u32_at = |at: usize| {
+        u32::from_le_bytes([record[at], record[at + 1], record[at + 2], record[at + 3]])
+    };
     if u32_at(0) != MAGIC {
         return Err(corrupt("no blob record magic number".into()));
     }
@@ -155,14 +157,19 @@ pub(crate) async fn read_references(
             format!("blob file format version {} (known: {VERSION})", footer[4]),
         ));
     }
-    let index_len = u64::from(u32::from_le_bytes([footer[0], footer[1], footer[2], footer[3]]));
+    let index_len = u64::from(u32::from_le_bytes([
+        footer[0], footer[1], footer[2], footer[3],
+    ]));
     let data_end = (size - FOOTER)
         .checked_sub(index_len)
         .ok_or_else(|| corrupt(format!("index of {index_len} bytes")))?;
     let index = store.get_range(path, data_end..size - FOOTER).await?;
     let lengths = decode_lengths(&index).map_err(corrupt)?;
     if lengths.len() != rows {
-        return Err(corrupt(format!("{} values, {rows} rows recorded", lengths.len())));
+        return Err(corrupt(format!(
+            "{} values, {rows} rows recorded",
+            lengths.len()
+        )));
     }
     let (mut offsets, mut sizes, mut valid) = (Vec::new(), Vec::new(), Vec::new());
     let mut at: u64 = 0;
@@ -246,7 +253,11 @@ fn decode_lengths(bytes: &[u8]) -> std::result::Result<Vec<i64>, String> {
 /// Refuses reading `file` (a Parquet, ORC or Avro file of `file_schema`) as holding a BLOB
 /// column: Paimon keeps BLOB values in `.blob` files; inline BLOB bytes (descriptor or view
 /// fields) are not implemented.
-pub(crate) fn check_inline(path: &str, file: &DataFileMeta, file_schema: &TableSchema) -> Result<()> {
+pub(crate) fn check_inline(
+    path: &str,
+    file: &DataFileMeta,
+    file_schema: &TableSchema,
+) -> Result<()> {
     let held = super::stitch::written_field_ids(file, file_schema);
     match file_schema
         .fields
@@ -348,18 +359,25 @@ mod tests {
                 assert_eq!(got.as_deref(), *want, "row {row}");
             }
             // A wrong row count, a wrong reference and a newer format are named errors.
-            let err = read_references(&store, "t/b.blob", size, 3).await.unwrap_err();
+            let err = read_references(&store, "t/b.blob", size, 3)
+                .await
+                .unwrap_err();
             assert!(err.to_string().contains("4 values, 3 rows"), "{err}");
             let Some(mut r) = reference(refs.as_ref(), 0).unwrap() else {
                 panic!("row 0 is not null")
             };
             r.offset += 1;
             let err = fetch(&store, &r).await.unwrap_err().to_string();
-            assert!(err.starts_with("t/b.blob") && err.contains("magic"), "{err}");
+            assert!(
+                err.starts_with("t/b.blob") && err.contains("magic"),
+                "{err}"
+            );
             let mut v2 = blob_file(&values);
             *v2.last_mut().unwrap() = 2;
             let (store, size) = store_with(v2).await;
-            let err = read_references(&store, "t/b.blob", size, 4).await.unwrap_err();
+            let err = read_references(&store, "t/b.blob", size, 4)
+                .await
+                .unwrap_err();
             assert!(matches!(err, Error::Unsupported { .. }), "{err}");
             assert!(err.to_string().contains("version 2"), "{err}");
         });

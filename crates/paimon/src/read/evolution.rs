@@ -274,12 +274,9 @@ fn to_vector(
         let start = u64::try_from(start).map_err(|e| cast_error(file, "vector", e))?;
         take.extend((start..start + n as u64).map(Some));
     }
-    let values = arrow_select::take::take(
-        list.values(),
-        &arrow_array::UInt64Array::from(take),
-        None,
-    )
-    .map_err(|e| cast_error(file, "vector", e))?;
+    let values =
+        arrow_select::take::take(list.values(), &arrow_array::UInt64Array::from(take), None)
+            .map_err(|e| cast_error(file, "vector", e))?;
     let values = conform(file, values, file_elem, elem)?;
     let out = arrow_array::FixedSizeListArray::try_new(
         list_element_field(elem),

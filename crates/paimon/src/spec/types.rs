@@ -165,8 +165,10 @@ impl DataType {
                 json!({"type": format!("MAP{suffix}"), "key": k.to_json(), "value": v.to_json()})
             }
             TypeKind::Row(fields) => json!({"type": format!("ROW{suffix}"), "fields": fields}),
-            TypeKind::Vector(e, n) => json!({"type": format!("VECTOR{suffix}"), "element": e.to_json(),
-                "length": n, "nullable": self.nullable}),
+            TypeKind::Vector(e, n) => {
+                json!({"type": format!("VECTOR{suffix}"), "element": e.to_json(),
+                "length": n, "nullable": self.nullable})
+            }
             _ => Value::String(self.to_string()),
         }
     }
