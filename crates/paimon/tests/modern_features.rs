@@ -308,6 +308,24 @@ async fn blob_columns_read_as_references_fetched_on_demand() {
 }
 
 #[tokio::test]
+async fn blob_files_rolled_by_size_are_concatenated() {
+    // blob.target-file-size below one value: three .blob files hold the rows of one data file.
+    let rows = blobs_same_as_pypaimon("blob_rolled").await;
+    if let Some(rows) = rows {
+        assert_eq!(
+            rows,
+            [
+                "0|n0|6162",
+                "1|n1|6364",
+                "2|n2|6566",
+                "3|n3|6768",
+                "4|n4|null"
+            ]
+        );
+    }
+}
+
+#[tokio::test]
 async fn blob_as_descriptor_is_refused() {
     refused(
         "blob_as_descriptor",

@@ -158,6 +158,7 @@ def blob_rolled():
     # blob.target-file-size below one value: several .blob files cover one data file's rows.
     t = table(BLOB, dict(BLOB_OPTIONS, **{'blob.target-file-size': '1 b'}))
     write(t, blob_rows(0, [b'ab', b'cd', b'ef']))
+    write(t, blob_rows(3, [b'gh', None]))
 
 
 def blob_as_descriptor():
