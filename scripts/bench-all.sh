@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole benchmark suite of issue 9 in one command, side by side with its anchors:
 #   P1 native merge-on-read and the append-table read (scripts/bench.sh),
-#   P7 write throughput against Java Paimon 0.9 (scripts/bench.sh --write),
+#   P7 write throughput and P10 bytes written against Java Paimon 0.9 (scripts/bench.sh --write),
 #   P2, P3, P4, P6 in headless Chromium (scripts/bench-browser.sh; it builds the release app),
 #   P5 the explorer's first load (scripts/payload-size.sh on that release app).
 #
@@ -25,7 +25,7 @@ OUT="$ROOT/target/bench"; APP="$ROOT/target/bench-browser/app"; mkdir -p "$OUT"
 
 echo "== P1: native reads"
 bash "$ROOT/scripts/bench.sh" --work "$WORK" --runs "$RUNS"
-echo "== P7: writes"
+echo "== P7, P10: writes (rows/s and bytes)"
 bash "$ROOT/scripts/bench.sh" --write --work "$WORK" --runs "$RUNS" --no-build
 echo "== P2, P3, P4, P6: in the browser (builds the release app into $APP)"
 bash "$ROOT/scripts/bench-browser.sh" --work "$WORK" --runs "$RUNS"

@@ -96,6 +96,7 @@ def main():
     if 'rows_per_s' in ls and 'rows_per_s' in jv:
         ratios['java_same_run'] = {k: ls[k] / jv[k] for k in ('rows_per_s', 'mb_per_s', 'rows_per_cpu_s')}
         ratios['java_same_run']['peak_rss'] = ls['median_rss_mib'] / jv['median_rss_mib']
+        ratios['java_same_run']['data_bytes'] = ls['data_bytes'] / jv['data_bytes']
     if 'rows_per_s' in ls and a.keys == 2_000_000:
         ratios['java_anchor'] = {'rows_per_s': ls['rows_per_s'] / (ANCHOR['rows'] / ANCHOR['wall_s']),
                                  'mb_per_s': ls['mb_per_s'] / (ANCHOR['data_bytes'] / 1e6 / ANCHOR['wall_s'])}
@@ -155,6 +156,8 @@ def render(res):
                  % (q['java_anchor']['rows_per_s'], q['java_anchor']['mb_per_s']))
     if 'java_same_run' in q:
         L.append('- P7 target (>= Java throughput, rows/s): **%s**' % ('met' if q['java_same_run']['rows_per_s'] >= 1 else 'NOT met'))
+        L.append('- P10 target (data bytes <= 1.05x Java\'s for the same rows): %.3fx, **%s**'
+                 % (q['java_same_run']['data_bytes'], 'met' if q['java_same_run']['data_bytes'] <= 1.05 else 'NOT met'))
     L.append('')
     L.append('## Read-back check (last run\'s tables)')
     L.append('')

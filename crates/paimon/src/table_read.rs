@@ -569,11 +569,12 @@ impl<'a> SplitReader<'a> {
         fetch: Fetch,
     ) -> Result<FileSource> {
         let (path, format, file_schema) = self.locate(split, file).await?;
+        let file_fields = file_columns(&path, format, &file_schema, file, self.kind())?;
         let spec = FileSpec {
             path,
             format,
             size: u64::try_from(file.file_size).unwrap_or(0),
-            file_fields: &file_schema.fields,
+            file_fields: &file_fields,
             read_fields: &self.schema.fields,
             kind: self.kind(),
         };
@@ -613,12 +614,13 @@ impl<'a> SplitReader<'a> {
         file: &DataFileMeta,
     ) -> Result<Vec<RecordBatch>> {
         let (path, format, file_schema) = self.locate(split, file).await?;
+        let file_fields = file_columns(&path, format, &file_schema, file, self.kind())?;
         let bytes = self.table.store().get(&path).await?;
         read::read_file(
             &path,
             bytes,
             format,
-            &file_schema.fields,
+            &file_fields,
             &self.schema.fields,
             self.kind(),
         )
@@ -651,12 +653,13 @@ impl<'a> SplitReader<'a> {
         let reads = files.iter().map(|file| async move {
             let (path, format, file_schema) = self.locate_part(split, file).await?;
             read::blob::check_inline(&path, file, &file_schema)?;
+            let file_fields = file_columns(&path, format, &file_schema, file, FileKind::Append)?;
             let bytes = self.table.store().get(&path).await?;
             let batches = read::read_file(
                 &path,
                 bytes,
                 format,
-                &file_schema.fields,
+                &file_fields,
                 &self.schema.fields,
                 FileKind::Append,
             )
@@ -983,4 +986,25 @@ fn additions_mask(kinds: &arrow_array::ArrayRef) -> Result<arrow_array::BooleanA
         .iter()
         .map(|k| Some(matches!(k, Some(0) | Some(2))))
         .collect())
+}
+
+/// The columns of `file` as its decoder needs them: its schema's fields (formats that store
+/// their own schema are matched by name), or for a Paimon row-format file the exact row type it
+/// was written with.
+fn file_columns<'a>(
+    path: &str,
+    format: FileFormat,
+    file_schema: &'a TableSchema,
+    file: &DataFileMeta,
+    kind: FileKind,
+) -> Result<std::borrow::Cow<'a, [DataField]>> {
+    Ok(match format {
+        FileFormat::Row => std::borrow::Cow::Owned(read::row_file_layout(
+            path,
+            file_schema,
+            file.write_cols.as_deref(),
+            kind,
+        )?),
+        _ => std::borrow::Cow::Borrowed(&file_schema.fields),
+    })
 }

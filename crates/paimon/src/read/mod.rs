@@ -1,4 +1,4 @@
-//! Reading data files (Parquet, ORC, Avro) into Arrow record batches, evolved to a read schema.
+//! Reading data files (Parquet, ORC, Avro, Paimon's row format) into Arrow record batches, evolved to a read schema.
 //!
 //! Entry points: [`read_file`] (whole file in memory), [`parquet::read_parquet_async`] (ranged
 //! reads over an [`ObjectStore`](lakescope_storage::ObjectStore)), and
@@ -14,6 +14,7 @@ pub mod evolution;
 pub mod orc;
 pub mod parquet;
 pub(crate) mod parquet_pages;
+pub(crate) mod row_file;
 pub(crate) mod source;
 pub(crate) mod stitch;
 pub mod support;
@@ -50,6 +51,8 @@ pub enum FileFormat {
     Parquet,
     Orc,
     Avro,
+    /// Paimon's own row-oriented format (`file.format = row`, [`row_file`]).
+    Row,
 }
 
 impl FileFormat {
@@ -65,6 +68,7 @@ impl FileFormat {
             "parquet" => Some(Self::Parquet),
             "orc" => Some(Self::Orc),
             "avro" => Some(Self::Avro),
+            "row" => Some(Self::Row),
             _ => None,
         }
     }
@@ -75,6 +79,7 @@ impl FileFormat {
             Self::Parquet => "parquet",
             Self::Orc => "orc",
             Self::Avro => "avro",
+            Self::Row => "row",
         }
     }
 }
@@ -146,6 +151,8 @@ pub(crate) fn wanted_columns(plan: &[ColumnPlan], kind: FileKind) -> Vec<Wanted>
 ///
 /// `file_fields` is the schema the file was written with (`schema-N` of its `_SCHEMA_ID`): it
 /// gives the column names in the file. Columns are decoded only if the read schema needs them.
+/// A row-format file stores no schema: its `file_fields` must be the exact row type it was
+/// written with ([`row_file_layout`]).
 pub async fn read_file(
     file_name: &str,
     bytes: Bytes,
@@ -160,8 +167,20 @@ pub async fn read_file(
         FileFormat::Parquet => parquet::decode(file_name, bytes, &wanted)?,
         FileFormat::Orc => orc::decode(file_name, bytes, &wanted).await?,
         FileFormat::Avro => avro::decode(file_name, bytes, &wanted)?,
+        FileFormat::Row => row_file::decode(file_name, bytes, file_fields, &wanted)?,
     };
     assemble(file_name, &plan, kind, decoded)
+}
+
+/// The row type a Paimon `row` data file was written with (see [`row_file`]): what
+/// [`read_file`] needs as its `file_fields` for such a file.
+pub fn row_file_layout(
+    file: &str,
+    schema: &crate::spec::TableSchema,
+    write_cols: Option<&[String]>,
+    kind: FileKind,
+) -> Result<Vec<DataField>> {
+    row_file::layout(file, schema, write_cols, kind)
 }
 
 /// Turns decoded file batches (columns named as in the file) into batches of the read schema.

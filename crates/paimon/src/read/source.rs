@@ -10,8 +10,8 @@ use lakescope_storage::ObjectStore;
 
 use super::parquet::{self, FirstPiece, ParquetBatches, RowGroupFile};
 use super::{
-    assemble_batch, avro, evolution, orc, plan_schema, wanted_columns, ColumnPlan, DeletionVector,
-    FileFormat, FileKind,
+    assemble_batch, avro, evolution, orc, plan_schema, row_file, wanted_columns, ColumnPlan,
+    DeletionVector, FileFormat, FileKind,
 };
 use crate::spec::DataField;
 use crate::Result;
@@ -62,7 +62,7 @@ pub(crate) struct FileSource {
 
 enum Decoded {
     Parquet(ParquetBatches),
-    /// ORC and Avro: decoded whole.
+    /// ORC, Avro and row files: decoded whole.
     Batches(std::vec::IntoIter<RecordBatch>),
     RowGroups {
         file: RowGroupFile,
@@ -126,6 +126,9 @@ impl FileSource {
                     (FileFormat::Avro, _) => {
                         Decoded::Batches(avro::decode(&path, bytes, &wanted)?.into_iter())
                     }
+                    (FileFormat::Row, _) => Decoded::Batches(
+                        row_file::decode(&path, bytes, file.file_fields, &wanted)?.into_iter(),
+                    ),
                 }
             }
         };

@@ -214,6 +214,79 @@ def fallback_branch():
     write(t, rows(0, 4, 'a'))
 
 
+def row_format():
+    # Paimon's own row format (file.format = row): zstd blocks of serialised rows.
+    t = table(KV, {'file.format': 'row'})
+    write(t, rows(0, 5, 'a'))
+    write(t, pa.table({'id': pa.array([5, None], pa.int64()), 'b': [None, 'n']}, schema=KV))
+
+
+def row_format_pk():
+    t = table(PK, {'file.format': 'row', 'bucket': '1'}, pk=['id'])
+    write(t, rows(0, 6, 'x', PK))
+    write(t, rows(3, 9, 'y', PK))
+
+
+def row_format_evolution():
+    # A data-evolution table in the row format: a column updated by row id lands in a row file
+    # holding only that column (_WRITE_COLS), stitched by row id.
+    t = table(KVC, {'file.format': 'row', 'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true'})
+    write(t, pa.table({'id': pa.array(range(0, 6), pa.int64()), 'b': ['a%d' % i for i in range(6)],
+                       'c': pa.array(range(0, 6), pa.int32())}, schema=KVC))
+    update(t, ['c'], pa.table({'_ROW_ID': pa.array([1, 4], pa.int64()), 'c': pa.array([-1, -4], pa.int32())}))
+
+
+def modern_refs():
+    # Tags and branches of a data-evolution table: tag t1 on snapshot 1, branch dev from it;
+    # main then updates column b by row id, dev appends rows and gets tag d2. refs.json holds
+    # pypaimon's rows of each tag and branch (and of dev's snapshots).
+    t = table(KV, {'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true'})
+    write(t, rows(0, 6, 'a'))
+    CAT.create_tag('m.modern_refs', 't1', 1)
+    CAT.create_branch('m.modern_refs', 'dev', 't1')
+    update(t, ['b'], pa.table({'_ROW_ID': pa.array([1, 4], pa.int64()), 'b': ['u1', 'u4']}))
+    write(CAT.get_table('m.modern_refs$branch_dev'), rows(6, 9, 'd'))
+    CAT.create_tag('m.modern_refs$branch_dev', 'd2', 2)
+    refs = {}
+    for label, name, options in [('tag:t1', 'm.modern_refs', {'scan.tag-name': 't1'}),
+                                 ('branch:dev', 'm.modern_refs$branch_dev', None),
+                                 ('branch:dev@1', 'm.modern_refs$branch_dev', {'scan.snapshot-id': '1'}),
+                                 ('branch:dev@tag:d2', 'm.modern_refs$branch_dev', {'scan.tag-name': 'd2'})]:
+        rt = CAT.get_table(name)
+        refs[label] = sorted(lines(rt.copy(options) if options else rt))
+    with open(os.path.join(WH, 'refs.json'), 'w') as f:
+        json.dump(refs, f)
+
+
+TYPES = pa.schema([
+    ('id', pa.int64()), ('b', pa.string()), ('f', pa.bool_()), ('t8', pa.int8()), ('t16', pa.int16()),
+    ('i', pa.int32()), ('fl', pa.float32()), ('d', pa.float64()), ('dc', pa.decimal128(10, 2)),
+    ('dw', pa.decimal128(30, 5)), ('dt', pa.date32()), ('ts3', pa.timestamp('ms')), ('ts6', pa.timestamp('us')),
+    ('ts9', pa.timestamp('ns')), ('bin', pa.binary()), ('l', pa.list_(pa.int32())),
+    ('m', pa.map_(pa.string(), pa.int32())), ('r', pa.struct([('x', pa.int32()), ('y', pa.string())]))])
+
+
+def row_format_types():
+    # Every type the row format serialises, with nulls at the top and inside; the same rows are
+    # also written to m.row_format_types_parquet (Parquet) for the reader to compare both.
+    import datetime
+    import decimal
+    data = pa.table({
+        'id': [1, 2, None], 'b': ['x', None, 'z\u00e9'], 'f': [True, False, None], 't8': [-1, 127, None],
+        't16': [-300, 3, None], 'i': [7, -8, None], 'fl': [1.5, -0.25, None], 'd': [2.5, 1e300, None],
+        'dc': [decimal.Decimal('12.34'), decimal.Decimal('-0.01'), None],
+        'dw': [decimal.Decimal('1234567890123456789012.12345'), decimal.Decimal('-1.00001'), None],
+        'dt': [datetime.date(2024, 1, 2), datetime.date(1969, 12, 31), None],
+        'ts3': [datetime.datetime(2024, 1, 2, 3, 4, 5, 678000), datetime.datetime(1960, 1, 1), None],
+        'ts6': [datetime.datetime(2024, 1, 2, 3, 4, 5, 678901), datetime.datetime(1969, 12, 31, 23, 59, 59, 999999), None],
+        'ts9': pa.array([1_700_000_000_123_456_000, -1000, None], pa.timestamp('ns')),
+        'bin': [b'\x00\x01', b'', None], 'l': [[1, None, 3], [], None], 'm': [[('a', 1), ('b', None)], [], None],
+        'r': [{'x': 1, 'y': 'q'}, {'x': None, 'y': None}, None]}, schema=TYPES)
+    for name, options in [('m.row_format_types_parquet', {}), ('m.row_format_types', {'file.format': 'row'})]:
+        CAT.create_table(name, Schema.from_pyarrow_schema(TYPES, options=options), False)
+        write(CAT.get_table(name), data)
+
+
 def unknown_index_type():
     """A deletion-vector delete, then its index manifest entry relabelled with an index type
     lakescope does not implement (as a global index would be listed)."""
@@ -285,6 +358,14 @@ def variant():
     write(t, variant_rows(0, values[:6]))
     write(t, variant_rows(6, values[6:12]))
     write(t, variant_rows(12, values[12:]))
+
+
+def variant_row_format():
+    # The same VARIANT values in Paimon's row format (value bytes, then metadata bytes).
+    t = table(VKV, {'file.format': 'row'})
+    values = variant_values()
+    write(t, variant_rows(0, values[:8]))
+    write(t, variant_rows(8, values[8:]))
 
 
 def variant_empty_key():
