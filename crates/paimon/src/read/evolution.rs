@@ -474,6 +474,36 @@ mod tests {
     }
 
     #[test]
+    fn lists_become_vectors_of_exactly_their_length() {
+        use arrow_array::types::Int32Type;
+        let list = |rows: Vec<Option<Vec<Option<i32>>>>| -> ArrayRef {
+            Arc::new(ListArray::from_iter_primitive::<Int32Type, _, _>(rows))
+        };
+        let vector = ty("VECTOR<BIGINT, 2>");
+        let a = list(vec![
+            Some(vec![Some(1), Some(2)]),
+            None,
+            Some(vec![Some(3), None]),
+        ]);
+        let out = conform("f", a, Some(&ty("VECTOR<INT, 2>")), &vector).unwrap();
+        let out = out.as_fixed_size_list();
+        assert_eq!(out.value_length(), 2);
+        assert!(out.is_null(1));
+        let values = out.values().as_primitive::<Int64Type>();
+        assert_eq!(values.value(0), 1);
+        assert_eq!(values.value(4), 3);
+        assert!(values.is_null(5));
+        let short = list(vec![Some(vec![Some(1), Some(2)]), Some(vec![Some(3)])]);
+        let err = conform("t/f.parquet", short, None, &vector)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("t/f.parquet") && err.contains("length 2 holds 1"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn widens_numbers() {
         let a: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None, Some(-3)]));
         let out = conform("f", a, Some(&ty("INT")), &ty("BIGINT")).unwrap();
