@@ -2,10 +2,10 @@
 //! audit-log view and export of the current view.
 
 use crate::app::Selection;
-use crate::grid::Grid;
+use crate::grid::{BlobDownload, Grid};
 use crate::route::{go, use_route};
 use crate::table_panel::{is_iceberg, table_ref};
-use crate::util::{download, parse_time, time, yield_to_browser, Frame};
+use crate::util::{download, download_bytes, parse_time, time, yield_to_browser, Frame};
 use crate::versions::branch_label;
 use crate::warehouse;
 use lakescope_engine::csv_text;
@@ -14,6 +14,7 @@ use lakescope_engine::version::paimon_snapshot;
 use lakescope_engine::versions::Versions;
 use lakescope_engine::Version;
 use lakescope_paimon::predicate::parse::parse as parse_filter;
+use lakescope_paimon::read::blob::{self, BlobRef};
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -347,9 +348,31 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                     Status::Failed(m) => view! { <span class="err-inline" data-testid="data-error" role="alert">{m}</span> }.into_any(),
                 }}
             </div>
-            <Grid frame=frame testid="data-grid" class="fill" />
+            <Grid frame=frame testid="data-grid" class="fill" blob_download=blob_download(status) />
         </div>
     }
+}
+
+/// A BLOB cell's download: its bytes are fetched only then (one range read of the `.blob` file,
+/// checked as `read::blob::fetch` checks it); an error shows in the status line.
+fn blob_download(status: RwSignal<Status>) -> BlobDownload {
+    Arc::new(move |reference: BlobRef| {
+        spawn_local(async move {
+            let fetched = match warehouse::store() {
+                Ok(store) => blob::fetch(store.as_ref(), &reference)
+                    .await
+                    .map_err(|e| e.to_string()),
+                Err(e) => Err(e),
+            };
+            match fetched {
+                Ok(bytes) => {
+                    let file = reference.file.rsplit('/').next().unwrap_or("blob");
+                    download_bytes(&format!("{file}-{}.bin", reference.offset), &bytes);
+                }
+                Err(e) => status.set(Status::Failed(e)),
+            }
+        })
+    })
 }
 
 /// Minimum milliseconds between two grid updates while rows stream in.

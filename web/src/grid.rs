@@ -3,6 +3,7 @@
 //! Arrow batches; values are always text nodes.
 
 use crate::util::Frame;
+use lakescope_paimon::read::blob::BlobRef;
 use leptos::html::Div;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -16,6 +17,9 @@ const OVERSCAN: usize = 12;
 
 /// Extra CSS class of a cell (diff highlighting): `(frame, row, col) -> class`.
 pub type CellClass = Arc<dyn Fn(&Frame, usize, usize) -> &'static str + Send + Sync>;
+
+/// Downloads one BLOB value (a BLOB cell's button): gets its reference, fetches the bytes.
+pub type BlobDownload = Arc<dyn Fn(BlobRef) + Send + Sync>;
 
 /// Rows whose text sizes the columns: about the first screen and a half.
 const WIDTH_SAMPLE_ROWS: usize = 64;
@@ -81,6 +85,23 @@ fn show_full_value(ev: web_sys::MouseEvent) {
     }
 }
 
+/// A BLOB cell: the value's size and a button fetching its bytes (a NULL BLOB is a NULL cell).
+fn blob_cell(reference: Option<BlobRef>, extra: &str, download: Option<BlobDownload>) -> AnyView {
+    let Some(reference) = reference else {
+        return view! { <span class=format!("gc null {extra}")>"NULL"</span> }.into_any();
+    };
+    let size = format!("{} bytes", reference.length);
+    let button = download.map(|download| {
+        let title = format!("Download these {} bytes", reference.length);
+        view! {
+            <button class="btn small blob-dl" data-testid="blob-download" title=title
+                on:click=move |_| download(reference.clone())>"download"</button>
+        }
+    });
+    view! { <span class=format!("gc blob {extra}")><span data-testid="blob-size">{size}</span>" "{button}</span> }
+        .into_any()
+}
+
 #[component]
 pub fn Grid(
     /// The rows; `None` while nothing is loaded.
@@ -98,6 +119,10 @@ pub fn Grid(
     /// Extra CSS class (`short` grids are capped lower).
     #[prop(default = "")]
     class: &'static str,
+    /// Fetches a BLOB cell's bytes when its button is clicked; without it BLOB cells show only
+    /// their size.
+    #[prop(optional)]
+    blob_download: Option<BlobDownload>,
 ) -> impl IntoView {
     let node = NodeRef::<Div>::new();
     let scroll_top = RwSignal::new(0.0f64);
@@ -162,6 +187,7 @@ pub fn Grid(
     };
     let cell_class = StoredValue::new(cell_class);
     let row_class = StoredValue::new(row_class);
+    let blob_download = StoredValue::new(blob_download);
     let render_row = move |(_, r): (usize, usize)| {
         let f = frame.get_untracked();
         let Some(f) = f else { return ().into_any() };
@@ -170,6 +196,9 @@ pub fn Grid(
         let cells = (0..cols)
             .map(|c| {
                 let extra = cell_class.with_value(|cc| cc.as_ref().map_or("", |cc| cc(&f, r, c)));
+                if let Some(reference) = f.blob(r, c) {
+                    return blob_cell(reference, extra, blob_download.get_value());
+                }
                 match f.cell(r, c) {
                     Some(text) => {
                         view! { <span class=format!("gc {extra}")>{text}</span> }.into_any()

@@ -64,6 +64,21 @@ impl Frame {
         cell_text(batch.column(col).as_ref(), i)
     }
 
+    /// The BLOB reference of one cell: `None` if the column is not a BLOB column, `Some(None)`
+    /// for a NULL BLOB (see `lakescope_paimon::read::blob`).
+    pub fn blob(
+        &self,
+        row: usize,
+        col: usize,
+    ) -> Option<Option<lakescope_paimon::read::blob::BlobRef>> {
+        let (batch, i) = self.locate(row)?;
+        let column = batch.column(col);
+        if column.data_type() != &lakescope_paimon::read::blob::reference_type() {
+            return None;
+        }
+        lakescope_paimon::read::blob::reference(column.as_ref(), i).ok()
+    }
+
     /// Index of a column by name.
     pub fn col(&self, name: &str) -> Option<usize> {
         self.schema.index_of(name).ok()
@@ -132,16 +147,30 @@ pub fn parse_time(text: &str) -> Option<i64> {
 
 /// Offers `text` as a file download.
 pub fn download(name: &str, mime: &str, text: &str) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
     let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+    if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) {
+        offer(name, &blob);
+    }
+}
+
+/// Offers `bytes` as a file download.
+pub fn download_bytes(name: &str, bytes: &[u8]) {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("application/octet-stream");
+    if let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts) {
+        offer(name, &blob);
+    }
+}
+
+/// Offers a browser `Blob` as the download `name`.
+fn offer(name: &str, blob: &web_sys::Blob) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else {
         return;
     };
     if let Ok(a) = document.create_element("a") {

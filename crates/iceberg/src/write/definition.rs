@@ -109,10 +109,11 @@ pub fn iceberg_type(t: &DataType, next_id: &mut i32) -> Result<Type> {
                 .collect::<Result<Vec<_>>>()?;
             Type::Struct(children)
         }
-        TypeKind::Variant => {
-            return Err(Error::Invalid(
-                "VARIANT columns cannot be stored in an Iceberg v2 table".into(),
-            ))
+        TypeKind::Variant | TypeKind::Vector(..) | TypeKind::Blob => {
+            return Err(Error::Invalid(format!(
+                "{} columns cannot be stored in an Iceberg v2 table",
+                t.clone().with_nullable(true)
+            )))
         }
     })
 }

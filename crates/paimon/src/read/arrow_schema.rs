@@ -16,6 +16,8 @@
 //! | MULTISET<T> | Map<T, Int32 non-null> (element → count) |
 //! | ROW<...> | Struct(...) |
 //! | VARIANT | Utf8: each value's JSON text, as Paimon's `Variant.toJson()` (see `read::variant`) |
+//! | VECTOR<T, n> | FixedSizeList(`"element"`: T, n) |
+//! | BLOB | Struct(`file`: Utf8, `offset`: Int64, `length`: Int64): a reference, see `read::blob` |
 //!
 //! Every field carries its Paimon field id in the metadata key [`FIELD_ID_KEY`] (top-level and
 //! ROW fields; list elements and map entries have no Paimon id).
@@ -87,6 +89,11 @@ pub fn to_arrow_type(data_type: &DataType) -> ArrowType {
             ArrowType::Map(map_entries_field(element, &count), false)
         }
         TypeKind::Row(fields) => ArrowType::Struct(to_arrow_fields(fields)),
+        TypeKind::Vector(element, length) => ArrowType::FixedSizeList(
+            list_element_field(element),
+            i32::try_from(*length).unwrap_or(i32::MAX),
+        ),
+        TypeKind::Blob => super::blob::reference_type(),
     }
 }
 

@@ -330,6 +330,23 @@ fn to_array(
             Arc::new(array)
         }
         TypeKind::Variant => return Err(super::variant::outside_parquet(file, column, "Avro")),
+        // An Avro array of exactly n elements.
+        TypeKind::Vector(elem, _) => {
+            let list = DataType {
+                nullable: ty.nullable,
+                kind: TypeKind::Array(elem.clone()),
+            };
+            let list = to_array(file, column, values, &list)?;
+            super::evolution::conform(file, list, None, ty)?
+        }
+        TypeKind::Blob => {
+            return Err(Error::unsupported(
+                file,
+                format!(
+                    "BLOB column '{column}' stored in an Avro file (only .blob files are read)"
+                ),
+            ))
+        }
     };
     Ok(array)
 }

@@ -96,6 +96,17 @@ pub fn conform(
             .map_err(|e| cast_error(file, "list", e))?;
             Ok(Arc::new(out))
         }
+        (
+            TypeKind::Vector(elem, length),
+            ArrowType::List(_) | ArrowType::LargeList(_) | ArrowType::FixedSizeList(..),
+        ) => {
+            let list = to_list(file, &array)?;
+            let file_elem = nested_type(|k| match k {
+                TypeKind::Vector(e, _) | TypeKind::Array(e) => Some(e),
+                _ => None,
+            });
+            to_vector(file, &list, file_elem, elem, *length)
+        }
         (TypeKind::Map(key, value), _) => conform_map(file, &array, file_type, key, value),
         (TypeKind::Multiset(elem), _) => {
             let count = DataType::nullable(TypeKind::Int).with_nullable(false);
@@ -232,6 +243,49 @@ fn to_list(file: &str, array: &ArrayRef) -> Result<ListArray> {
         }
         other => Err(cast_error(file, other, "not a list")),
     }
+}
+
+/// A VECTOR column from a list column (Parquet, ORC and Avro store vectors as lists): every
+/// non-null list must have exactly `length` elements.
+fn to_vector(
+    file: &str,
+    list: &ListArray,
+    file_elem: Option<&DataType>,
+    elem: &DataType,
+    length: u32,
+) -> Result<ArrayRef> {
+    let n = usize::try_from(length).map_err(|e| cast_error(file, "vector", e))?;
+    // Element positions of each row; a null row takes n null elements.
+    let mut take: Vec<Option<u64>> = Vec::with_capacity(list.len() * n);
+    for row in 0..list.len() {
+        if list.is_null(row) {
+            take.extend(std::iter::repeat_n(None, n));
+            continue;
+        }
+        let offsets = list.value_offsets();
+        let (start, end) = (offsets[row], offsets[row + 1]);
+        let count = usize::try_from(end - start).unwrap_or(usize::MAX);
+        if count != n {
+            return Err(Error::corrupt(
+                file,
+                format!("a VECTOR of length {n} holds {count} elements (row {row})"),
+            ));
+        }
+        let start = u64::try_from(start).map_err(|e| cast_error(file, "vector", e))?;
+        take.extend((start..start + n as u64).map(Some));
+    }
+    let values =
+        arrow_select::take::take(list.values(), &arrow_array::UInt64Array::from(take), None)
+            .map_err(|e| cast_error(file, "vector", e))?;
+    let values = conform(file, values, file_elem, elem)?;
+    let out = arrow_array::FixedSizeListArray::try_new(
+        list_element_field(elem),
+        i32::try_from(length).map_err(|e| cast_error(file, "vector", e))?,
+        values,
+        list.nulls().cloned(),
+    )
+    .map_err(|e| cast_error(file, "vector", e))?;
+    Ok(Arc::new(out))
 }
 
 fn conform_struct(
@@ -417,6 +471,36 @@ mod tests {
             data_type: ty(t),
             description: None,
         }
+    }
+
+    #[test]
+    fn lists_become_vectors_of_exactly_their_length() {
+        use arrow_array::types::Int32Type;
+        let list = |rows: Vec<Option<Vec<Option<i32>>>>| -> ArrayRef {
+            Arc::new(ListArray::from_iter_primitive::<Int32Type, _, _>(rows))
+        };
+        let vector = ty("VECTOR<BIGINT, 2>");
+        let a = list(vec![
+            Some(vec![Some(1), Some(2)]),
+            None,
+            Some(vec![Some(3), None]),
+        ]);
+        let out = conform("f", a, Some(&ty("VECTOR<INT, 2>")), &vector).unwrap();
+        let out = out.as_fixed_size_list();
+        assert_eq!(out.value_length(), 2);
+        assert!(out.is_null(1));
+        let values = out.values().as_primitive::<Int64Type>();
+        assert_eq!(values.value(0), 1);
+        assert_eq!(values.value(4), 3);
+        assert!(values.is_null(5));
+        let short = list(vec![Some(vec![Some(1), Some(2)]), Some(vec![Some(3)])]);
+        let err = conform("t/f.parquet", short, None, &vector)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("t/f.parquet") && err.contains("length 2 holds 1"),
+            "{err}"
+        );
     }
 
     #[test]

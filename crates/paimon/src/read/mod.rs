@@ -8,6 +8,7 @@
 
 pub mod arrow_schema;
 pub mod avro;
+pub mod blob;
 pub mod deletion_vector;
 pub mod evolution;
 pub mod orc;

@@ -123,6 +123,16 @@ pub(crate) fn decode(
             ),
         ));
     }
+    // Paimon's row serialisation of VECTOR and BLOB is not implemented.
+    if let Some(w) = wanted.iter().find(|w| vector_or_blob(&w.data_type)) {
+        return Err(Error::unsupported(
+            file,
+            format!(
+                "column '{}' of type {} in a row-format file",
+                w.name, w.data_type
+            ),
+        ));
+    }
     let index = BlockIndex::read(file, &bytes)?;
     // Position in the layout of each wanted column that the file has.
     let columns: Vec<(usize, &DataField)> = wanted
@@ -171,6 +181,17 @@ pub(crate) fn decode(
         batches.push(RecordBatch::new_empty(schema));
     }
     Ok(batches)
+}
+
+/// Whether `t` is or holds a VECTOR or a BLOB.
+fn vector_or_blob(t: &DataType) -> bool {
+    match &t.kind {
+        TypeKind::Vector(..) | TypeKind::Blob => true,
+        TypeKind::Array(e) | TypeKind::Multiset(e) => vector_or_blob(e),
+        TypeKind::Map(k, v) => vector_or_blob(k) || vector_or_blob(v),
+        TypeKind::Row(fields) => fields.iter().any(|f| vector_or_blob(&f.data_type)),
+        _ => false,
+    }
 }
 
 /// The Arrow type a decoded column has before evolution: the read type, except VARIANT, which
@@ -603,6 +624,8 @@ fn read_value(c: &mut Cursor, ty: &DataType) -> Step<Value> {
             let metadata = c.bytes()?.to_vec();
             Value::Variant { value, metadata }
         }
+        // Refused before decoding (see `decode`).
+        TypeKind::Vector(..) | TypeKind::Blob => return Err(format!("a {ty} value")),
     })
 }
 
@@ -777,6 +800,13 @@ fn build(file: &str, column: &str, ty: &DataType, values: &[Value]) -> Result<Ar
             )
         }
         TypeKind::Map(key, value) => build_map(file, column, ty, key, value, values)?,
+        // Refused before decoding (see `decode`).
+        TypeKind::Vector(..) | TypeKind::Blob => {
+            return Err(Error::unsupported(
+                file,
+                format!("column '{column}' of type {ty} in a row-format file"),
+            ))
+        }
         TypeKind::Multiset(element) => {
             let count = DataType::nullable(TypeKind::Int).with_nullable(false);
             build_map(file, column, ty, element, &count, values)?

@@ -17,14 +17,21 @@ pub(crate) fn needs_stitching(files: &[DataFileMeta]) -> bool {
             .map_or(true, |g| g.iter().any(|g| g.len() > 1))
 }
 
+/// Whether `file` is a `.blob` file (one BLOB column of some rows, see [`super::blob`]).
+pub(crate) fn is_blob_file(file: &DataFileMeta) -> bool {
+    file.file_name.ends_with(super::blob::BLOB_EXTENSION)
+}
+
 /// The files in row-id order, those sharing row ids together, each group newest first (by
 /// `max_sequence_number`). Files without a first row id are groups of their own. Overlapping
 /// files whose ranges differ are refused, as Paimon refuses them ("should be all row id ranges
-/// same"). `file_path` names a file in errors.
+/// same"), except `.blob` files: blob files roll by size, so each joins the group whose range
+/// holds its rows ([`blob_bunch`] checks they cover it). `file_path` names a file in errors.
 pub(crate) fn groups(
-    mut files: Vec<DataFileMeta>,
+    files: Vec<DataFileMeta>,
     file_path: impl Fn(&DataFileMeta) -> String,
 ) -> Result<Vec<Vec<DataFileMeta>>> {
+    let (blobs, mut files): (Vec<_>, Vec<_>) = files.into_iter().partition(is_blob_file);
     files.sort_by_key(|f| f.first_row_id.unwrap_or(i64::MIN));
     let mut out: Vec<Vec<DataFileMeta>> = Vec::new();
     let mut end = i64::MIN; // exclusive end of the last group's range
@@ -56,10 +63,85 @@ pub(crate) fn groups(
             }
         }
     }
+    for blob in blobs {
+        let range = |f: &DataFileMeta| f.first_row_id.map(|s| (s, s.saturating_add(f.row_count)));
+        let home = range(&blob).and_then(|(start, end)| {
+            out.iter_mut().find(|g| {
+                range(&g[0])
+                    .is_some_and(|(gs, ge)| gs <= start && end <= ge && !is_blob_file(&g[0]))
+            })
+        });
+        match home {
+            Some(group) => group.push(blob),
+            None => {
+                return Err(Error::unsupported(
+                    file_path(&blob),
+                    "data evolution: a blob file whose rows no data file holds",
+                ))
+            }
+        }
+    }
     for group in &mut out {
         group.sort_by_key(|f| std::cmp::Reverse(f.max_sequence_number));
     }
     Ok(out)
+}
+
+/// The blob files of one column that make up the rows `start..start + rows` of a group, in row
+/// order (Paimon's `BlobBunch`): of files starting at the same row the newest is kept; a file
+/// overlapping the previous one must be older and is skipped. The kept files must cover the
+/// range exactly (a BLOB column covering only some rows is refused). `file_path` names a file
+/// in errors.
+pub(crate) fn blob_bunch(
+    mut files: Vec<DataFileMeta>,
+    start: i64,
+    rows: i64,
+    file_path: impl Fn(&DataFileMeta) -> String,
+) -> Result<Vec<DataFileMeta>> {
+    files.sort_by_key(|f| {
+        (
+            f.first_row_id.unwrap_or(i64::MIN),
+            std::cmp::Reverse(f.max_sequence_number),
+        )
+    });
+    let mut kept: Vec<DataFileMeta> = Vec::new();
+    let mut next = start;
+    for file in files {
+        let first = file.first_row_id.unwrap_or(i64::MIN);
+        if let Some(last) = kept.last() {
+            if first < next {
+                if file.max_sequence_number >= last.max_sequence_number {
+                    return Err(Error::unsupported(
+                        file_path(&file),
+                        format!(
+                            "data evolution: blob file overlapping {} is not older than it",
+                            last.file_name
+                        ),
+                    ));
+                }
+                continue;
+            }
+        }
+        if first != next {
+            return Err(Error::unsupported(
+                file_path(&file),
+                format!("data evolution: blob file starts at row {first}, row {next} expected"),
+            ));
+        }
+        next = first.saturating_add(file.row_count);
+        kept.push(file);
+    }
+    match kept.first() {
+        Some(_) if next == start.saturating_add(rows) => Ok(kept),
+        Some(first) => Err(Error::unsupported(
+            file_path(first),
+            format!(
+                "data evolution: blob files cover rows {start}..{next} of {start}..{}",
+                start.saturating_add(rows)
+            ),
+        )),
+        None => Ok(kept),
+    }
 }
 
 /// The field ids a file holds: its `_WRITE_COLS` (names in its own schema), or every field.
@@ -175,6 +257,53 @@ mod tests {
             msg.contains("t/bucket-0/half") && msg.contains("data evolution"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn rolled_blob_files_join_the_group_holding_their_rows() {
+        let files = vec![
+            file("d.parquet", Some(0), 3, 1),
+            file("b-1.blob", Some(1), 2, 1),
+            file("b-0.blob", Some(0), 1, 1),
+            file("e.parquet", Some(3), 2, 2),
+        ];
+        let g = groups(files, |f| f.file_name.clone()).unwrap();
+        assert_eq!(
+            names(&g),
+            vec![vec!["d.parquet", "b-1.blob", "b-0.blob"], vec!["e.parquet"]]
+        );
+        let stray = vec![
+            file("d.parquet", Some(0), 3, 1),
+            file("b.blob", Some(2), 2, 1),
+        ];
+        let msg = groups(stray, |f| f.file_name.clone())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with("b.blob") && msg.contains("no data file"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn blob_bunches_keep_the_newest_file_of_each_row_and_cover_the_range() {
+        let path = |f: &DataFileMeta| f.file_name.clone();
+        let files = vec![
+            file("b1", Some(1), 2, 1),
+            file("b0-old", Some(0), 1, 1),
+            file("b0-new", Some(0), 1, 3),
+        ];
+        let kept = blob_bunch(files, 0, 3, path).unwrap();
+        let kept: Vec<&str> = kept.iter().map(|f| f.file_name.as_str()).collect();
+        assert_eq!(kept, ["b0-new", "b1"]);
+        let gap = vec![file("b0", Some(0), 1, 1), file("b2", Some(2), 1, 1)];
+        let msg = blob_bunch(gap, 0, 3, path).unwrap_err().to_string();
+        assert!(msg.contains("row 1 expected"), "{msg}");
+        let short = vec![file("b0", Some(0), 2, 1)];
+        let msg = blob_bunch(short, 0, 3, path).unwrap_err().to_string();
+        assert!(msg.contains("cover rows 0..2 of 0..3"), "{msg}");
+        let newer_overlap = vec![file("b0", Some(0), 2, 1), file("b1", Some(1), 2, 2)];
+        assert!(blob_bunch(newer_overlap, 0, 3, path).is_err());
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::spec::manifest::DataFileMeta;
 use crate::spec::options::CoreOptions;
 use crate::spec::schema::TableSchema;
 use crate::spec::snapshot::Snapshot;
+use crate::spec::{DataType, TypeKind};
 
 /// Bucket number of the files of a postpone-bucket (`bucket = -2`) table waiting for compaction.
 pub const POSTPONE_BUCKET: i32 = -2;
@@ -57,7 +58,6 @@ const REFUSED_WHEN_SET: &[(&str, &str)] = &[
         "chain table (fallback delta branch)",
     ),
     ("vector-field", "VECTOR columns stored in vector files"),
-    ("blob-field", "BLOB columns stored in blob files"),
     ("blob-descriptor-field", "BLOB descriptor columns"),
     ("blob-view-field", "BLOB view columns"),
 ];
@@ -101,7 +101,28 @@ fn refuse(table: &str, feature: impl std::fmt::Display) -> Error {
 /// (with its value). Every column type is read (VARIANT in Parquet files; Avro and ORC files
 /// with VARIANT columns are refused by name when decoded, as Paimon writes them only to Parquet).
 pub fn check_table(table: &str, schema: &TableSchema) -> Result<()> {
-    check_options(table, &schema.core_options())
+    check_options(table, &schema.core_options())?;
+    // BLOB values are read as top-level columns of `.blob` files (`read::blob`).
+    match schema.fields.iter().find(|f| nested_blob(&f.data_type)) {
+        Some(f) => Err(refuse(
+            table,
+            format!("BLOB inside column '{}' of type {}", f.name, f.data_type),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Whether `t` holds a BLOB below its top level (ARRAY<BLOB>, MAP<K, BLOB>, ROW<.., BLOB>).
+fn nested_blob(t: &DataType) -> bool {
+    fn has_blob(t: &DataType) -> bool {
+        t.kind == TypeKind::Blob || nested_blob(t)
+    }
+    match &t.kind {
+        TypeKind::Array(e) | TypeKind::Multiset(e) | TypeKind::Vector(e, _) => has_blob(e),
+        TypeKind::Map(k, v) => has_blob(k) || has_blob(v),
+        TypeKind::Row(fields) => fields.iter().any(|f| has_blob(&f.data_type)),
+        _ => false,
+    }
 }
 
 fn check_options(table: &str, options: &CoreOptions) -> Result<()> {
@@ -286,6 +307,24 @@ mod tests {
             r#"[{"id":0,"name":"a","type":"VARIANT"},{"id":1,"name":"r","type":{"type":"ROW","fields":[{"id":2,"name":"v","type":"VARIANT"}]}}]"#,
         );
         check_table("db.db/t", &s).unwrap();
+    }
+
+    #[test]
+    fn top_level_blobs_pass_and_nested_blobs_are_refused() {
+        let blob = schema(
+            &[("blob-field", "p")],
+            r#"[{"id":0,"name":"p","type":"BLOB"},{"id":1,"name":"v","type":"VECTOR<FLOAT, 2>"}]"#,
+        );
+        check_table("db.db/t", &blob).unwrap();
+        let nested = schema(
+            &[],
+            r#"[{"id":0,"name":"ps","type":{"type":"ARRAY","element":"BLOB"}}]"#,
+        );
+        let msg = check_table("db.db/t", &nested).unwrap_err().to_string();
+        assert!(msg.contains("BLOB inside column 'ps'"), "{msg}");
+        let opt = schema(&[("blob-as-descriptor", "true")], AB);
+        let msg = check_table("db.db/t", &opt).unwrap_err().to_string();
+        assert!(msg.contains("blob-as-descriptor"), "{msg}");
     }
 
     #[test]

@@ -292,7 +292,9 @@ impl RowReader<'_> {
             | TypeKind::Multiset(_)
             | TypeKind::Map(..)
             | TypeKind::Row(_)
-            | TypeKind::Variant => {
+            | TypeKind::Variant
+            | TypeKind::Vector(..)
+            | TypeKind::Blob => {
                 let v = u64::from_le_bytes(self.slot(i)?);
                 Datum::Nested(self.offset_and_size(i, v)?.to_vec())
             }

@@ -94,7 +94,7 @@ impl TableSchema {
     }
 
     /// The first column (dotted path for nested fields) whose type this crate does not know
-    /// (BLOB, VECTOR, types of future Paimon versions), with the type as written; for an error
+    /// (types of future Paimon versions, VECTORs of elements Paimon does not allow), with the type as written; for an error
     /// naming them when [`TableSchema::from_json`] fails.
     pub fn unknown_type(text: &[u8]) -> Option<(String, String)> {
         let value: serde_json::Value = serde_json::from_slice(text).ok()?;
@@ -209,12 +209,12 @@ mod tests {
     #[test]
     fn unknown_types_name_their_column() {
         let text = r#"{"version":3,"id":0,"fields":[{"id":0,"name":"id","type":"INT"},
-            {"id":1,"name":"r","type":{"type":"ROW","fields":[{"id":2,"name":"emb","type":"VECTOR<FLOAT, 3>"}]}},
-            {"id":3,"name":"p","type":"BLOB"}],"options":{},"timeMillis":1}"#;
+            {"id":1,"name":"r","type":{"type":"ROW","fields":[{"id":2,"name":"emb","type":"VECTOR<STRING, 3>"}]}},
+            {"id":3,"name":"p","type":"GEOMETRY"}],"options":{},"timeMillis":1}"#;
         assert!(TableSchema::from_json(text.as_bytes()).is_err());
         assert_eq!(
             TableSchema::unknown_type(text.as_bytes()),
-            Some(("r.emb".to_string(), "VECTOR<FLOAT, 3>".to_string()))
+            Some(("r.emb".to_string(), "VECTOR<STRING, 3>".to_string()))
         );
         assert_eq!(TableSchema::unknown_type(PYPAIMON.as_bytes()), None);
     }

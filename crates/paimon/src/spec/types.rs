@@ -59,6 +59,11 @@ pub enum TypeKind {
     Map(Box<DataType>, Box<DataType>),
     Row(Vec<DataField>),
     Variant,
+    /// VECTOR<T, n>: exactly n elements of a numeric or boolean type, never null elements.
+    Vector(Box<DataType>, u32),
+    /// BLOB: large binary values Paimon stores in `.blob` files; read as references
+    /// (see `read::blob`).
+    Blob,
 }
 
 /// Length Paimon uses for STRING (VARCHAR) and BYTES (VARBINARY).
@@ -121,6 +126,14 @@ impl DataType {
                     "ARRAY" => TypeKind::Array(child("element")?),
                     "MULTISET" => TypeKind::Multiset(child("element")?),
                     "MAP" => TypeKind::Map(child("key")?, child("value")?),
+                    "VECTOR" => {
+                        let length = map
+                            .get("length")
+                            .and_then(Value::as_u64)
+                            .and_then(|n| u32::try_from(n).ok())
+                            .ok_or_else(|| format!("VECTOR type without a length: {value}"))?;
+                        vector(child("element")?, length)?
+                    }
                     "ROW" => {
                         let fields = map
                             .get("fields")
@@ -152,6 +165,10 @@ impl DataType {
                 json!({"type": format!("MAP{suffix}"), "key": k.to_json(), "value": v.to_json()})
             }
             TypeKind::Row(fields) => json!({"type": format!("ROW{suffix}"), "fields": fields}),
+            TypeKind::Vector(e, n) => {
+                json!({"type": format!("VECTOR{suffix}"), "element": e.to_json(),
+                "length": n, "nullable": self.nullable})
+            }
             _ => Value::String(self.to_string()),
         }
     }
@@ -165,6 +182,24 @@ impl DataType {
     }
 }
 
+/// A VECTOR of `length` elements of `element`, which must be BOOLEAN or a numeric type other
+/// than DECIMAL (Paimon's `VectorType.isValidElementType`).
+fn vector(element: Box<DataType>, length: u32) -> Result<TypeKind, String> {
+    if length == 0 {
+        return Err("VECTOR of length 0".into());
+    }
+    match element.kind {
+        TypeKind::Boolean
+        | TypeKind::TinyInt
+        | TypeKind::SmallInt
+        | TypeKind::Int
+        | TypeKind::BigInt
+        | TypeKind::Float
+        | TypeKind::Double => Ok(TypeKind::Vector(element, length)),
+        _ => Err(format!("VECTOR of {element}: not a vector element type")),
+    }
+}
+
 fn parse_len(args: Option<&str>, default: u32) -> Option<u32> {
     match args {
         None => Some(default),
@@ -174,6 +209,17 @@ fn parse_len(args: Option<&str>, default: u32) -> Option<u32> {
 
 fn parse_scalar_kind(body: &str) -> Option<TypeKind> {
     let body = body.trim();
+    // VECTOR<T, n>, the text form (the JSON form is an object, see `DataType::from_json`).
+    if let Some(args) = body
+        .strip_prefix("VECTOR")
+        .map(str::trim_start)
+        .and_then(|b| b.strip_prefix('<'))
+        .and_then(|b| b.strip_suffix('>'))
+    {
+        let (element, length) = args.rsplit_once(',')?;
+        let element = DataType::parse(element).ok()?;
+        return vector(Box::new(element), length.trim().parse().ok()?).ok();
+    }
     // Split "NAME(args) REST" into name, args and the trailing words.
     let (name, args, rest) = match body.find('(') {
         Some(open) => {
@@ -231,6 +277,7 @@ fn parse_scalar_kind(body: &str) -> Option<TypeKind> {
             TypeKind::LocalZonedTimestamp(precision(6)?)
         }
         ("VARIANT", "") => TypeKind::Variant,
+        ("BLOB", "") => TypeKind::Blob,
         _ => return None,
     };
     Some(kind)
@@ -271,6 +318,8 @@ impl fmt::Display for DataType {
                 write!(f, ">")?;
             }
             TypeKind::Variant => write!(f, "VARIANT")?,
+            TypeKind::Vector(e, n) => write!(f, "VECTOR<{e}, {n}>")?,
+            TypeKind::Blob => write!(f, "BLOB")?,
         }
         if !self.nullable {
             write!(f, " NOT NULL")?;
@@ -338,5 +387,27 @@ mod tests {
         assert!(!val.nullable);
         assert_eq!(DataType::from_json(&t.to_json()).unwrap(), t);
         assert_eq!(t.to_string(), "MAP<STRING NOT NULL, ROW<`a` INT> NOT NULL>");
+    }
+
+    #[test]
+    fn vectors_parse_in_text_and_json_forms() {
+        let text = DataType::parse("VECTOR<FLOAT, 3> NOT NULL").unwrap();
+        assert_eq!(
+            text.kind,
+            TypeKind::Vector(Box::new(DataType::nullable(TypeKind::Float)), 3)
+        );
+        assert!(!text.nullable);
+        // pypaimon's JSON form.
+        let v: Value = serde_json::from_str(
+            r#"{"type":"VECTOR","element":"FLOAT","length":3,"nullable":false}"#,
+        )
+        .unwrap();
+        let json = DataType::from_json(&v).unwrap();
+        assert_eq!(json, text);
+        assert_eq!(DataType::from_json(&json.to_json()).unwrap(), json);
+        assert_eq!(json.to_string(), "VECTOR<FLOAT, 3> NOT NULL");
+        assert!(DataType::parse("VECTOR<STRING, 3>").is_err());
+        assert!(DataType::parse("VECTOR<INT, 0>").is_err());
+        assert_eq!(DataType::parse("BLOB").unwrap().kind, TypeKind::Blob);
     }
 }

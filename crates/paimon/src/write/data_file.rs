@@ -60,6 +60,12 @@ pub fn physical_field(field: &DataField) -> Result<Field> {
                 "writing VARIANT columns (read as JSON text; Paimon stores the variant binary encoding)",
             ))
         }
+        TypeKind::Vector(..) | TypeKind::Blob => {
+            return Err(Error::unsupported(
+                &field.name,
+                format!("writing {} columns", field.data_type.clone().with_nullable(true)),
+            ))
+        }
         k if field.data_type.is_nested() => {
             return Err(Error::unsupported(
                 &field.name,
@@ -628,6 +634,29 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn vector_and_blob_columns_are_not_written() {
+        for (name, ty) in [("v", "VECTOR<FLOAT, 3>"), ("p", "BLOB")] {
+            let field = DataField {
+                id: 0,
+                name: name.into(),
+                data_type: crate::spec::DataType::parse(ty).unwrap(),
+                description: None,
+            };
+            for err in [
+                physical_field(&field).unwrap_err(),
+                crate::write::orc_file::physical_field(&field).unwrap_err(),
+            ] {
+                let msg = err.to_string();
+                assert!(matches!(err, Error::Unsupported { .. }), "{msg}");
+                assert!(
+                    msg.starts_with(name) && msg.contains(&format!("writing {ty}")),
+                    "{msg}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -41,6 +41,15 @@ pub fn physical_field(field: &DataField) -> Result<Field> {
                 "writing VARIANT columns to ORC (Paimon writes VARIANT only to Parquet)",
             ))
         }
+        TypeKind::Vector(..) | TypeKind::Blob => {
+            return Err(Error::unsupported(
+                &field.name,
+                format!(
+                    "writing {} columns",
+                    field.data_type.clone().with_nullable(true)
+                ),
+            ))
+        }
         _ if field.data_type.is_nested() => return refuse(&field.data_type.to_string()),
         _ => {}
     }

@@ -135,10 +135,67 @@ def postpone():
     write(t, rows(0, 5, 'x', PK))
 
 
+BLOB = pa.schema([('id', pa.int64()), ('name', pa.string()), ('p', pa.large_binary())])
+BLOB_OPTIONS = {'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true', 'blob-field': 'p'}
+
+
+def blob_rows(lo, values):
+    return pa.table({'id': pa.array(range(lo, lo + len(values)), pa.int64()),
+                     'name': ['n%d' % i for i in range(lo, lo + len(values))],
+                     'p': pa.array(values, pa.large_binary())}, schema=BLOB)
+
+
 def blob():
-    t = table(pa.schema([('id', pa.int64()), ('p', pa.large_binary())]),
-              {'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true', 'blob-field': 'p'})
-    write(t, pa.table({'id': pa.array([1, 2], pa.int64()), 'p': pa.array([b'ab', b'cd'], pa.large_binary())}))
+    # BLOB values in .blob files next to the data files: a NULL, an empty value, 64 KiB; then
+    # another column updated by row id (stitched with the blob files).
+    t = table(BLOB, BLOB_OPTIONS)
+    write(t, blob_rows(0, [b'ab', None, b'']))
+    write(t, blob_rows(3, [bytes(range(256)) * 256, b'xyz', None]))
+    update(t, ['name'], pa.table({'_ROW_ID': pa.array([1, 4], pa.int64()), 'name': ['u1', 'u4']}))
+
+
+def blob_rolled():
+    # blob.target-file-size below one value: several .blob files cover one data file's rows.
+    t = table(BLOB, dict(BLOB_OPTIONS, **{'blob.target-file-size': '1 b'}))
+    write(t, blob_rows(0, [b'ab', b'cd', b'ef']))
+    write(t, blob_rows(3, [b'gh', None]))
+
+
+def blob_as_descriptor():
+    # blob-as-descriptor: reads return serialized descriptors instead of the bytes.
+    t = table(BLOB, dict(BLOB_OPTIONS, **{'blob-as-descriptor': 'true'}))
+    write(t, blob_rows(0, [b'ab']))
+
+
+def vector_table(fmt, options=None):
+    """VECTOR columns of three element types in `fmt` files, two commits (pypaimon 2.1 cannot read
+    a NULL vector back from Parquet, so every vector is set)."""
+    schema = pa.schema([('id', pa.int64()), ('v', pa.list_(pa.float32(), 3)),
+                        ('d', pa.list_(pa.float64(), 2)), ('i', pa.list_(pa.int32(), 2))])
+    t = table(schema, dict({'file.format': fmt}, **(options or {})))
+    for lo, hi in ((0, 3), (3, 5)):
+        write(t, pa.table({'id': pa.array(range(lo, hi), pa.int64()),
+                           'v': pa.array([[i + 0.5, -i, 2.0 ** i] for i in range(lo, hi)], pa.list_(pa.float32(), 3)),
+                           'd': pa.array([[i / 4, 1250.0] for i in range(lo, hi)], pa.list_(pa.float64(), 2)),
+                           'i': pa.array([[i, -2 ** 31] for i in range(lo, hi)], pa.list_(pa.int32(), 2))},
+                          schema=schema))
+
+
+def vector_parquet():
+    vector_table('parquet')
+
+
+def vector_orc():
+    vector_table('orc')
+
+
+def vector_avro():
+    vector_table('avro')
+
+
+def vector_files():
+    # vector-field: VECTOR columns kept in separate vector files.
+    vector_table('parquet', {'vector-field': 'v', 'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true'})
 
 
 def avro_xz():

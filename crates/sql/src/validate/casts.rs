@@ -30,9 +30,13 @@ fn family(t: &TypeKind) -> Family {
         TypeKind::Date => Family::Date,
         TypeKind::Time(_) => Family::Time,
         TypeKind::Timestamp(_) | TypeKind::LocalZonedTimestamp(_) => Family::Timestamp,
-        TypeKind::Array(_) | TypeKind::Multiset(_) | TypeKind::Map(..) | TypeKind::Row(_) => {
-            Family::Nested
-        }
+        // VECTOR and BLOB change to no other type (as nested types, only to themselves).
+        TypeKind::Array(_)
+        | TypeKind::Multiset(_)
+        | TypeKind::Map(..)
+        | TypeKind::Row(_)
+        | TypeKind::Vector(..)
+        | TypeKind::Blob => Family::Nested,
         TypeKind::Variant => Family::Variant,
     }
 }
