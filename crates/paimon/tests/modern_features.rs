@@ -336,7 +336,7 @@ async fn blob_as_descriptor_is_refused() {
 
 #[tokio::test]
 async fn vector_columns_read_exactly_in_every_format() {
-    for format in ["parquet", "orc", "avro"] {
+    for format in ["parquet", "orc", "avro", "row"] {
         let feature = format!("vector_{format}");
         let Some(rows) = same_as_pypaimon(&feature).await else {
             return;

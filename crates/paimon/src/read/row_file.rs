@@ -123,13 +123,15 @@ pub(crate) fn decode(
             ),
         ));
     }
-    // Paimon's row serialisation of VECTOR and BLOB is not implemented.
-    if let Some(w) = wanted.iter().find(|w| vector_or_blob(&w.data_type)) {
+    // A BLOB in a row file is its bytes inline (Java's `Blob.fromData`), which the reader's BLOB
+    // reference column cannot hold. Every field of the layout is decoded in turn, so one BLOB
+    // anywhere refuses the file.
+    if let Some(f) = layout.iter().find(|f| holds_blob(&f.data_type)) {
         return Err(Error::unsupported(
             file,
             format!(
-                "column '{}' of type {} in a row-format file",
-                w.name, w.data_type
+                "column '{}' of type {} in a row-format file (BLOB bytes stored inline)",
+                f.name, f.data_type
             ),
         ));
     }
@@ -183,13 +185,13 @@ pub(crate) fn decode(
     Ok(batches)
 }
 
-/// Whether `t` is or holds a VECTOR or a BLOB.
-fn vector_or_blob(t: &DataType) -> bool {
+/// Whether `t` is or holds a BLOB.
+fn holds_blob(t: &DataType) -> bool {
     match &t.kind {
-        TypeKind::Vector(..) | TypeKind::Blob => true,
-        TypeKind::Array(e) | TypeKind::Multiset(e) => vector_or_blob(e),
-        TypeKind::Map(k, v) => vector_or_blob(k) || vector_or_blob(v),
-        TypeKind::Row(fields) => fields.iter().any(|f| vector_or_blob(&f.data_type)),
+        TypeKind::Blob => true,
+        TypeKind::Array(e) | TypeKind::Multiset(e) | TypeKind::Vector(e, _) => holds_blob(e),
+        TypeKind::Map(k, v) => holds_blob(k) || holds_blob(v),
+        TypeKind::Row(fields) => fields.iter().any(|f| holds_blob(&f.data_type)),
         _ => false,
     }
 }
@@ -624,8 +626,17 @@ fn read_value(c: &mut Cursor, ty: &DataType) -> Step<Value> {
             let metadata = c.bytes()?.to_vec();
             Value::Variant { value, metadata }
         }
+        // A varint size, then the elements, none null (no bitmap).
+        TypeKind::Vector(element, _) => {
+            let size = c.varint()?;
+            let mut values = Vec::with_capacity(size.min(c.data.len()));
+            for _ in 0..size {
+                values.push(read_value(c, element)?);
+            }
+            Value::List(values)
+        }
         // Refused before decoding (see `decode`).
-        TypeKind::Vector(..) | TypeKind::Blob => return Err(format!("a {ty} value")),
+        TypeKind::Blob => return Err(format!("a {ty} value")),
     })
 }
 
@@ -800,8 +811,39 @@ fn build(file: &str, column: &str, ty: &DataType, values: &[Value]) -> Result<Ar
             )
         }
         TypeKind::Map(key, value) => build_map(file, column, ty, key, value, values)?,
+        TypeKind::Vector(element, length) => {
+            let n = usize::try_from(*length).map_err(|_| corrupt(file, format!("{ty}")))?;
+            let mut items = Vec::with_capacity(values.len() * n);
+            for v in values {
+                match v {
+                    // A null vector still takes its n slots in a FixedSizeList.
+                    Value::Null => items.extend(std::iter::repeat_n(Value::Null, n)),
+                    Value::List(elements) if elements.len() == n => {
+                        items.extend(elements.iter().cloned())
+                    }
+                    Value::List(elements) => {
+                        return Err(corrupt(
+                            file,
+                            format!(
+                                "column {column}: a vector of {} elements, the type says {n}",
+                                elements.len()
+                            ),
+                        ))
+                    }
+                    other => return Err(bad(other)),
+                }
+            }
+            let child = build(file, column, element, &items)?;
+            let ArrowType::FixedSizeList(field, size) = to_arrow_type(ty) else {
+                return Err(corrupt(file, format!("{ty} is not a fixed-size list")));
+            };
+            Arc::new(
+                arrow_array::FixedSizeListArray::try_new(field, size, child, nulls(values))
+                    .map_err(|e| corrupt(file, e))?,
+            )
+        }
         // Refused before decoding (see `decode`).
-        TypeKind::Vector(..) | TypeKind::Blob => {
+        TypeKind::Blob => {
             return Err(Error::unsupported(
                 file,
                 format!("column '{column}' of type {ty} in a row-format file"),
@@ -991,6 +1033,22 @@ mod tests {
             err.contains("f.row") && err.contains("another row type"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_blob_anywhere_in_the_row_type_refuses_the_file() {
+        // Even when only another column is wanted: every field is decoded in turn.
+        let (mut layout, wanted) = column("v", "BIGINT");
+        layout.push(DataField {
+            id: 1,
+            name: "p".into(),
+            data_type: DataType::parse("BLOB").unwrap(),
+            description: None,
+        });
+        let bytes = Bytes::from(file(&[vec![2u8, 0, 0, 0, 0, 0, 0, 0, 0]]));
+        let err = decode("f.row", bytes, &layout, &wanted).unwrap_err();
+        assert!(matches!(err, Error::Unsupported { .. }), "{err}");
+        assert!(err.to_string().contains("'p'"), "{err}");
     }
 
     fn lakescope_rows(batches: &[RecordBatch]) -> Vec<String> {

@@ -193,6 +193,11 @@ def vector_avro():
     vector_table('avro')
 
 
+def vector_row():
+    # Paimon's row format: a varint size, then the elements (no null bitmap).
+    vector_table('row')
+
+
 def vector_files():
     # vector-field: VECTOR columns kept in separate vector files.
     vector_table('parquet', {'vector-field': 'v', 'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true'})
