@@ -222,3 +222,20 @@ async fn unknown_system_table_names_the_table() {
     let e = scan(&t, "nope").await.unwrap_err().to_string();
     assert!(e.contains("pk_dedup") && e.contains("nope"), "{e}");
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn paimon_system_tables_not_read_yet_are_unsupported_not_missing() {
+    let t = open("corpus.db/pk_dedup").await;
+    for name in ["binlog", "row_tracking", "table_indexes", "statistics"] {
+        let e = scan(&t, name).await.unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            matches!(e, lakescope_paimon::Error::Unsupported { .. }),
+            "{name}: {msg}"
+        );
+        assert!(
+            msg.contains("pk_dedup") && msg.contains(&format!("${name}")),
+            "{msg}"
+        );
+    }
+}

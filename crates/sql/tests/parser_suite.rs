@@ -293,6 +293,11 @@ const ERR: &[(&str, &str, &str)] = &[
     ("SELECT * FROM t /*+ OPTIONS('scan.mode' = 'sometimes') */", "'sometimes'", "for key 'scan.mode'"),
     ("SELECT * FROM t /*+ OPTIONS('scan.snapshot-id' '1') */", "'1'", "expected \"=\""),
     ("SELECT * FROM t$nonsense", "t$nonsense", "Unknown system table 'nonsense'"),
+    (
+        "SELECT * FROM t$binlog",
+        "t$binlog",
+        "System table 'binlog' in 't$binlog': Paimon has it, lakescope does not read it yet",
+    ),
     ("SELECT * FROM t FOR SYSTEM_TIME AS OF", "", "expected an expression after FOR SYSTEM_TIME AS OF"),
     ("SELECT * FROM t FOR SYSTEM_TIME AS OF )", ")", "expected an expression after FOR SYSTEM_TIME AS OF"),
     // Flink 1.19 has no version clause: refused, pointing at the hints that read a branch or tag

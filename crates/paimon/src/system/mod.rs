@@ -61,9 +61,34 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
         "audit_log" => views::audit_log(table, snapshot).await,
         "ro" => views::read_optimized(table, snapshot).await,
         "consumers" => consumers::consumers(table).await,
+        other if NOT_SERVED.contains(&other) => Err(Error::unsupported(
+            table.path(),
+            format!(
+                "system table '${other}': Paimon has it, lakescope does not read it yet (it reads: {})",
+                SYSTEM_TABLES.join(", ")
+            ),
+        )),
         other => Err(Error::NotFound {
             what: format!("system table '{other}' of {}", table.path()),
             context: Some(format!("available: {}", SYSTEM_TABLES.join(", "))),
         }),
     }
 }
+
+/// System tables of Paimon 0.9–2.x (Java's `SystemTableLoader`) that this reader does not serve:
+/// asking for one is "unsupported", not "not found", so a user knows the name is right.
+pub const NOT_SERVED: &[&str] = &[
+    "binlog",
+    "row_tracking",
+    "file_indexes",
+    "statistics",
+    "table_indexes",
+    "file_key_ranges",
+    "aggregation_fields",
+    "all_table_options",
+    "catalog_options",
+    "all_partitions",
+    "all_tables",
+    "source_table_lineage",
+    "sink_table_lineage",
+];

@@ -189,8 +189,18 @@ fn query(q: &QueryStatement) -> Result<()> {
                 "all_data_files",
             ];
             let base = sys.split('$').next().unwrap_or(sys);
-            if !SYSTEM.contains(&base.to_ascii_lowercase().as_str()) && !base.starts_with("branch_")
-            {
+            let lower = base.to_ascii_lowercase();
+            if lakescope_paimon::system::NOT_SERVED.contains(&lower.as_str()) {
+                return Err(SqlError::validation(
+                    t.name.pos,
+                    format!(
+                        "System table '{sys}' in '{}': Paimon has it, lakescope does not read it yet (it reads: {})",
+                        t.name,
+                        SYSTEM.join(", ")
+                    ),
+                ));
+            }
+            if !SYSTEM.contains(&lower.as_str()) && !base.starts_with("branch_") {
                 return Err(SqlError::validation(
                     t.name.pos,
                     format!(
