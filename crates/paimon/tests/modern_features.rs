@@ -498,6 +498,26 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 #[tokio::test]
+async fn lance_and_mosaic_data_files_are_refused_naming_the_file() {
+    // pypaimon 2.1 writes them with pylance / paimon-mosaic; lakescope reads neither format yet.
+    for (feature, format) in [("lance_format", "lance"), ("mosaic_format", "mosaic")] {
+        let Some(msg) = refused(
+            feature,
+            &[
+                &format!("data file format '{format}'"),
+                &format!(".{format}"),
+                "bucket-0/data-",
+            ],
+        )
+        .await
+        else {
+            return;
+        };
+        assert!(msg.contains(feature), "{msg}");
+    }
+}
+
+#[tokio::test]
 async fn avro_xz_files_read_exactly() {
     let rows = same_as_pypaimon("avro_xz").await;
     assert_eq!(rows.map(|r| r.len()).unwrap_or(6), 6);

@@ -11,6 +11,10 @@ import sys
 import pyarrow as pa
 from pypaimon import CatalogFactory, Schema
 
+# pylance and paimon-mosaic for the lance / mosaic tables (scripts/oracles.sh installs them beside
+# the venv); appended, so the venv's own pyarrow and numpy come first.
+sys.path.append(os.path.join(os.environ.get('LAKE_TOOLS', os.path.expanduser('~/.cache/lake-oracles')), 'formats'))
+
 WH, FEATURE = sys.argv[1], sys.argv[2]
 CAT = CatalogFactory.create({'warehouse': WH})
 CAT.create_database('m', True)
@@ -201,6 +205,16 @@ def vector_row():
 def vector_files():
     # vector-field: VECTOR columns kept in separate vector files.
     vector_table('parquet', {'vector-field': 'v', 'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true'})
+
+
+def lance_format():
+    t = table(KV, {'file.format': 'lance'})
+    write(t, rows(0, 3, 'a'))
+
+
+def mosaic_format():
+    t = table(KV, {'file.format': 'mosaic'})
+    write(t, rows(0, 3, 'a'))
 
 
 def avro_xz():
