@@ -226,7 +226,7 @@ async fn unknown_system_table_names_the_table() {
 #[tokio::test(flavor = "current_thread")]
 async fn paimon_system_tables_not_read_yet_are_unsupported_not_missing() {
     let t = open("corpus.db/pk_dedup").await;
-    for name in ["binlog", "row_tracking", "table_indexes", "statistics"] {
+    for name in ["binlog", "row_tracking", "file_key_ranges", "statistics"] {
         let e = scan(&t, name).await.unwrap_err();
         let msg = e.to_string();
         assert!(

@@ -2,6 +2,7 @@
 
 mod consumers;
 mod files;
+mod indexes;
 mod metadata;
 mod render;
 mod views;
@@ -25,13 +26,14 @@ pub const SYSTEM_TABLES: &[&str] = &[
     "audit_log",
     "ro",
     "consumers",
+    "table_indexes",
 ];
 
 /// Whether the system table `name` depends on a snapshot (so time travel applies to it).
 pub fn is_snapshot_dependent(name: &str) -> bool {
     matches!(
         name,
-        "files" | "manifests" | "partitions" | "buckets" | "audit_log" | "ro"
+        "files" | "manifests" | "partitions" | "buckets" | "audit_log" | "ro" | "table_indexes"
     )
 }
 
@@ -61,6 +63,7 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
         "audit_log" => views::audit_log(table, snapshot).await,
         "ro" => views::read_optimized(table, snapshot).await,
         "consumers" => consumers::consumers(table).await,
+        "table_indexes" => indexes::table_indexes(table, snapshot).await,
         other if NOT_SERVED.contains(&other) => Err(Error::unsupported(
             table.path(),
             format!(
@@ -82,7 +85,6 @@ pub const NOT_SERVED: &[&str] = &[
     "row_tracking",
     "file_indexes",
     "statistics",
-    "table_indexes",
     "file_key_ranges",
     "aggregation_fields",
     "all_table_options",

@@ -110,6 +110,23 @@ def consumers():
     return 'm.consumers$consumers'
 
 
+def table_indexes_dv():
+    # The deletion-vector index files of data_evolution_deletes, listed by $table_indexes.
+    data_evolution_deletes()
+    return 'm.table_indexes_dv$table_indexes'
+
+
+def table_indexes_hash():
+    # A partitioned dynamic-bucket table (bucket = -1): the writer keeps a HASH index per bucket.
+    schema = pa.schema([pa.field('dt', pa.string(), False), pa.field('id', pa.int64(), False), ('b', pa.string())])
+    CAT.create_table('m.table_indexes_hash', Schema.from_pyarrow_schema(
+        schema, primary_keys=['dt', 'id'], partition_keys=['dt'], options={'bucket': '-1'}), False)
+    t = CAT.get_table('m.table_indexes_hash')
+    write(t, pa.table({'dt': ['d1', 'd1', 'd2'], 'id': pa.array([1, 2, 3], pa.int64()), 'b': ['a', 'b', 'c']}, schema=schema))
+    write(t, pa.table({'dt': ['d1', 'd2'], 'id': pa.array([4, 3], pa.int64()), 'b': ['d', 'C']}, schema=schema))
+    return 'm.table_indexes_hash$table_indexes'
+
+
 def data_evolution_appends():
     t = table(KV, {'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true'})
     write(t, rows(0, 8, 'a'))

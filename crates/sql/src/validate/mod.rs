@@ -170,6 +170,7 @@ fn query(q: &QueryStatement) -> Result<()> {
                 "tags",
                 "branches",
                 "consumers",
+                "table_indexes",
                 "manifests",
                 "partitions",
                 "buckets",
