@@ -7,8 +7,11 @@ use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
 use crate::table_read::ReadOutput;
 use crate::{Error, Result};
-use arrow_array::builder::{Int32Builder, Int64Builder, ListBuilder, StringBuilder, StructBuilder};
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::builder::{Int32Builder, Int64Builder, StringBuilder};
+use arrow_array::{
+    ArrayRef, Int32Array, Int64Array, ListArray, RecordBatch, StringArray, StructArray,
+};
+use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema};
 use std::sync::Arc;
 
@@ -36,9 +39,11 @@ pub async fn table_indexes(table: &Table, snapshot: Option<&Snapshot>) -> Result
     let mut file_name = StringBuilder::new();
     let mut file_size = Int64Builder::new();
     let mut row_count = Int64Builder::new();
-    let element = Field::new("element", DataType::Struct(dv_range_fields()), true);
-    let mut dv_ranges = ListBuilder::new(StructBuilder::from_fields(dv_range_fields(), 0))
-        .with_field(Arc::new(element.clone()));
+    // dv_ranges, built from plain columns (a StructBuilder would link a builder of every type
+    // into the app): per index file its number of ranges (None: no list), then the ranges.
+    let mut dv_lists: Vec<Option<usize>> = Vec::new();
+    let (mut dv_file, mut dv_offset, mut dv_length, mut dv_cardinality) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut rows = 0usize;
     if let Some(name) = snapshot.and_then(|s| s.index_manifest.as_deref()) {
         let key = format!("{}/manifest/{name}", table.path());
@@ -70,34 +75,43 @@ pub async fn table_indexes(table: &Table, snapshot: Option<&Snapshot>) -> Result
             row_count.append_value(entry.row_count);
             match &entry.deletion_vectors {
                 Some(dvs) => {
-                    let values = dv_ranges.values();
                     for dv in dvs {
-                        values
-                            .field_builder::<StringBuilder>(0)
-                            .ok_or_else(|| builder_error("f0"))?
-                            .append_value(&dv.data_file_name);
-                        values
-                            .field_builder::<Int32Builder>(1)
-                            .ok_or_else(|| builder_error("f1"))?
-                            .append_value(dv.offset);
-                        values
-                            .field_builder::<Int32Builder>(2)
-                            .ok_or_else(|| builder_error("f2"))?
-                            .append_value(dv.length);
-                        values
-                            .field_builder::<Int64Builder>(3)
-                            .ok_or_else(|| builder_error("_CARDINALITY"))?
-                            .append_option(dv.cardinality);
-                        values.append(true);
+                        dv_file.push(dv.data_file_name.clone());
+                        dv_offset.push(dv.offset);
+                        dv_length.push(dv.length);
+                        dv_cardinality.push(dv.cardinality);
                     }
-                    dv_ranges.append(true);
+                    dv_lists.push(Some(dvs.len()));
                 }
-                None => dv_ranges.append(false),
+                None => dv_lists.push(None),
             }
             rows += 1;
         }
     }
-    let nulls_i64 = || -> ArrayRef { Arc::new(arrow_array::Int64Array::new_null(rows)) };
+    let ranges = StructArray::try_new(
+        dv_range_fields(),
+        vec![
+            Arc::new(StringArray::from(dv_file)) as ArrayRef,
+            Arc::new(Int32Array::from(dv_offset)),
+            Arc::new(Int32Array::from(dv_length)),
+            Arc::new(Int64Array::from(dv_cardinality)),
+        ],
+        None,
+    )
+    .map_err(|e| Error::Invalid(format!("building $table_indexes: {e}")))?;
+    let element = Arc::new(Field::new(
+        "element",
+        DataType::Struct(dv_range_fields()),
+        true,
+    ));
+    let dv_ranges = ListArray::try_new(
+        element.clone(),
+        OffsetBuffer::from_lengths(dv_lists.iter().map(|n| n.unwrap_or(0))),
+        Arc::new(ranges),
+        Some(NullBuffer::from_iter(dv_lists.iter().map(Option::is_some))),
+    )
+    .map_err(|e| Error::Invalid(format!("building $table_indexes: {e}")))?;
+    let nulls_i64 = || -> ArrayRef { Arc::new(Int64Array::new_null(rows)) };
     let schema = Arc::new(Schema::new(vec![
         Field::new("partition", DataType::Utf8, true),
         Field::new("bucket", DataType::Int32, false),
@@ -105,7 +119,7 @@ pub async fn table_indexes(table: &Table, snapshot: Option<&Snapshot>) -> Result
         Field::new("file_name", DataType::Utf8, false),
         Field::new("file_size", DataType::Int64, false),
         Field::new("row_count", DataType::Int64, false),
-        Field::new("dv_ranges", DataType::List(Arc::new(element)), true),
+        Field::new("dv_ranges", DataType::List(element), true),
         Field::new("row_range_start", DataType::Int64, true),
         Field::new("row_range_end", DataType::Int64, true),
         Field::new("index_field_id", DataType::Int32, true),
@@ -118,11 +132,11 @@ pub async fn table_indexes(table: &Table, snapshot: Option<&Snapshot>) -> Result
         Arc::new(file_name.finish()),
         Arc::new(file_size.finish()),
         Arc::new(row_count.finish()),
-        Arc::new(dv_ranges.finish()),
+        Arc::new(dv_ranges),
         nulls_i64(),
         nulls_i64(),
-        Arc::new(arrow_array::Int32Array::new_null(rows)),
-        Arc::new(arrow_array::StringArray::new_null(rows)),
+        Arc::new(Int32Array::new_null(rows)),
+        Arc::new(StringArray::new_null(rows)),
     ];
     let batch = RecordBatch::try_new(schema.clone(), columns)
         .map_err(|e| Error::Invalid(format!("building $table_indexes: {e}")))?;
@@ -130,10 +144,4 @@ pub async fn table_indexes(table: &Table, snapshot: Option<&Snapshot>) -> Result
         schema,
         batches: vec![batch],
     })
-}
-
-fn builder_error(field: &str) -> Error {
-    Error::Invalid(format!(
-        "building $table_indexes: no builder for dv_ranges.{field}"
-    ))
 }
