@@ -115,6 +115,37 @@ pub fn output_schema(read_fields: &[DataField], kind: FileKind) -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
+/// Field id offset of `_KEY_` columns (Java `SpecialFields.KEY_FIELD_ID_START`).
+const KEY_FIELD_ID_START: i32 = i32::MAX / 2;
+
+/// The row type of a primary-key table's data files (Java `KeyValue.schema`): the key columns
+/// (`_KEY_<name>`, non-null, id offset by `KEY_FIELD_ID_START`), `_SEQUENCE_NUMBER`,
+/// `_VALUE_KIND`, then the value columns.
+pub(crate) fn key_value_fields<'a>(
+    keys: impl IntoIterator<Item = &'a DataField>,
+    values: &[DataField],
+) -> Vec<DataField> {
+    let mut fields: Vec<DataField> = keys
+        .into_iter()
+        .map(|f| DataField {
+            id: KEY_FIELD_ID_START + f.id,
+            name: format!("{KEY_PREFIX}{}", f.name),
+            data_type: f.data_type.clone().with_nullable(false),
+            description: None,
+        })
+        .collect();
+    for (id, name) in [(i32::MAX - 1, SEQUENCE_NUMBER), (i32::MAX - 2, VALUE_KIND)] {
+        fields.push(DataField {
+            id,
+            name: name.to_string(),
+            data_type: system_type(name),
+            description: None,
+        });
+    }
+    fields.extend(values.iter().cloned());
+    fields
+}
+
 fn system_type(name: &str) -> DataType {
     let kind = if name == SEQUENCE_NUMBER {
         TypeKind::BigInt

@@ -16,7 +16,7 @@ use crate::spec::binary_row::Datum;
 use crate::spec::manifest::{DataFileMeta, SimpleStats};
 use crate::spec::options::{ChangelogProducer, CoreOptions, MergeEngine};
 use crate::spec::schema::TableSchema;
-use crate::spec::types::{DataField, DataType, TypeKind};
+use crate::spec::types::DataType;
 use crate::table::Table;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int8Type;
@@ -33,8 +33,6 @@ use std::sync::Arc;
 /// Name of the optional input column carrying each row's kind (`_VALUE_KIND` byte: 0 `+I`,
 /// 1 `-U`, 2 `+U`, 3 `-D`) for primary-key tables.
 pub const ROW_KIND_COLUMN: &str = "_VALUE_KIND";
-/// Field id offset of `_KEY_` columns (Java `SpecialFields.KEY_FIELD_ID_START`).
-const KEY_FIELD_ID_START: i32 = i32::MAX / 2;
 
 /// Rows of one file: (partition BinaryRow bytes, bucket).
 type GroupKey = (Vec<u8>, i32);
@@ -767,30 +765,14 @@ async fn store_file(
     let seqs = &rows.sequences;
     let value_stats = stats::collect(&schema.fields, &values, options)?;
     let (file_fields, file_columns, delete_rows) = if is_pk {
-        let key_fields: Vec<DataField> = layout
-            .key_idx
-            .iter()
-            .map(|i| {
-                let f = &schema.fields[*i];
-                DataField {
-                    id: KEY_FIELD_ID_START + f.id,
-                    name: format!("_KEY_{}", f.name),
-                    data_type: f.data_type.clone().with_nullable(false),
-                    description: None,
-                }
-            })
-            .collect();
+        let fields = crate::read::key_value_fields(
+            layout.key_idx.iter().map(|i| &schema.fields[*i]),
+            &schema.fields,
+        );
+        let key_fields = &fields[..layout.key_idx.len()];
         let key_cols: Vec<ArrayRef> = layout.key_idx.iter().map(|i| values[*i].clone()).collect();
-        key_stats = stats::collect(&key_fields, &key_cols, options)?;
+        key_stats = stats::collect(key_fields, &key_cols, options)?;
         let deletes = rows.kinds.iter().filter(|k| **k == 1 || **k == 3).count() as i64;
-        let mut fields = key_fields;
-        fields.push(system_field(
-            i32::MAX - 1,
-            "_SEQUENCE_NUMBER",
-            TypeKind::BigInt,
-        ));
-        fields.push(system_field(i32::MAX - 2, "_VALUE_KIND", TypeKind::TinyInt));
-        fields.extend(schema.fields.iter().cloned());
         let mut cols = key_cols;
         cols.push(Arc::new(Int64Array::from(seqs.clone())));
         cols.push(Arc::new(Int8Array::from(rows.kinds)));
@@ -835,15 +817,6 @@ async fn store_file(
         total_buckets: rows.total_buckets,
         file: meta,
     })
-}
-
-fn system_field(id: i32, name: &str, kind: TypeKind) -> DataField {
-    DataField {
-        id,
-        name: name.into(),
-        data_type: DataType::nullable(kind).with_nullable(false),
-        description: None,
-    }
 }
 
 /// `target-file-size` in bytes (Paimon memory-size syntax: `128 mb`, `256MB`, `1kb`, bytes);

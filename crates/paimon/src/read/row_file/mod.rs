@@ -21,7 +21,7 @@ mod rows;
 
 use self::index::BlockIndex;
 use super::arrow_schema::to_arrow_type;
-use super::{FileKind, Wanted, SEQUENCE_NUMBER, VALUE_KIND};
+use super::{FileKind, Wanted};
 use crate::spec::{DataField, DataType, TableSchema, TypeKind};
 use crate::{Error, Result};
 use arrow_array::{RecordBatch, RecordBatchOptions};
@@ -32,8 +32,6 @@ use std::sync::Arc;
 const FOOTER_SIZE: usize = 32;
 const MAGIC: u32 = 0x524F_5753; // "ROWS"
 const VERSION: u8 = 1;
-/// Field id offset of `_KEY_` columns (Java `SpecialFields.KEY_FIELD_ID_START`).
-const KEY_FIELD_ID_START: i32 = i32::MAX / 2;
 
 pub(super) fn corrupt(file: &str, e: impl std::fmt::Display) -> Error {
     Error::corrupt(file, format!("invalid row file: {e}"))
@@ -74,29 +72,10 @@ pub(crate) fn layout(
             "a row-format file of a primary-key table in thin mode (option 'data-file.thin-mode' = 'true': files without key columns)",
         ));
     }
-    let mut fields: Vec<DataField> = schema
-        .trimmed_primary_key_fields()
-        .into_iter()
-        .map(|f| DataField {
-            id: KEY_FIELD_ID_START + f.id,
-            name: format!("{}{}", super::KEY_PREFIX, f.name),
-            data_type: f.data_type.clone().with_nullable(false),
-            description: None,
-        })
-        .collect();
-    for (id, name, kind) in [
-        (i32::MAX - 1, SEQUENCE_NUMBER, TypeKind::BigInt),
-        (i32::MAX - 2, VALUE_KIND, TypeKind::TinyInt),
-    ] {
-        fields.push(DataField {
-            id,
-            name: name.to_string(),
-            data_type: DataType::nullable(kind).with_nullable(false),
-            description: None,
-        });
-    }
-    fields.extend(schema.fields.iter().cloned());
-    Ok(fields)
+    Ok(super::key_value_fields(
+        schema.trimmed_primary_key_fields(),
+        &schema.fields,
+    ))
 }
 
 /// Decodes the wanted columns of a whole row file written with row type `layout` (columns keep
