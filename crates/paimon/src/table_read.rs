@@ -25,6 +25,9 @@ pub struct ReadRequest {
     pub with_row_kind: bool,
     /// Read only the top level of each bucket, without merging (`$ro`, read-optimized).
     pub read_optimized: bool,
+    /// Append `_ROW_ID` and `_SEQUENCE_NUMBER` (BIGINT NOT NULL) as the `$row_tracking` view
+    /// does ([`read::row_tracking`]); only for append tables with `row-tracking.enabled`.
+    pub with_row_tracking: bool,
     /// Only rows where this holds: prunes partitions and files when planning, then filters the
     /// final (merged) rows.
     pub filter: Option<crate::predicate::Predicate>,
@@ -123,8 +126,16 @@ impl<'a> SnapshotReader<'a> {
             Some(s) if !request.latest_schema => table.schema(s.schema_id).await?,
             _ => table.latest_schema().await?,
         };
-        let projection = projection(&schema, request.columns.as_deref())?;
-        let out_schema = project_schema(&schema.fields, &projection)?;
+        let mut projection = projection(&schema, request.columns.as_deref())?;
+        let mut out_schema = project_schema(&schema.fields, &projection)?;
+        if request.with_row_tracking {
+            read::row_tracking::check_table(table.path(), &schema)?;
+            // the two columns follow the table's in every batch of the split
+            projection.extend([schema.fields.len(), schema.fields.len() + 1]);
+            let mut fields = out_schema.fields().to_vec();
+            fields.extend(read::row_tracking::fields().into_iter().map(Arc::new));
+            out_schema = Arc::new(Schema::new(fields));
+        }
         let (out_schema, projection) = if request.with_row_kind {
             let mut fields = vec![Arc::new(Field::new(
                 ROW_KIND_COLUMN,
@@ -410,13 +421,17 @@ impl<'a> SplitReader<'a> {
         request: &ReadRequest,
     ) -> Result<SplitStream> {
         let files = self.files_to_read(split, request)?;
-        if !self.is_primary_key_table() && read::stitch::needs_stitching(&files) {
+        // Row tracking numbers each row by its position in its file (before deletion vectors):
+        // every file is read as a row-id range of its own, or stitched with those sharing it.
+        let by_range = request.with_row_tracking || read::stitch::needs_stitching(&files);
+        if !self.is_primary_key_table() && by_range {
             let groups = read::stitch::groups(files, |f| self.file_path(split, f))?;
             return Ok(SplitStream {
                 mode: Mode::Stitched {
                     split: split.clone(),
                     groups: groups.into(),
                     ready: Default::default(),
+                    row_tracking: request.with_row_tracking,
                 },
                 output: Output::AsRead,
             });
@@ -642,9 +657,15 @@ impl<'a> SplitReader<'a> {
     }
 
     /// The rows of one row-id range of a data-evolution split ([`read::stitch::groups`], newest
-    /// file first): each column from the newest file holding it, the range's deletion vector
-    /// applied.
-    async fn read_group(&self, split: &Split, group: &[DataFileMeta]) -> Result<Vec<RecordBatch>> {
+    /// file first): each column from the newest file holding it, with `_ROW_ID` and
+    /// `_SEQUENCE_NUMBER` appended when `row_tracking` ([`read::row_tracking::append`]), the
+    /// range's deletion vector applied.
+    async fn read_group(
+        &self,
+        split: &Split,
+        group: &[DataFileMeta],
+        row_tracking: bool,
+    ) -> Result<Vec<RecordBatch>> {
         let schema = read::output_schema(&self.schema.fields, FileKind::Append);
         let ids: Vec<i32> = self.schema.fields.iter().map(|f| f.id).collect();
         let schema = &schema;
@@ -690,7 +711,14 @@ impl<'a> SplitReader<'a> {
             })?;
             parts.push(self.read_blob_part(split, &kept).await?);
         }
-        let rows = read::stitch::stitch(schema, &ids, &parts)?;
+        let mut rows = read::stitch::stitch(schema, &ids, &parts)?;
+        if row_tracking {
+            // the newest data file's, as Paimon's `DataEvolutionSplitRead` takes them
+            let Some(newest) = files.first() else {
+                return Err(Error::Invalid("a row-id range of no data files".into()));
+            };
+            rows = read::row_tracking::append(&self.file_path(split, newest), newest, &rows)?;
+        }
         // The range's deletion vector is its anchor's: the oldest data file (Paimon's
         // `DataEvolutionUtils.retrieveAnchorFile`), positions counted in the range; blob files
         // have no deletion vectors.
@@ -821,6 +849,8 @@ enum Mode {
         groups: std::collections::VecDeque<Vec<DataFileMeta>>,
         /// Rows of the range read last, not returned yet.
         ready: std::collections::VecDeque<RecordBatch>,
+        /// Append `_ROW_ID` and `_SEQUENCE_NUMBER` ([`ReadRequest::with_row_tracking`]).
+        row_tracking: bool,
     },
     /// A primary-key bucket: the files are the merge's sorted runs.
     Merge {
@@ -892,6 +922,7 @@ impl SplitStream {
                 split,
                 groups,
                 ready,
+                row_tracking,
             } => loop {
                 if let Some(batch) = ready.pop_front() {
                     break Some(batch);
@@ -899,7 +930,7 @@ impl SplitStream {
                 let Some(group) = groups.pop_front() else {
                     break None;
                 };
-                ready.extend(reader.read_group(split, &group).await?);
+                ready.extend(reader.read_group(split, &group, *row_tracking).await?);
             },
             Mode::Merge { sources, merge } => loop {
                 match merge.step()? {

@@ -224,9 +224,22 @@ async fn unknown_system_table_names_the_table() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn row_tracking_of_a_table_without_it_is_refused_naming_the_option() {
+    // Java's `RowTrackingTable` refuses such a table too ("does not support row tracking").
+    let t = open("corpus.db/pk_dedup").await;
+    let e = scan(&t, "row_tracking").await.unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, lakescope_paimon::Error::Invalid(_)), "{msg}");
+    assert!(
+        msg.contains("pk_dedup$row_tracking") && msg.contains("'row-tracking.enabled'"),
+        "{msg}"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn paimon_system_tables_not_read_yet_are_unsupported_not_missing() {
     let t = open("corpus.db/pk_dedup").await;
-    for name in ["binlog", "row_tracking", "file_key_ranges", "statistics"] {
+    for name in ["binlog", "file_key_ranges", "statistics", "file_indexes"] {
         let e = scan(&t, name).await.unwrap_err();
         let msg = e.to_string();
         assert!(

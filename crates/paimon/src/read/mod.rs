@@ -15,6 +15,7 @@ pub mod orc;
 pub mod parquet;
 pub(crate) mod parquet_pages;
 pub(crate) mod row_file;
+pub mod row_tracking;
 pub(crate) mod source;
 pub(crate) mod stitch;
 pub mod support;

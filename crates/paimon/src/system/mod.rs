@@ -27,13 +27,21 @@ pub const SYSTEM_TABLES: &[&str] = &[
     "ro",
     "consumers",
     "table_indexes",
+    "row_tracking",
 ];
 
 /// Whether the system table `name` depends on a snapshot (so time travel applies to it).
 pub fn is_snapshot_dependent(name: &str) -> bool {
     matches!(
         name,
-        "files" | "manifests" | "partitions" | "buckets" | "audit_log" | "ro" | "table_indexes"
+        "files"
+            | "manifests"
+            | "partitions"
+            | "buckets"
+            | "audit_log"
+            | "ro"
+            | "table_indexes"
+            | "row_tracking"
     )
 }
 
@@ -47,8 +55,8 @@ pub async fn scan(table: &Table, name: &str) -> Result<ReadOutput> {
 }
 
 /// Reads the system table `name` of `table`; snapshot-dependent tables (`$files`,
-/// `$manifests`, `$partitions`, `$buckets`, `$audit_log`, `$ro`) describe `snapshot` (empty
-/// when `None`), the others ignore it.
+/// `$manifests`, `$partitions`, `$buckets`, `$audit_log`, `$ro`, `$table_indexes`,
+/// `$row_tracking`) describe `snapshot` (empty when `None`), the others ignore it.
 pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> Result<ReadOutput> {
     match name {
         "snapshots" => metadata::snapshots(table).await,
@@ -62,6 +70,7 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
         "buckets" => files::buckets(table, snapshot).await,
         "audit_log" => views::audit_log(table, snapshot).await,
         "ro" => views::read_optimized(table, snapshot).await,
+        "row_tracking" => views::row_tracking(table, snapshot).await,
         "consumers" => consumers::consumers(table).await,
         "table_indexes" => indexes::table_indexes(table, snapshot).await,
         other if NOT_SERVED.contains(&other) => Err(Error::unsupported(
@@ -82,7 +91,6 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
 /// asking for one is "unsupported", not "not found", so a user knows the name is right.
 pub const NOT_SERVED: &[&str] = &[
     "binlog",
-    "row_tracking",
     "file_indexes",
     "statistics",
     "file_key_ranges",

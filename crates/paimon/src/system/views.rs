@@ -1,4 +1,5 @@
-//! Views over the table's rows: `$audit_log` (a leading `rowkind` column) and `$ro` (read-optimized).
+//! Views over the table's rows: `$audit_log` (a leading `rowkind` column), `$ro` (read-optimized)
+//! and `$row_tracking` (`_ROW_ID`, `_SEQUENCE_NUMBER` appended).
 
 use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
@@ -54,6 +55,17 @@ pub(crate) fn with_constant_row_kind(out: ReadOutput, kind: &str) -> Result<Read
 pub async fn read_optimized(table: &Table, snapshot: Option<&Snapshot>) -> Result<ReadOutput> {
     let request = ReadRequest {
         read_optimized: true,
+        ..ReadRequest::default()
+    };
+    read_snapshot(table, snapshot, &request).await
+}
+
+/// `$row_tracking`: the snapshot's rows with `_ROW_ID` and `_SEQUENCE_NUMBER` appended (Java's
+/// `RowTrackingTable`, Paimon 1.x), see [`crate::read::row_tracking`]; a table without
+/// `row-tracking.enabled` is refused.
+pub async fn row_tracking(table: &Table, snapshot: Option<&Snapshot>) -> Result<ReadOutput> {
+    let request = ReadRequest {
+        with_row_tracking: true,
         ..ReadRequest::default()
     };
     read_snapshot(table, snapshot, &request).await

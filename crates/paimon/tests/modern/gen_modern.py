@@ -1,6 +1,8 @@
 """Writes one small Paimon table with a modern feature with pypaimon 2.1, then prints pypaimon's
 rows of its latest snapshot (one line per row, cells joined by '|', bytes as hex) or
-"!! <error>" when pypaimon cannot read it.
+"!! <error>" when pypaimon cannot read it. Beside the warehouse it leaves each snapshot's rows
+(snapshots.json) and, for a table with row tracking, each snapshot's rows with `_ROW_ID` and
+`_SEQUENCE_NUMBER` (row_tracking.json).
 
 usage: gen_modern.py <warehouse dir> <feature>   (the table is m.<feature>)
 """
@@ -610,3 +612,18 @@ if '$' not in target:
             per_snapshot[sid] = '!! %s' % first_line(e)
     with open(os.path.join(WH, 'snapshots.json'), 'w') as f:
         json.dump(per_snapshot, f)
+    if t.options.row_tracking_enabled():
+        # `_ROW_ID` and `_SEQUENCE_NUMBER` of every snapshot's rows (a projection naming them),
+        # for `$row_tracking`; BLOB columns left out (lakescope reads them as references).
+        blobs = set((t.table_schema.options.get('blob-field') or '').split(','))
+        names = [f.name for f in t.fields if f.name not in blobs] + ['_ROW_ID', '_SEQUENCE_NUMBER']
+        tracked = {'columns': names, 'snapshots': {}}
+        for sid in per_snapshot:
+            try:
+                rb = t.copy({'scan.snapshot-id': str(sid)}).new_read_builder().with_projection(names)
+                data = rb.new_read().to_arrow(rb.new_scan().plan().splits())
+                tracked['snapshots'][sid] = sorted('|'.join(cell(v) for v in row.values()) for row in data.to_pylist())
+            except Exception as e:  # noqa: BLE001
+                tracked['snapshots'][sid] = '!! %s' % first_line(e)
+        with open(os.path.join(WH, 'row_tracking.json'), 'w') as f:
+            json.dump(tracked, f)

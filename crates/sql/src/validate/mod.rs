@@ -180,7 +180,6 @@ fn query(q: &QueryStatement) -> Result<()> {
                 "read_optimized",
                 "aggregation_fields",
                 "statistics",
-                "table_indexes",
                 "file_keys",
                 "row_tracking",
                 "history",
@@ -197,7 +196,7 @@ fn query(q: &QueryStatement) -> Result<()> {
                     format!(
                         "System table '{sys}' in '{}': Paimon has it, lakescope does not read it yet (it reads: {})",
                         t.name,
-                        SYSTEM.join(", ")
+                        lakescope_paimon::system::SYSTEM_TABLES.join(", ")
                     ),
                 ));
             }
