@@ -1,4 +1,5 @@
-//! System tables ($files, $manifests, $partitions, $buckets, $audit_log, $ro) over corpus tables.
+//! System tables ($files, $manifests, $partitions, $buckets, $audit_log, $ro, ...) over corpus
+//! tables; `$statistics` of a table Java Paimon 0.9 analyzed.
 
 use arrow_array::{Array, Int64Array, RecordBatch, StringArray};
 use lakescope_paimon::scan::{plan, PartitionFilter};
@@ -239,7 +240,12 @@ async fn row_tracking_of_a_table_without_it_is_refused_naming_the_option() {
 #[tokio::test(flavor = "current_thread")]
 async fn paimon_system_tables_not_read_yet_are_unsupported_not_missing() {
     let t = open("corpus.db/pk_dedup").await;
-    for name in ["binlog", "file_key_ranges", "statistics", "file_indexes"] {
+    for name in [
+        "binlog",
+        "file_key_ranges",
+        "file_indexes",
+        "aggregation_fields",
+    ] {
         let e = scan(&t, name).await.unwrap_err();
         let msg = e.to_string();
         assert!(
@@ -251,4 +257,90 @@ async fn paimon_system_tables_not_read_yet_are_unsupported_not_missing() {
             "{msg}"
         );
     }
+}
+
+/// Java Paimon 0.9's `$statistics` rows (`StatsJava read`): the scalar columns joined by `|`,
+/// and the `colstat` text.
+fn java_statistics(out: &str) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    let mut lines = out.lines();
+    while let Some(line) = lines.next() {
+        let Some(scalars) = line.strip_prefix("row ") else {
+            continue;
+        };
+        assert_eq!(lines.next(), Some("colstat-begin"), "{out}");
+        let text: Vec<&str> = lines.by_ref().take_while(|l| *l != "colstat-end").collect();
+        rows.push((scalars.to_string(), text.join("\n")));
+    }
+    rows
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn statistics_show_what_java_analyze_committed_as_java_reads_them() {
+    use lakescope_test_support::oracles::{oracles, run};
+    let Some(o) = oracles() else {
+        return;
+    };
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let classes = std::env::temp_dir().join("lakescope-stats-java-classes");
+    let o = o.with_java(&repo.join("tests/oracles/StatsJava.java"), &classes);
+    let wh = tempfile::tempdir().unwrap();
+    let table_dir = wh.path().join("jw.db/app");
+    run(
+        o.java("ReadJava").arg("write-seed").arg(wh.path()),
+        "Java write-seed",
+    );
+    run(
+        o.java("StatsJava").arg("analyze").arg(&table_dir),
+        "Java ANALYZE",
+    );
+    let want = java_statistics(&run(
+        o.java("StatsJava").arg("read").arg(&table_dir),
+        "Java reading $statistics",
+    ));
+    assert_eq!(want.len(), 1, "{want:?}");
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(wh.path()));
+    let t = Table::open(store, "jw.db/app").await.unwrap();
+    let out = scan(&t, "statistics").await.unwrap();
+    let names: Vec<&str> = out
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "snapshot_id",
+            "schema_id",
+            "mergedRecordCount",
+            "mergedRecordSize",
+            "colstat"
+        ]
+    );
+    let rows = lakescope_test_support::tables::rows(&out.batches);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let scalars: Vec<&str> = rows[0].splitn(5, '|').take(4).collect();
+    assert_eq!(scalars.join("|"), want[0].0, "{}", scalars.join("|"));
+    assert_eq!(strings(&out.batches, "colstat"), [Some(want[0].1.clone())]);
+    // the ANALYZE is snapshot 2 (of snapshot 1's rows); snapshot 1 has no statistics
+    assert_eq!(want[0].0, "1|0|6|1234");
+    let first = t.snapshot(1).await.unwrap();
+    let before = scan_at(&t, "statistics", Some(&first)).await.unwrap();
+    assert_eq!(num_rows(&before.batches), 0);
+    // statistics of a column the schema does not have: an error naming the file, as in Java
+    let dir = table_dir.join("statistics");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("\"dt\" :", "\"gone\" :")).unwrap();
+    let err = scan(&t, "statistics").await.unwrap_err().to_string();
+    assert!(
+        err.contains("jw.db/app/statistics/stats-") && err.contains("column 'gone'"),
+        "{err}"
+    );
 }

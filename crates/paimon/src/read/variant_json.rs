@@ -43,8 +43,8 @@ pub(crate) fn write_json(v: &Variant, out: &mut String) -> Result<(), String> {
             quoted(out, &base64::engine::general_purpose::STANDARD.encode(b));
         }
         Variant::Uuid(u) => quoted(out, &u.to_string()),
-        Variant::String(s) => escaped(out, s),
-        Variant::ShortString(s) => escaped(out, s.as_str()),
+        Variant::String(s) => crate::spec::jackson::write_string(out, s),
+        Variant::ShortString(s) => crate::spec::jackson::write_string(out, s.as_str()),
         Variant::Object(o) => {
             out.push('{');
             for (i, field) in o.iter_try().enumerate() {
@@ -52,7 +52,7 @@ pub(crate) fn write_json(v: &Variant, out: &mut String) -> Result<(), String> {
                 if i > 0 {
                     out.push(',');
                 }
-                escaped(out, key);
+                crate::spec::jackson::write_string(out, key);
                 out.push(':');
                 write_json(&value, out)?;
             }
@@ -88,27 +88,6 @@ fn push(out: &mut String, v: impl std::fmt::Display) {
 fn quoted(out: &mut String, s: &str) {
     out.push('"');
     out.push_str(s);
-    out.push('"');
-}
-
-/// A JSON string as Jackson's `JsonGenerator.writeString` writes it.
-fn escaped(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{08}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{0C}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04X}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
     out.push('"');
 }
 

@@ -2,6 +2,7 @@
 
 pub mod avro_names;
 pub mod binary_row;
+pub(crate) mod jackson;
 pub mod manifest;
 pub mod options;
 pub mod schema;

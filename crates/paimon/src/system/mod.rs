@@ -5,6 +5,7 @@ mod files;
 mod indexes;
 mod metadata;
 mod render;
+mod statistics;
 mod views;
 
 use crate::spec::snapshot::Snapshot;
@@ -28,6 +29,7 @@ pub const SYSTEM_TABLES: &[&str] = &[
     "consumers",
     "table_indexes",
     "row_tracking",
+    "statistics",
 ];
 
 /// Whether the system table `name` depends on a snapshot (so time travel applies to it).
@@ -42,6 +44,7 @@ pub fn is_snapshot_dependent(name: &str) -> bool {
             | "ro"
             | "table_indexes"
             | "row_tracking"
+            | "statistics"
     )
 }
 
@@ -56,7 +59,7 @@ pub async fn scan(table: &Table, name: &str) -> Result<ReadOutput> {
 
 /// Reads the system table `name` of `table`; snapshot-dependent tables (`$files`,
 /// `$manifests`, `$partitions`, `$buckets`, `$audit_log`, `$ro`, `$table_indexes`,
-/// `$row_tracking`) describe `snapshot` (empty when `None`), the others ignore it.
+/// `$row_tracking`, `$statistics`) describe `snapshot` (empty when `None`), the others ignore it.
 pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> Result<ReadOutput> {
     match name {
         "snapshots" => metadata::snapshots(table).await,
@@ -71,6 +74,7 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
         "audit_log" => views::audit_log(table, snapshot).await,
         "ro" => views::read_optimized(table, snapshot).await,
         "row_tracking" => views::row_tracking(table, snapshot).await,
+        "statistics" => statistics::statistics(table, snapshot).await,
         "consumers" => consumers::consumers(table).await,
         "table_indexes" => indexes::table_indexes(table, snapshot).await,
         other if NOT_SERVED.contains(&other) => Err(Error::unsupported(
@@ -92,7 +96,6 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
 pub const NOT_SERVED: &[&str] = &[
     "binlog",
     "file_indexes",
-    "statistics",
     "file_key_ranges",
     "aggregation_fields",
     "all_table_options",
