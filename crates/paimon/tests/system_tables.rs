@@ -199,6 +199,65 @@ async fn audit_log_keeps_deletes_with_rowkind() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn binlog_is_the_audit_log_with_each_value_in_an_array() {
+    // Java's `BinlogTable` batch read: `AuditLogRead`'s rows, each column but rowkind made an
+    // ARRAY of nullable elements holding the one value (only streaming reads pack [-U, +U]).
+    for name in [
+        "corpus.db/pk_dedup",
+        "corpus.db/append_dt",
+        "java09.db/pk_compacted",
+    ] {
+        let t = open(name).await;
+        let audit = scan(&t, "audit_log").await.unwrap();
+        let binlog = scan(&t, "binlog").await.unwrap();
+        assert_eq!(binlog.schema.fields().len(), audit.schema.fields().len());
+        assert_eq!(
+            binlog.schema.field(0),
+            audit.schema.field(0),
+            "{name}: rowkind"
+        );
+        for (b, a) in binlog
+            .schema
+            .fields()
+            .iter()
+            .zip(audit.schema.fields())
+            .skip(1)
+        {
+            assert_eq!(b.name(), a.name());
+            assert!(b.is_nullable(), "{name}.{}", b.name());
+            let arrow_schema::DataType::List(element) = b.data_type() else {
+                panic!("{name}.{}: {}", b.name(), b.data_type());
+            };
+            assert!(element.is_nullable(), "{name}.{}", b.name());
+            assert_eq!(element.data_type(), a.data_type(), "{name}.{}", b.name());
+        }
+        assert_eq!(
+            num_rows(&binlog.batches),
+            num_rows(&audit.batches),
+            "{name}"
+        );
+        assert!(num_rows(&binlog.batches) > 0, "{name}");
+        for (b, a) in binlog.batches.iter().zip(&audit.batches) {
+            assert_eq!(
+                b.column(0).as_ref(),
+                a.column(0).as_ref(),
+                "{name}: rowkind"
+            );
+            for i in 1..b.num_columns() {
+                let list = b
+                    .column(i)
+                    .as_any()
+                    .downcast_ref::<arrow_array::ListArray>()
+                    .unwrap();
+                assert_eq!(list.null_count(), 0);
+                assert!((0..list.len()).all(|r| list.value_length(r) == 1), "{name}");
+                assert_eq!(list.values().as_ref(), a.column(i).as_ref(), "{name}");
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn ro_reads_only_the_top_level() {
     let t = open("java09.db/pk_compacted").await;
     // Snapshot 4 is a full compaction: $ro equals the merged read.
@@ -241,10 +300,10 @@ async fn row_tracking_of_a_table_without_it_is_refused_naming_the_option() {
 async fn paimon_system_tables_not_read_yet_are_unsupported_not_missing() {
     let t = open("corpus.db/pk_dedup").await;
     for name in [
-        "binlog",
         "file_key_ranges",
         "file_indexes",
         "aggregation_fields",
+        "all_tables",
     ] {
         let e = scan(&t, name).await.unwrap_err();
         let msg = e.to_string();

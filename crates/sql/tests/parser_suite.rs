@@ -169,6 +169,7 @@ const OK: &[&str] = &[
     "SELECT * FROM db.t$files",
     "SELECT id, _ROW_ID, _SEQUENCE_NUMBER FROM t$row_tracking",
     "SELECT snapshot_id, colstat FROM t$statistics",
+    "SELECT rowkind, id FROM t$binlog",
     "SELECT a.x, b.y FROM a JOIN b ON a.id = b.id",
     "SELECT * FROM (SELECT * FROM t) s",
     "SELECT a FROM t UNION ALL SELECT a FROM u",
@@ -296,14 +297,9 @@ const ERR: &[(&str, &str, &str)] = &[
     ("SELECT * FROM t /*+ OPTIONS('scan.snapshot-id' '1') */", "'1'", "expected \"=\""),
     ("SELECT * FROM t$nonsense", "t$nonsense", "Unknown system table 'nonsense'"),
     (
-        "SELECT * FROM t$binlog",
-        "t$binlog",
-        "System table 'binlog' in 't$binlog': Paimon has it, lakescope does not read it yet",
-    ),
-    (
         "SELECT * FROM t$file_indexes",
         "t$file_indexes",
-        "lakescope does not read it yet (it reads: snapshots, schemas, options, tags, branches, files, manifests, partitions, buckets, audit_log, ro, consumers, table_indexes, row_tracking, statistics)",
+        "System table 'file_indexes' in 't$file_indexes': Paimon has it, lakescope does not read it yet (it reads: snapshots, schemas, options, tags, branches, files, manifests, partitions, buckets, audit_log, ro, consumers, table_indexes, row_tracking, statistics, binlog)",
     ),
     ("SELECT * FROM t FOR SYSTEM_TIME AS OF", "", "expected an expression after FOR SYSTEM_TIME AS OF"),
     ("SELECT * FROM t FOR SYSTEM_TIME AS OF )", ")", "expected an expression after FOR SYSTEM_TIME AS OF"),

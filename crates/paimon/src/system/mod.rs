@@ -30,6 +30,7 @@ pub const SYSTEM_TABLES: &[&str] = &[
     "table_indexes",
     "row_tracking",
     "statistics",
+    "binlog",
 ];
 
 /// Whether the system table `name` depends on a snapshot (so time travel applies to it).
@@ -45,6 +46,7 @@ pub fn is_snapshot_dependent(name: &str) -> bool {
             | "table_indexes"
             | "row_tracking"
             | "statistics"
+            | "binlog"
     )
 }
 
@@ -59,7 +61,7 @@ pub async fn scan(table: &Table, name: &str) -> Result<ReadOutput> {
 
 /// Reads the system table `name` of `table`; snapshot-dependent tables (`$files`,
 /// `$manifests`, `$partitions`, `$buckets`, `$audit_log`, `$ro`, `$table_indexes`,
-/// `$row_tracking`, `$statistics`) describe `snapshot` (empty when `None`), the others ignore it.
+/// `$row_tracking`, `$statistics`, `$binlog`) describe `snapshot` (empty when `None`), the others ignore it.
 pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> Result<ReadOutput> {
     match name {
         "snapshots" => metadata::snapshots(table).await,
@@ -72,6 +74,7 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
         "partitions" => files::partitions(table, snapshot).await,
         "buckets" => files::buckets(table, snapshot).await,
         "audit_log" => views::audit_log(table, snapshot).await,
+        "binlog" => views::binlog(table, snapshot).await,
         "ro" => views::read_optimized(table, snapshot).await,
         "row_tracking" => views::row_tracking(table, snapshot).await,
         "statistics" => statistics::statistics(table, snapshot).await,
@@ -94,7 +97,6 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
 /// System tables of Paimon 0.9–2.x (Java's `SystemTableLoader`) that this reader does not serve:
 /// asking for one is "unsupported", not "not found", so a user knows the name is right.
 pub const NOT_SERVED: &[&str] = &[
-    "binlog",
     "file_indexes",
     "file_key_ranges",
     "aggregation_fields",

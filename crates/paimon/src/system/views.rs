@@ -1,11 +1,13 @@
-//! Views over the table's rows: `$audit_log` (a leading `rowkind` column), `$ro` (read-optimized)
-//! and `$row_tracking` (`_ROW_ID`, `_SEQUENCE_NUMBER` appended).
+//! Views over the table's rows: `$audit_log` (a leading `rowkind` column), `$binlog` (the same,
+//! each value in an array), `$ro` (read-optimized) and `$row_tracking` (`_ROW_ID`,
+//! `_SEQUENCE_NUMBER` appended).
 
 use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
 use crate::table_read::{read_snapshot, ReadOutput, ReadRequest, ROW_KIND_COLUMN};
 use crate::{Error, Result};
-use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, ListArray, RecordBatch, StringArray};
+use arrow_buffer::OffsetBuffer;
 use arrow_schema::{DataType, Field, Schema};
 use std::sync::Arc;
 
@@ -29,6 +31,51 @@ pub async fn audit_log(table: &Table, snapshot: Option<&Snapshot>) -> Result<Rea
     let out = read_snapshot(table, snapshot, &ReadRequest::default()).await?;
     with_constant_row_kind(out, "+I")
         .map_err(|e| Error::Invalid(format!("{}$audit_log: {e}", table.path())))
+}
+
+/// `$binlog` read in a batch (Java's `BinlogTable`, Paimon 1.x): the `$audit_log` rows with
+/// every column but `rowkind` an ARRAY holding the one value (`[v]`; elements nullable, as
+/// Java's row type makes them). Only a streaming read pairs `-U`/`+U` into `[before, after]`;
+/// a batch read never does.
+pub async fn binlog(table: &Table, snapshot: Option<&Snapshot>) -> Result<ReadOutput> {
+    let out = audit_log(table, snapshot).await?;
+    let wrap =
+        |e: arrow_schema::ArrowError| Error::Invalid(format!("{}$binlog: {e}", table.path()));
+    let mut fields = Vec::with_capacity(out.schema.fields().len());
+    for (i, field) in out.schema.fields().iter().enumerate() {
+        if i == 0 {
+            fields.push(field.clone()); // rowkind
+            continue;
+        }
+        let element = Field::new(
+            crate::read::arrow_schema::LIST_ELEMENT_NAME,
+            field.data_type().clone(),
+            true,
+        );
+        let list = Field::new(field.name(), DataType::List(Arc::new(element)), true)
+            .with_metadata(field.metadata().clone());
+        fields.push(Arc::new(list));
+    }
+    let schema = Arc::new(Schema::new(fields));
+    let batches = out
+        .batches
+        .iter()
+        .map(|b| {
+            let mut columns: Vec<ArrayRef> = Vec::with_capacity(b.num_columns());
+            for (i, column) in b.columns().iter().enumerate() {
+                let DataType::List(element) = schema.field(i).data_type() else {
+                    columns.push(column.clone()); // rowkind
+                    continue;
+                };
+                let offsets = OffsetBuffer::from_lengths(std::iter::repeat_n(1, b.num_rows()));
+                let list = ListArray::try_new(element.clone(), offsets, column.clone(), None)
+                    .map_err(wrap)?;
+                columns.push(Arc::new(list));
+            }
+            RecordBatch::try_new(schema.clone(), columns).map_err(wrap)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(ReadOutput { schema, batches })
 }
 
 /// Prepends a `rowkind` column holding `kind` on every row.
