@@ -301,9 +301,9 @@ async fn paimon_system_tables_not_read_yet_are_unsupported_not_missing() {
     let t = open("corpus.db/pk_dedup").await;
     for name in [
         "file_key_ranges",
-        "file_indexes",
         "aggregation_fields",
         "all_tables",
+        "catalog_options",
     ] {
         let e = scan(&t, name).await.unwrap_err();
         let msg = e.to_string();
@@ -401,5 +401,77 @@ async fn statistics_show_what_java_analyze_committed_as_java_reads_them() {
     assert!(
         err.contains("jw.db/app/statistics/stats-") && err.contains("column 'gone'"),
         "{err}"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn file_indexes_list_embedded_and_separate_indexes_as_java_reads_their_headers() {
+    use lakescope_test_support::oracles::{oracles, run};
+    let Some(o) = oracles() else {
+        return;
+    };
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let classes = std::env::temp_dir().join("lakescope-file-index-java-classes");
+    let o = o.with_java(&repo.join("tests/oracles/FileIndexJava.java"), &classes);
+    let wh = tempfile::tempdir().unwrap();
+    run(
+        o.java("FileIndexJava").arg("write").arg(wh.path()),
+        "Java writing file indexes",
+    );
+    let out = run(
+        o.java("FileIndexJava")
+            .arg("meta")
+            .arg(wh.path().join("fi.db/t")),
+        "Java reading file index headers",
+    );
+    let mut want: Vec<String> = out.lines().map(String::from).collect();
+    want.sort();
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(wh.path()));
+    let t = Table::open(store, "fi.db/t").await.unwrap();
+    let out = scan(&t, "file_indexes").await.unwrap();
+    let b = &out.batches[0];
+    let text = |name: &str, r: usize| -> String {
+        let c = b.column(b.schema().index_of(name).unwrap());
+        if c.is_null(r) {
+            return "null".into();
+        }
+        arrow_cast::display::array_value_to_string(c, r).unwrap()
+    };
+    let last = |p: String| p.rsplit('/').next().unwrap().to_string();
+    let mut got: Vec<String> = (0..b.num_rows())
+        .map(|r| {
+            [
+                text("partition", r).trim_matches(['{', '}']).to_string(),
+                text("bucket", r),
+                last(text("file_path", r)),
+                text("column_name", r),
+                text("index_type", r),
+                text("index_size_in_bytes", r),
+                text("is_empty", r),
+                text("storage_type", r),
+                last(text("index_file_path", r)),
+                text("index_container_size_in_bytes", r),
+            ]
+            .join("|")
+        })
+        .collect();
+    got.sort();
+    assert_eq!(got, want);
+    // both storages are covered: indexes in the manifest, and an `.index` file
+    assert!(
+        want.iter().any(|l| l.contains("|EMBEDDED|null|")),
+        "{want:?}"
+    );
+    assert!(want.iter().any(|l| l.contains("|FILE|data-")), "{want:?}");
+    assert!((0..b.num_rows()).all(|r| text("record_count", r) == "5"));
+    let index_path = text(
+        "index_file_path",
+        (0..b.num_rows())
+            .find(|r| !b.column(9).is_null(*r))
+            .unwrap(),
+    );
+    assert!(
+        index_path.starts_with("fi.db/t/dt=b/bucket-0/data-"),
+        "{index_path}"
     );
 }

@@ -41,7 +41,7 @@ fn output(fields: Vec<Field>, columns: Vec<ArrayRef>, what: &str) -> Result<Read
 }
 
 /// The full plan of `snapshot` (no level filter: `$files` shows level-0 files too).
-async fn plan_of(table: &Table, snapshot: Option<&Snapshot>) -> Result<Option<Plan>> {
+pub(super) async fn plan_of(table: &Table, snapshot: Option<&Snapshot>) -> Result<Option<Plan>> {
     match snapshot {
         Some(s) => Ok(Some(scan::plan(table, s, &PartitionFilter::All).await?)),
         None => Ok(None),

@@ -1,6 +1,7 @@
 //! System tables (`t$snapshots`, `t$files`, `t$audit_log`, ...) as Arrow record batches, with Paimon's column names.
 
 mod consumers;
+mod file_indexes;
 mod files;
 mod indexes;
 mod metadata;
@@ -31,6 +32,7 @@ pub const SYSTEM_TABLES: &[&str] = &[
     "row_tracking",
     "statistics",
     "binlog",
+    "file_indexes",
 ];
 
 /// Whether the system table `name` depends on a snapshot (so time travel applies to it).
@@ -47,6 +49,7 @@ pub fn is_snapshot_dependent(name: &str) -> bool {
             | "row_tracking"
             | "statistics"
             | "binlog"
+            | "file_indexes"
     )
 }
 
@@ -61,7 +64,7 @@ pub async fn scan(table: &Table, name: &str) -> Result<ReadOutput> {
 
 /// Reads the system table `name` of `table`; snapshot-dependent tables (`$files`,
 /// `$manifests`, `$partitions`, `$buckets`, `$audit_log`, `$ro`, `$table_indexes`,
-/// `$row_tracking`, `$statistics`, `$binlog`) describe `snapshot` (empty when `None`), the others ignore it.
+/// `$row_tracking`, `$statistics`, `$binlog`, `$file_indexes`) describe `snapshot` (empty when `None`), the others ignore it.
 pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> Result<ReadOutput> {
     match name {
         "snapshots" => metadata::snapshots(table).await,
@@ -75,6 +78,7 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
         "buckets" => files::buckets(table, snapshot).await,
         "audit_log" => views::audit_log(table, snapshot).await,
         "binlog" => views::binlog(table, snapshot).await,
+        "file_indexes" => file_indexes::file_indexes(table, snapshot).await,
         "ro" => views::read_optimized(table, snapshot).await,
         "row_tracking" => views::row_tracking(table, snapshot).await,
         "statistics" => statistics::statistics(table, snapshot).await,
@@ -97,7 +101,6 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
 /// System tables of Paimon 0.9–2.x (Java's `SystemTableLoader`) that this reader does not serve:
 /// asking for one is "unsupported", not "not found", so a user knows the name is right.
 pub const NOT_SERVED: &[&str] = &[
-    "file_indexes",
     "file_key_ranges",
     "aggregation_fields",
     "all_table_options",

@@ -180,6 +180,7 @@ fn query(q: &QueryStatement) -> Result<()> {
                 "read_optimized",
                 "aggregation_fields",
                 "statistics",
+                "file_indexes",
                 "file_keys",
                 "row_tracking",
                 "history",
