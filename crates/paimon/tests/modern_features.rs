@@ -517,6 +517,19 @@ async fn lance_and_mosaic_data_files_are_refused_naming_the_file() {
     }
 }
 
+/// pypaimon 2.1's partition cell (`dt=d1`, `null` unpartitioned) as Java casts the partition
+/// row to STRING (`{d1}`, `{}`), which lakescope follows.
+fn java_partition(cell: &str) -> String {
+    let values: Vec<&str> = match cell {
+        "null" => Vec::new(),
+        p => p
+            .split('/')
+            .map(|kv| kv.split_once('=').unwrap().1)
+            .collect(),
+    };
+    format!("{{{}}}", values.join(", "))
+}
+
 /// `$table_indexes` of `m.<feature>` in lakescope and in pypaimon 2.1 (its sorted lines).
 async fn table_indexes_as_pypaimon(feature: &str) -> Option<Vec<String>> {
     let (dir, expected) = generate(feature)?;
@@ -537,14 +550,7 @@ async fn table_indexes_as_pypaimon(feature: &str) -> Option<Vec<String>> {
         .iter()
         .map(|line| {
             let (partition, rest) = line.split_once('|').unwrap();
-            let values: Vec<&str> = match partition {
-                "null" => Vec::new(),
-                p => p
-                    .split('/')
-                    .map(|kv| kv.split_once('=').unwrap().1)
-                    .collect(),
-            };
-            format!("{{{}}}|{rest}", values.join(", "))
+            format!("{}|{rest}", java_partition(partition))
         })
         .collect();
     want.sort();
@@ -918,4 +924,61 @@ async fn row_tracking_is_refused_on_tables_without_it() {
     assert!(matches!(err, Error::Invalid(_)), "{msg}");
     assert!(msg.contains("m.db/dv_level0_hidden$row_tracking"), "{msg}");
     assert!(msg.contains("'row-tracking.enabled'"), "{msg}");
+}
+
+/// `$file_key_ranges` of `feature` (gen_modern.py prints pypaimon 2.1's), asserted equal: the
+/// partition as Java casts it ([`java_partition`]), `file_path` as a store key (pypaimon prints
+/// the absolute path). Returns lakescope's lines.
+async fn file_key_ranges_as_pypaimon(feature: &str) -> Option<Vec<String>> {
+    let (dir, expected) = generate(feature)?;
+    let expected = expected.unwrap_or_else(|e| panic!("pypaimon cannot read {feature}: {e}"));
+    let root = format!("{}/", dir.path().display());
+    let mut want: Vec<String> = expected
+        .iter()
+        .map(|line| {
+            let cells: Vec<&str> = line.split('|').collect();
+            let path = cells[2].strip_prefix(&root).unwrap_or(cells[2]);
+            let rest = cells[3..].join("|");
+            format!("{}|{}|{path}|{rest}", java_partition(cells[0]), cells[1])
+        })
+        .collect();
+    want.sort();
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(dir.path()));
+    let table = Table::open(store, &format!("m.db/{feature}"))
+        .await
+        .unwrap();
+    let out = lakescope_paimon::system::scan(&table, "file_key_ranges")
+        .await
+        .unwrap();
+    let mut got = rows(&out.batches);
+    got.sort();
+    assert_eq!(got, want, "{feature}");
+    Some(got)
+}
+
+#[tokio::test]
+async fn file_key_ranges_list_primary_key_files_as_paimon() {
+    let Some(rows) = file_key_ranges_as_pypaimon("file_key_ranges_pk").await else {
+        return;
+    };
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert!(
+        rows.iter().any(
+            |r| r.starts_with("{d1}|0|m.db/file_key_ranges_pk/dt=d1/bucket-0/")
+                && r.ends_with("|[1]|[2]|null")
+        ),
+        "{rows:?}"
+    );
+}
+
+#[tokio::test]
+async fn file_key_ranges_list_data_evolution_files_with_first_row_ids_as_paimon() {
+    let Some(rows) = file_key_ranges_as_pypaimon("file_key_ranges_evolution").await else {
+        return;
+    };
+    assert_eq!(
+        rows.iter().filter(|r| r.ends_with("|null|null|8")).count(),
+        2,
+        "{rows:?}"
+    );
 }

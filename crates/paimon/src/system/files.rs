@@ -1,4 +1,5 @@
-//! System tables built from a snapshot's manifests: `$files`, `$manifests`, `$partitions`, `$buckets`.
+//! System tables built from a snapshot's manifests: `$files`, `$file_key_ranges`, `$manifests`,
+//! `$partitions`, `$buckets`.
 //!
 //! Column names and types follow Paimon 1.x (`FilesTable`, `ManifestsTable`, `PartitionsTable`,
 //! `BucketsTable` in `org.apache.paimon.table.system`). Values are rendered as Paimon renders
@@ -46,6 +47,43 @@ pub(super) async fn plan_of(table: &Table, snapshot: Option<&Snapshot>) -> Resul
         Some(s) => Ok(Some(scan::plan(table, s, &PartitionFilter::All).await?)),
         None => Ok(None),
     }
+}
+
+/// `$file_key_ranges` (Java `FileKeyRangesTable`): `$files` (the same files and renderings)
+/// reduced to `partition`, `bucket`, `file_path`, `file_format`, `schema_id`, `level`,
+/// `record_count`, `file_size_in_bytes`, `min_key`, `max_key`, `first_row_id`.
+pub async fn file_key_ranges(table: &Table, snapshot: Option<&Snapshot>) -> Result<ReadOutput> {
+    const COLUMNS: [&str; 11] = [
+        "partition",
+        "bucket",
+        "file_path",
+        "file_format",
+        "schema_id",
+        "level",
+        "record_count",
+        "file_size_in_bytes",
+        "min_key",
+        "max_key",
+        "first_row_id",
+    ];
+    let all = files(table, snapshot).await?;
+    let indices = COLUMNS
+        .iter()
+        .map(|c| all.schema.index_of(c))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| Error::Invalid(format!("$file_key_ranges: {e}")))?;
+    let schema = Arc::new(
+        all.schema
+            .project(&indices)
+            .map_err(|e| Error::Invalid(format!("$file_key_ranges: {e}")))?,
+    );
+    let batches = all
+        .batches
+        .iter()
+        .map(|b| b.project(&indices))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| Error::Invalid(format!("$file_key_ranges: {e}")))?;
+    Ok(ReadOutput { schema, batches })
 }
 
 /// `$files`: one row per live data file of the snapshot (empty without a snapshot).

@@ -33,6 +33,7 @@ pub const SYSTEM_TABLES: &[&str] = &[
     "statistics",
     "binlog",
     "file_indexes",
+    "file_key_ranges",
 ];
 
 /// Whether the system table `name` depends on a snapshot (so time travel applies to it).
@@ -50,6 +51,7 @@ pub fn is_snapshot_dependent(name: &str) -> bool {
             | "statistics"
             | "binlog"
             | "file_indexes"
+            | "file_key_ranges"
     )
 }
 
@@ -62,9 +64,9 @@ pub async fn scan(table: &Table, name: &str) -> Result<ReadOutput> {
     scan_at(table, name, None).await
 }
 
-/// Reads the system table `name` of `table`; snapshot-dependent tables (`$files`,
-/// `$manifests`, `$partitions`, `$buckets`, `$audit_log`, `$ro`, `$table_indexes`,
-/// `$row_tracking`, `$statistics`, `$binlog`, `$file_indexes`) describe `snapshot` (empty when `None`), the others ignore it.
+/// Reads the system table `name` of `table`; snapshot-dependent tables
+/// ([`is_snapshot_dependent`]: `$files`, `$audit_log`, …) describe `snapshot` (empty when
+/// `None`), the others ignore it.
 pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> Result<ReadOutput> {
     match name {
         "snapshots" => metadata::snapshots(table).await,
@@ -73,6 +75,7 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
         "tags" => metadata::tags(table).await,
         "branches" => metadata::branches(table).await,
         "files" => files::files(table, snapshot).await,
+        "file_key_ranges" => files::file_key_ranges(table, snapshot).await,
         "manifests" => files::manifests(table, snapshot).await,
         "partitions" => files::partitions(table, snapshot).await,
         "buckets" => files::buckets(table, snapshot).await,
@@ -101,7 +104,6 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
 /// System tables of Paimon 0.9–2.x (Java's `SystemTableLoader`) that this reader does not serve:
 /// asking for one is "unsupported", not "not found", so a user knows the name is right.
 pub const NOT_SERVED: &[&str] = &[
-    "file_key_ranges",
     "aggregation_fields",
     "all_table_options",
     "catalog_options",

@@ -129,6 +129,23 @@ def table_indexes_hash():
     return 'm.table_indexes_hash$table_indexes'
 
 
+def file_key_ranges_pk():
+    # A partitioned primary-key table in two buckets, two commits: files with key ranges.
+    schema = pa.schema([pa.field('dt', pa.string(), False), pa.field('id', pa.int64(), False), ('b', pa.string())])
+    CAT.create_table('m.file_key_ranges_pk', Schema.from_pyarrow_schema(
+        schema, primary_keys=['dt', 'id'], partition_keys=['dt'], options={'bucket': '2'}), False)
+    t = CAT.get_table('m.file_key_ranges_pk')
+    write(t, pa.table({'dt': ['d1', 'd1', 'd2'], 'id': pa.array([1, 2, 3], pa.int64()), 'b': ['a', 'b', 'c']}, schema=schema))
+    write(t, pa.table({'dt': ['d1', 'd2'], 'id': pa.array([4, 3], pa.int64()), 'b': ['d', 'C']}, schema=schema))
+    return 'm.file_key_ranges_pk$file_key_ranges'
+
+
+def file_key_ranges_evolution():
+    # The files of data_evolution (first row ids, column updates) in $file_key_ranges.
+    data_evolution()
+    return 'm.file_key_ranges_evolution$file_key_ranges'
+
+
 def data_evolution_appends():
     t = table(KV, {'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true'})
     write(t, rows(0, 8, 'a'))

@@ -181,6 +181,7 @@ fn query(q: &QueryStatement) -> Result<()> {
                 "aggregation_fields",
                 "statistics",
                 "file_indexes",
+                "file_key_ranges",
                 "file_keys",
                 "row_tracking",
                 "history",
