@@ -299,7 +299,12 @@ async fn row_tracking_of_a_table_without_it_is_refused_naming_the_option() {
 #[tokio::test(flavor = "current_thread")]
 async fn paimon_system_tables_not_read_yet_are_unsupported_not_missing() {
     let t = open("corpus.db/pk_dedup").await;
-    for name in ["aggregation_fields", "all_tables", "all_partitions"] {
+    for name in [
+        "all_tables",
+        "all_partitions",
+        "catalog_options",
+        "sink_table_lineage",
+    ] {
         let e = scan(&t, name).await.unwrap_err();
         let msg = e.to_string();
         assert!(
@@ -469,4 +474,42 @@ async fn file_indexes_list_embedded_and_separate_indexes_as_java_reads_their_hea
         index_path.starts_with("fi.db/t/dt=b/bucket-0/data-"),
         "{index_path}"
     );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn aggregation_fields_list_each_columns_options_as_java_does() {
+    use lakescope_test_support::oracles::{oracles, run};
+    let Some(o) = oracles() else {
+        return;
+    };
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let classes = std::env::temp_dir().join("lakescope-agg-java-classes");
+    let o = o.with_java(&repo.join("tests/oracles/AggJava.java"), &classes);
+    let wh = tempfile::tempdir().unwrap();
+    run(
+        o.java("AggJava").arg("write").arg(wh.path()),
+        "Java creating an aggregation table",
+    );
+    let out = run(
+        o.java("AggJava")
+            .arg("read")
+            .arg(wh.path().join("agg.db/t")),
+        "Java reading $aggregation_fields",
+    );
+    let mut want: Vec<&str> = out.lines().collect();
+    want.sort_unstable(); // `rows` sorts its lines
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(wh.path()));
+    let t = Table::open(store, "agg.db/t").await.unwrap();
+    let got = lakescope_test_support::tables::rows(
+        &scan(&t, "aggregation_fields").await.unwrap().batches,
+    );
+    assert_eq!(got, want);
+    // a column with several options, and one with none
+    assert!(
+        got.contains(&"k|INT NOT NULL|[]|[]|the key".to_string()),
+        "{got:?}"
+    );
+    assert!(got
+        .iter()
+        .any(|r| r.starts_with("w|STRING|[") && r.contains("fields.w.list-agg-delimiter")));
 }

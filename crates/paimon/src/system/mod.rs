@@ -1,5 +1,6 @@
 //! System tables (`t$snapshots`, `t$files`, `t$audit_log`, ...) as Arrow record batches, with Paimon's column names.
 
+mod aggregation;
 mod consumers;
 mod file_indexes;
 mod files;
@@ -34,6 +35,7 @@ pub const SYSTEM_TABLES: &[&str] = &[
     "binlog",
     "file_indexes",
     "file_key_ranges",
+    "aggregation_fields",
 ];
 
 /// Whether the system table `name` depends on a snapshot (so time travel applies to it).
@@ -86,6 +88,7 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
         "row_tracking" => views::row_tracking(table, snapshot).await,
         "statistics" => statistics::statistics(table, snapshot).await,
         "consumers" => consumers::consumers(table).await,
+        "aggregation_fields" => aggregation::aggregation_fields(table).await,
         "table_indexes" => indexes::table_indexes(table, snapshot).await,
         other if NOT_SERVED.contains(&other) => Err(Error::unsupported(
             table.path(),
@@ -104,7 +107,6 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
 /// System tables of Paimon 0.9–2.x (Java's `SystemTableLoader`) that this reader does not serve:
 /// asking for one is "unsupported", not "not found", so a user knows the name is right.
 pub const NOT_SERVED: &[&str] = &[
-    "aggregation_fields",
     "all_table_options",
     "catalog_options",
     "all_partitions",
