@@ -886,7 +886,7 @@ async fn row_tracking_of_stitched_rows_takes_the_newest_data_file() {
         by_snapshot[&5].contains(&"16|null|160|16|5".to_string()),
         "{by_snapshot:?}"
     );
-    for feature in ["data_evolution", "row_format_evolution"] {
+    for feature in ["data_evolution", "row_format_evolution", "modern_refs"] {
         row_tracking_as_pypaimon(feature).await;
     }
 }
