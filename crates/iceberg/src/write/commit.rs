@@ -14,8 +14,36 @@ use lakescope_paimon::write::WriteEnv;
 use lakescope_storage::join;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-/// Commit attempts before a conflict is reported.
-const COMMIT_ATTEMPTS: u32 = 4;
+/// The table property: how many times a commit that lost a race is planned again.
+pub(crate) const COMMIT_NUM_RETRIES: &str = "commit.retry.num-retries";
+
+/// Java's default of [`COMMIT_NUM_RETRIES`].
+const DEFAULT_COMMIT_RETRIES: u32 = 4;
+
+/// Commit attempts the table allows: the first and `commit.retry.num-retries` more.
+fn commit_attempts(metadata: &TableMetadata) -> u32 {
+    let retries = metadata
+        .properties
+        .get(COMMIT_NUM_RETRIES)
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .unwrap_or(DEFAULT_COMMIT_RETRIES);
+    retries.saturating_add(1)
+}
+
+/// Waits before attempt `attempt` (none before the first): 200 ms, doubling, at most ~51 s.
+async fn back_off(env: &dyn WriteEnv, attempt: u32) {
+    if attempt > 0 {
+        env.sleep(100 << attempt.min(9)).await;
+    }
+}
+
+/// The error after every allowed attempt lost its race.
+fn gave_up(table: &Table, attempts: u32) -> Error {
+    Error::Conflict {
+        table: table.key().to_string(),
+        reason: format!("other writers kept committing first; gave up after {attempts} attempts"),
+    }
+}
 
 /// Files written for one commit (not yet visible).
 pub(crate) struct Written {
@@ -342,6 +370,27 @@ async fn discard(table: &Table, rels: &[String]) {
     }
 }
 
+/// Deletes the files written for a commit that failed for certain (best effort): the data and
+/// delete files and their manifests, named by absolute URI.
+async fn discard_written(table: &Table, written: &Written, manifests: &[ManifestFile]) {
+    let uris = written
+        .data
+        .iter()
+        .chain(&written.deletes)
+        .map(|f| &f.path)
+        .chain(manifests.iter().map(|m| &m.manifest_path));
+    for uri in uris {
+        if let Ok(key) = table.resolve(uri, table.metadata_key()) {
+            let _ = table.store().delete(&key).await;
+        }
+    }
+}
+
+/// Whether an error of a commit attempt leaves it unapplied for certain (so its files can go).
+fn surely_not_applied(error: &Error) -> bool {
+    !matches!(error, Error::CommitStateUnknown { .. })
+}
+
 /// Whether a snapshot after `read_at` (up to the current one) added delete files.
 fn deletes_added_since(meta: &TableMetadata, read_at: Option<i64>) -> bool {
     let mut at = meta.current_snapshot_id;
@@ -564,10 +613,14 @@ async fn try_commit(
         },
     );
     let published = publish(base, base_version + 1, next).await;
-    if matches!(published, Ok(None)) {
+    let lost = match &published {
+        Ok(done) => done.is_none(),
+        Err(e) => surely_not_applied(e),
+    };
+    if lost {
         // The manifest list (and rewritten manifests) name this attempt's parent: drop them,
-        // the next attempt writes its own. (After an error the outcome may be unknown: a
-        // catalog may have applied the commit, so its files stay.)
+        // the next attempt writes its own. (When the outcome is unknown a catalog may have
+        // applied the commit, so its files stay.)
         scratch.push(list_rel);
         discard(base, &scratch).await;
     }
@@ -582,10 +635,9 @@ pub(crate) async fn commit_metadata(
     env: &dyn WriteEnv,
     change: impl Fn(&mut TableMetadata) -> Result<bool>,
 ) -> Result<Table> {
-    for attempt in 0..COMMIT_ATTEMPTS {
-        if attempt > 0 {
-            env.sleep(100 << attempt).await;
-        }
+    let attempts = commit_attempts(table.metadata());
+    for attempt in 0..attempts {
+        back_off(env, attempt).await;
         let (version, base) = load_latest(table).await?;
         let meta = base.metadata();
         // v3 metadata carries state this writer does not maintain (row lineage, ...).
@@ -613,18 +665,15 @@ pub(crate) async fn commit_metadata(
             return Ok(done);
         }
     }
-    Err(Error::Conflict {
-        table: table.key().to_string(),
-        reason: format!(
-            "other writers kept committing first; gave up after {COMMIT_ATTEMPTS} attempts"
-        ),
-    })
+    Err(gave_up(table, attempts))
 }
 
 /// Commits the written files (taking out what `removal` names) as one snapshot of the table:
-/// writes their manifests once, then
-/// a manifest list and the next metadata version on top of the latest metadata, retrying (after
-/// a back-off) when another writer committed that version first.
+/// writes their manifests once, then a manifest list and the next metadata on top of the latest
+/// metadata (the next `v<N>.metadata.json`, or an `updateTable` through the table's catalog),
+/// planned again after a back-off when another writer committed first, up to
+/// `commit.retry.num-retries` times. When the commit surely failed, its files are deleted; when
+/// its outcome is unknown ([`Error::CommitStateUnknown`]) they stay.
 pub(crate) async fn commit(
     table: &Table,
     schema: &Schema,
@@ -634,33 +683,47 @@ pub(crate) async fn commit(
     env: &dyn WriteEnv,
 ) -> Result<Table> {
     let snapshot_id = snapshot_id(env, table.metadata());
-    let manifests = write_manifests(table, schema, fields, written, snapshot_id, env).await?;
-    for attempt in 0..COMMIT_ATTEMPTS {
-        if attempt > 0 {
-            env.sleep(100 << attempt).await;
+    let manifests = write_manifests(table, schema, fields, written, snapshot_id, env).await;
+    let manifests = match manifests {
+        Ok(m) => m,
+        Err(e) => {
+            discard_written(table, written, &[]).await;
+            return Err(e);
         }
-        let (version, base) = load_latest(table).await?;
-        let committed = try_commit(
-            version,
-            &base,
-            schema.schema_id,
-            &manifests,
-            written,
-            removal,
-            snapshot_id,
-            env,
-        )
-        .await?;
-        if let Some(done) = committed {
-            return Ok(done);
+    };
+    let attempts = commit_attempts(table.metadata());
+    let mut outcome = Err(gave_up(table, attempts));
+    for attempt in 0..attempts {
+        back_off(env, attempt).await;
+        let committed = match load_latest(table).await {
+            Ok((version, base)) => {
+                try_commit(
+                    version,
+                    &base,
+                    schema.schema_id,
+                    &manifests,
+                    written,
+                    removal,
+                    snapshot_id,
+                    env,
+                )
+                .await
+            }
+            Err(e) => Err(e),
+        };
+        match committed {
+            Ok(None) => {}
+            Ok(Some(done)) => return Ok(done),
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
         }
     }
-    Err(Error::Conflict {
-        table: table.key().to_string(),
-        reason: format!(
-            "other writers kept committing first; gave up after {COMMIT_ATTEMPTS} attempts"
-        ),
-    })
+    if matches!(&outcome, Err(e) if surely_not_applied(e)) {
+        discard_written(table, written, &manifests).await;
+    }
+    outcome
 }
 
 #[cfg(test)]
