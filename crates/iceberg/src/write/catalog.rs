@@ -10,6 +10,7 @@
 use super::definition::{initial_metadata, IcebergTableDefinition};
 use crate::location::{metadata_version, VERSION_HINT};
 use crate::spec::TableMetadata;
+use crate::table::{MetadataCatalog, Table};
 use crate::{is_iceberg_table, Error, Result};
 use lakescope_paimon::write::WriteEnv;
 use lakescope_storage::{join, ObjectStore, PutOutcome};
@@ -42,6 +43,51 @@ pub async fn latest_metadata(
             Some((metadata_version(name)?, f.path.clone()))
         })
         .max())
+}
+
+/// The Hadoop layout's [`MetadataCatalog`]: the latest version is the highest-numbered
+/// `v<N>.metadata.json` (listed: the version hint may lag); a commit creates version N+1
+/// put-if-absent, and an existing N+1 is a lost race.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HadoopMetadata;
+
+#[async_trait::async_trait(?Send)]
+impl MetadataCatalog for HadoopMetadata {
+    async fn load(&self, table: &Table) -> Result<Table> {
+        let (store, table_key) = (table.store(), table.key());
+        let (_, key) = latest_metadata(store.as_ref(), table_key)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("Iceberg metadata of {table_key}"), None))?;
+        let bytes = store.get(&key).await?;
+        let metadata = TableMetadata::parse(&key, &bytes)?;
+        Ok(Table::from_metadata(
+            store.clone(),
+            table_key,
+            key,
+            metadata,
+        ))
+    }
+
+    async fn commit(&self, base: &Table, next: &TableMetadata) -> Result<Option<Table>> {
+        let name = base.metadata_key().rsplit('/').next().unwrap_or_default();
+        let version = metadata_version(name).ok_or_else(|| {
+            Error::unsupported(
+                base.metadata_key(),
+                "committing on a metadata file not named v<N>.metadata.json",
+            )
+        })?;
+        let (store, key) = (base.store(), base.key());
+        match write_metadata(store.as_ref(), key, version + 1, next).await {
+            Ok(written) => Ok(Some(Table::from_metadata(
+                store.clone(),
+                key,
+                written,
+                next.clone(),
+            ))),
+            Err(Error::Conflict { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 /// Table property naming the codec of metadata files (`none` or `gzip`, as in Java).

@@ -1,6 +1,5 @@
 //! Committing written files as a snapshot in the next `v<N>.metadata.json`, retried on conflicts.
 
-use super::catalog::{latest_metadata, write_metadata};
 use super::manifest::{
     encode_manifest, encode_manifest_list, rewrite_manifest, ListContext, ManifestContext, NewFile,
 };
@@ -325,41 +324,10 @@ async fn snapshot_manifests(table: &Table, snapshot: &Snapshot) -> Result<Vec<Ma
     read_manifest_list(&key, &bytes)
 }
 
-/// The latest metadata of the table (by listing: the version hint may lag) and its version.
-/// Through a catalog service, the table as that catalog has it now (its version: the number of
-/// earlier metadata files it logs, plus one).
-pub(crate) async fn load_latest(table: &Table) -> Result<(u64, Table)> {
-    if let Some(catalog) = table.catalog() {
-        let latest = catalog.load(table).await?;
-        return Ok((latest.metadata().metadata_log.len() as u64 + 1, latest));
-    }
-    let (version, key) = latest_metadata(table.store().as_ref(), table.key())
-        .await?
-        .ok_or_else(|| Error::not_found(format!("Iceberg metadata of {}", table.key()), None))?;
-    let bytes = table.store().get(&key).await?;
-    let metadata = TableMetadata::parse(&key, &bytes)?;
-    Ok((
-        version,
-        Table::from_metadata(table.store().clone(), table.key(), key, metadata),
-    ))
-}
-
-/// Publishes `next` as the version after `base`: the next `v<N>.metadata.json` (put-if-absent),
-/// or a commit through the table's catalog service; `Ok(None)` if another writer was first.
-async fn publish(base: &Table, version: u64, next: TableMetadata) -> Result<Option<Table>> {
-    if let Some(catalog) = base.catalog() {
-        return catalog.commit(base, &next).await;
-    }
-    match write_metadata(base.store().as_ref(), base.key(), version, &next).await {
-        Ok(key) => Ok(Some(Table::from_metadata(
-            base.store().clone(),
-            base.key(),
-            key,
-            next,
-        ))),
-        Err(Error::Conflict { .. }) => Ok(None),
-        Err(e) => Err(e),
-    }
+/// The table's latest metadata, as its [`crate::MetadataCatalog`] has it (the Hadoop layout's
+/// highest `v<N>.metadata.json`, or a catalog service's current metadata).
+pub(crate) async fn load_latest(table: &Table) -> Result<Table> {
+    table.metadata_catalog().load(table).await
 }
 
 /// Deletes files of an abandoned commit attempt (best effort: they are unreferenced).
@@ -496,11 +464,12 @@ async fn carry_manifests(
     Ok(out)
 }
 
-/// Commits the new manifests as a snapshot on top of the latest metadata; `Ok(None)` if
-/// another writer took the next version first.
+/// Commits the new manifests as a snapshot on top of `base` (the latest metadata, loaded for
+/// attempt `attempt`, 1-based), through the table's [`crate::MetadataCatalog`]; `Ok(None)` if
+/// another writer committed first.
 #[allow(clippy::too_many_arguments)]
 async fn try_commit(
-    base_version: u64,
+    attempt: u32,
     base: &Table,
     schema_id: i32,
     new_manifests: &[ManifestFile],
@@ -559,10 +528,7 @@ async fn try_commit(
         }
     }
     let location = meta.location.trim_end_matches('/');
-    let list_rel = format!(
-        "metadata/snap-{snapshot_id}-{base_version}-{}.avro",
-        env.uuid()
-    );
+    let list_rel = format!("metadata/snap-{snapshot_id}-{attempt}-{}.avro", env.uuid());
     let ctx = ListContext {
         snapshot_id,
         parent_snapshot_id: parent.map(|p| p.snapshot_id),
@@ -612,7 +578,7 @@ async fn try_commit(
             min_snapshots_to_keep: None,
         },
     );
-    let published = publish(base, base_version + 1, next).await;
+    let published = base.metadata_catalog().commit(base, &next).await;
     let lost = match &published {
         Ok(done) => done.is_none(),
         Err(e) => surely_not_applied(e),
@@ -638,7 +604,7 @@ pub(crate) async fn commit_metadata(
     let attempts = commit_attempts(table.metadata());
     for attempt in 0..attempts {
         back_off(env, attempt).await;
-        let (version, base) = load_latest(table).await?;
+        let base = load_latest(table).await?;
         let meta = base.metadata();
         // v3 metadata carries state this writer does not maintain (row lineage, ...).
         if meta.format_version > 2 {
@@ -661,7 +627,7 @@ pub(crate) async fn commit_metadata(
             timestamp_ms: meta.last_updated_ms,
         });
         next.last_updated_ms = env.now_millis().max(meta.last_updated_ms);
-        if let Some(done) = publish(&base, version + 1, next).await? {
+        if let Some(done) = base.metadata_catalog().commit(&base, &next).await? {
             return Ok(done);
         }
     }
@@ -696,9 +662,9 @@ pub(crate) async fn commit(
     for attempt in 0..attempts {
         back_off(env, attempt).await;
         let committed = match load_latest(table).await {
-            Ok((version, base)) => {
+            Ok(base) => {
                 try_commit(
-                    version,
+                    attempt + 1,
                     &base,
                     schema.schema_id,
                     &manifests,
@@ -771,13 +737,13 @@ mod tests {
         let manifests = write_manifests(&t0, plan.schema, &plan.fields, &written, 7, &env)
             .await
             .unwrap();
-        let (version, base) = load_latest(&t0).await.unwrap();
-        assert_eq!(version, 1);
+        let base = load_latest(&t0).await.unwrap();
+        assert_eq!(base.metadata_key(), "t/metadata/v1.metadata.json");
         // ... while writer B commits v2.
         let b = append(&t0, &[ids(10..12)], &env).await.unwrap();
         assert_eq!(b.metadata_key(), "t/metadata/v2.metadata.json");
         let lost = try_commit(
-            version,
+            1,
             &base,
             0,
             &manifests,
