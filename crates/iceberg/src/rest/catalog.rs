@@ -241,14 +241,14 @@ impl MetadataCatalog for RestTable {
         };
         match self.catalog.client.commit_table(&request).await? {
             CommitOutcome::Committed(r) => {
-                let metadata = parse_metadata(&r.metadata_location, &r.metadata)?;
-                let table = self.table_at(
-                    base.store().clone(),
-                    base.key(),
-                    &r.metadata_location,
-                    metadata,
-                )?;
-                Ok(Some(table))
+                let table = parse_metadata(&r.metadata_location, &r.metadata).and_then(|m| {
+                    self.table_at(base.store().clone(), base.key(), &r.metadata_location, m)
+                });
+                // Committed, but lakescope cannot read the answer: its files must stay.
+                table.map(Some).map_err(|e| Error::CommitStateUnknown {
+                    table: request.identifier.namespace.join(".") + "." + &request.identifier.name,
+                    cause: format!("the catalog accepted the commit, but its answer: {e}"),
+                })
             }
             CommitOutcome::Conflict(_) => Ok(None),
         }

@@ -108,8 +108,8 @@ fn gzip_metadata(table_key: &str, metadata: &TableMetadata) -> Result<bool> {
 }
 
 /// Writes metadata version `version` of the table atomically (put-if-absent), then points
-/// `version-hint.text` at it. An existing file of that version (plain or gzip) is a
-/// [`Error::Conflict`]. With `write.metadata.compression-codec = gzip` the file is
+/// `version-hint.text` at it (best effort). An existing file of that version (plain or gzip) is
+/// a [`Error::Conflict`]; a failed put is [`Error::CommitStateUnknown`]. With `write.metadata.compression-codec = gzip` the file is
 /// `v<N>.gz.metadata.json`, gzip-compressed, as Java's HadoopTableOperations names it.
 pub async fn write_metadata(
     store: &dyn ObjectStore,
@@ -135,7 +135,17 @@ pub async fn write_metadata(
             reason: format!("metadata version {version} was committed by another writer ({other})"),
         });
     }
-    match store.put_if_absent(&key, bytes.into()).await? {
+    // Past this point the version may exist even when the store reports an error (a lost
+    // answer): the outcome is unknown, and the commit's files must stay.
+    let created =
+        store
+            .put_if_absent(&key, bytes.into())
+            .await
+            .map_err(|e| Error::CommitStateUnknown {
+                table: table_key.to_string(),
+                cause: format!("creating {key}: {e}"),
+            })?;
+    match created {
         PutOutcome::Created => {}
         PutOutcome::AlreadyExists => {
             return Err(Error::Conflict {
@@ -146,12 +156,14 @@ pub async fn write_metadata(
             })
         }
     }
-    store
+    // The hint is only a hint: readers list past a stale one (Java's HadoopTableOperations
+    // also goes on when it cannot write it), and the version is committed already.
+    let _ = store
         .put(
             &join(&dir, VERSION_HINT),
             version.to_string().into_bytes().into(),
         )
-        .await?;
+        .await;
     Ok(key)
 }
 

@@ -719,6 +719,116 @@ mod tests {
             .count()
     }
 
+    /// A memory store whose `version-hint.text` cannot be written and, when `lose_metadata`,
+    /// whose metadata puts succeed but answer with an error (a lost answer).
+    struct LossyStore {
+        inner: Rc<MemoryStore>,
+        lose_metadata: bool,
+    }
+
+    fn lost(path: &str) -> lakescope_storage::Error {
+        lakescope_storage::Error::Io {
+            operation: "put",
+            path: path.into(),
+            message: "connection reset".into(),
+        }
+    }
+
+    #[async_trait::async_trait(?Send)]
+    impl ObjectStore for LossyStore {
+        fn describe(&self) -> String {
+            "lossy".into()
+        }
+        async fn get(&self, path: &str) -> lakescope_storage::Result<bytes::Bytes> {
+            self.inner.get(path).await
+        }
+        async fn get_range(
+            &self,
+            path: &str,
+            range: std::ops::Range<u64>,
+        ) -> lakescope_storage::Result<bytes::Bytes> {
+            self.inner.get_range(path, range).await
+        }
+        async fn head(
+            &self,
+            path: &str,
+        ) -> lakescope_storage::Result<lakescope_storage::ObjectMeta> {
+            self.inner.head(path).await
+        }
+        async fn list_dir(
+            &self,
+            prefix: &str,
+        ) -> lakescope_storage::Result<lakescope_storage::Listing> {
+            self.inner.list_dir(prefix).await
+        }
+        async fn put(&self, path: &str, data: bytes::Bytes) -> lakescope_storage::Result<()> {
+            if path.ends_with("version-hint.text") {
+                return Err(lost(path));
+            }
+            self.inner.put(path, data).await
+        }
+        async fn put_if_absent(
+            &self,
+            path: &str,
+            data: bytes::Bytes,
+        ) -> lakescope_storage::Result<lakescope_storage::PutOutcome> {
+            let outcome = self.inner.put_if_absent(path, data).await?;
+            if self.lose_metadata && path.ends_with(".metadata.json") {
+                return Err(lost(path));
+            }
+            Ok(outcome)
+        }
+        async fn delete(&self, path: &str) -> lakescope_storage::Result<()> {
+            self.inner.delete(path).await
+        }
+    }
+
+    async fn rows_of(store: Rc<dyn ObjectStore>) -> usize {
+        let t = Table::open(store, "t").await.unwrap();
+        read_table(&t, &SnapshotSelector::Current, &ReadRequest::default())
+            .await
+            .unwrap()
+            .batches
+            .iter()
+            .map(RecordBatch::num_rows)
+            .sum()
+    }
+
+    #[tokio::test]
+    async fn a_lost_metadata_answer_is_an_unknown_outcome_and_keeps_the_files() {
+        let env = FixedEnv::new(1, 4);
+        let def = IcebergTableDefinition {
+            columns: vec![("id".into(), DataType::nullable(TypeKind::BigInt), None)],
+            ..Default::default()
+        };
+        let memory = Rc::new(MemoryStore::new());
+        create_table(memory.as_ref(), "t", "s3://b/t", &def, &env)
+            .await
+            .unwrap();
+        for lose_metadata in [false, true] {
+            let store: Rc<dyn ObjectStore> = Rc::new(LossyStore {
+                inner: memory.clone(),
+                lose_metadata,
+            });
+            let t = Table::open(store.clone(), "t").await.unwrap();
+            let done = append(&t, &[ids(0..3)], &env).await;
+            if lose_metadata {
+                let Err(err @ Error::CommitStateUnknown { .. }) = &done else {
+                    panic!("{done:?}");
+                };
+                assert!(
+                    err.to_string().contains("may or may not have been applied"),
+                    "{err}"
+                );
+            } else {
+                // the hint is best effort: the version is committed
+                assert_eq!(done.unwrap().metadata_key(), "t/metadata/v2.metadata.json");
+            }
+        }
+        // the lost answer's commit was applied: its data and manifests are still there
+        assert_eq!(rows_of(memory).await, 6);
+    }
+
     #[tokio::test]
     async fn a_commit_that_loses_the_race_is_rebased() {
         let store = Rc::new(MemoryStore::new());
