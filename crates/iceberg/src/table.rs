@@ -188,6 +188,16 @@ impl Table {
         &self.key
     }
 
+    /// The table for messages: its folder's key, or its location when it is the root of its
+    /// store (a catalog's table opened on a store of its own).
+    pub fn name(&self) -> &str {
+        if self.key.is_empty() {
+            &self.metadata.location
+        } else {
+            &self.key
+        }
+    }
+
     /// Key of the metadata file that was read.
     pub fn metadata_key(&self) -> &str {
         &self.metadata_key

@@ -1,4 +1,5 @@
-//! Committing written files as a snapshot in the next `v<N>.metadata.json`, retried on conflicts.
+//! Committing written files as a snapshot through the table's [`crate::MetadataCatalog`] (the
+//! next `v<N>.metadata.json`, or a REST catalog's `updateTable`), planned again on conflicts.
 
 use super::manifest::{
     encode_manifest, encode_manifest_list, rewrite_manifest, ListContext, ManifestContext, NewFile,
@@ -14,7 +15,7 @@ use lakescope_storage::join;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// The table property: how many times a commit that lost a race is planned again.
-pub(crate) const COMMIT_NUM_RETRIES: &str = "commit.retry.num-retries";
+const COMMIT_NUM_RETRIES: &str = "commit.retry.num-retries";
 
 /// Java's default of [`COMMIT_NUM_RETRIES`].
 const DEFAULT_COMMIT_RETRIES: u32 = 4;
@@ -39,7 +40,7 @@ async fn back_off(env: &dyn WriteEnv, attempt: u32) {
 /// The error after every allowed attempt lost its race.
 fn gave_up(table: &Table, attempts: u32) -> Error {
     Error::Conflict {
-        table: table.key().to_string(),
+        table: table.name().to_string(),
         reason: format!("other writers kept committing first; gave up after {attempts} attempts"),
     }
 }
@@ -399,7 +400,7 @@ async fn carry_manifests(
     if let Removal::Files { read_at, .. } = removal {
         if deletes_added_since(base.metadata(), *read_at) {
             return Err(Error::Conflict {
-                table: base.key().to_string(),
+                table: base.name().to_string(),
                 reason: "another commit added delete files since the rows were read; run the statement again".into(),
             });
         }
@@ -481,7 +482,7 @@ async fn try_commit(
     let meta = base.metadata();
     if meta.current_schema_id != Some(schema_id) {
         return Err(Error::Conflict {
-            table: base.key().to_string(),
+            table: base.name().to_string(),
             reason: "the schema changed while appending; retry the insert".into(),
         });
     }
@@ -521,7 +522,7 @@ async fn try_commit(
         if removed.data_files != keys.len() as i64 {
             discard(base, &scratch).await;
             return Err(Error::Conflict {
-                table: base.key().to_string(),
+                table: base.name().to_string(),
                 reason: "another commit removed files this one rewrites; run the statement again"
                     .into(),
             });
