@@ -2,10 +2,14 @@
 
 usage: rest_iceberg.py <uri> <token> <prefix or -> write <namespace>
        rest_iceberg.py <uri> <token> <prefix or -> read <namespace.table>
+       rest_iceberg.py <uri> <token> <prefix or -> append <namespace.table> <first id> <count>
+       rest_iceberg.py <uri> <token> <prefix or -> parquet <file>
 `write` creates <namespace>.events (identity-partitioned by `dt`) and commits: two appends, then a
 delete by filter; then <namespace>.plain (unpartitioned, one append). `read` prints, per
 snapshot of the table (oldest first), "== <snapshot id>" and the sorted canonical lines of
-read_pypaimon.py.
+read_pypaimon.py. `append` appends rows <first id>.. (tag `c`), loading the table again and
+retrying when another writer committed first (pyiceberg 0.12 does not retry); it prints the
+attempts. `parquet` writes ids 103 and 104 (with nulls) in the table's columns, reordered.
 """
 import datetime
 import decimal
@@ -14,7 +18,9 @@ import os
 import sys
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 from pyiceberg.catalog.rest import RestCatalog
+from pyiceberg.exceptions import CommitFailedException
 from pyiceberg.expressions import EqualTo
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
@@ -79,7 +85,36 @@ def read(name):
             print(line)
 
 
+def append(name, first, count):
+    data = rows(list(range(first, first + count)), 'c')
+    for attempt in range(1, 21):
+        try:
+            CAT.load_table(name).append(data)
+            print('appended after %d attempt(s)' % attempt)
+            return
+        except CommitFailedException:
+            continue
+    raise SystemExit('%s: 20 attempts lost to other writers' % name)
+
+
+def parquet(path):
+    table = pa.table({
+        'dt': ['2024-05-02', '2024-05-01'],
+        'at': pa.array([datetime.datetime(2024, 5, 4, 1, 2, 3, 4), None], pa.timestamp('us')),
+        'ok': [True, None],
+        'score': [1.0, None],
+        'amount': pa.array([decimal.Decimal('7.00'), None], pa.decimal128(10, 2)),
+        'name': ['p103', None],
+        'id': pa.array([103, 104], pa.int64()),
+    })
+    pq.write_table(table, path)
+
+
 if CMD == 'write':
     write(NAME)
+elif CMD == 'append':
+    append(NAME, int(sys.argv[6]), int(sys.argv[7]))
+elif CMD == 'parquet':
+    parquet(NAME)
 else:
     read(NAME)

@@ -1,9 +1,10 @@
-//! `lakescope insert`: appends the rows of a CSV or Parquet file to a Paimon table of a
-//! warehouse or a Paimon REST catalog, in one commit (through the catalog's commit endpoint).
+//! `lakescope insert`: appends the rows of a CSV or Parquet file to a table in one commit: a
+//! Paimon or Iceberg table of a warehouse, a Paimon REST catalog's table (its commit endpoint)
+//! or an Iceberg REST catalog's table (`updateTable`).
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use lakescope_engine::upload::{insert_file, FileKind, FileSource, Upload};
+use lakescope_engine::upload::{insert_file, insert_iceberg_file, FileKind, FileSource, Upload};
 use lakescope_paimon::write::SystemEnv;
 
 /// Rows written per chunk (each chunk becomes its own level-0 files).
@@ -12,10 +13,11 @@ const CHUNK_ROWS: usize = 65_536;
 /// Arguments of `lakescope insert`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Warehouse (a path, file://, s3://…) or a Paimon REST catalog
-    /// (paimon+rest://host:port/warehouse).
+    /// Warehouse (a path, file://, s3://…) or a REST catalog
+    /// (paimon+rest://host:port/warehouse, iceberg+rest://host:port).
     warehouse: String,
-    /// <DB>.<TABLE>: an existing Paimon table (INSERT INTO: primary-key tables upsert).
+    /// <DB>.<TABLE>: an existing Paimon or Iceberg table (INSERT INTO: Paimon primary-key
+    /// tables and Iceberg tables with `write.upsert.enabled` upsert).
     table: String,
     /// A .csv file (with a header row) or a .parquet file; columns are matched by name.
     file: std::path::PathBuf,
@@ -50,21 +52,6 @@ pub async fn run(args: &Args) -> Result<(), String> {
     let bytes = std::fs::read(&args.file).map_err(|e| format!("cannot read {name}: {e}"))?;
     let table_ref = crate::parse_table(&args.table)?;
     let catalog = crate::open_catalog(&args.warehouse).await?;
-    if catalog
-        .open_iceberg(&table_ref)
-        .await
-        .map_err(|e| e.to_string())?
-        .is_some()
-    {
-        return Err(format!(
-            "{}: an Iceberg table; `lakescope insert` writes Paimon tables (Iceberg tables of a warehouse take INSERT through `lakescope sql`): nothing was inserted",
-            args.table
-        ));
-    }
-    let table = catalog
-        .open_for_write(&table_ref)
-        .await
-        .map_err(|e| e.to_string())?;
     let upload = Upload {
         file: &name,
         kind,
@@ -72,8 +59,31 @@ pub async fn run(args: &Args) -> Result<(), String> {
         chunk_rows: CHUNK_ROWS,
     };
     let env = SystemEnv::default();
+    let source = InMemory(bytes.into());
     let mut rows = 0;
-    let outcome = insert_file(&table, &env, &upload, &InMemory(bytes.into()), &mut |p| {
+    let iceberg = catalog
+        .open_iceberg(&table_ref)
+        .await
+        .map_err(|e| e.to_string())?;
+    if let Some(table) = iceberg {
+        let committed = insert_iceberg_file(&table, &env, &upload, &source, &mut |p| {
+            rows = p.rows_written
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        let snapshot = committed.metadata().current_snapshot_id;
+        println!(
+            "inserted {rows} rows into {}: snapshot {}",
+            args.table,
+            snapshot.map_or_else(|| "none".to_string(), |id| id.to_string())
+        );
+        return Ok(());
+    }
+    let table = catalog
+        .open_for_write(&table_ref)
+        .await
+        .map_err(|e| e.to_string())?;
+    let outcome = insert_file(&table, &env, &upload, &source, &mut |p| {
         rows = p.rows_written
     })
     .await

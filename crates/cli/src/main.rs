@@ -206,8 +206,9 @@ enum Command {
     /// CREATE TABLE, INSERT, SELECT, ...). Failing statements print
     /// `error: statement N (line L, column C): ...` to stderr; the exit code is then 1.
     Sql(sql::Args),
-    /// Append the rows of a CSV or Parquet file to a Paimon table (of a warehouse, or of a
-    /// Paimon REST catalog: committed through its commit endpoint) in one snapshot.
+    /// Append the rows of a CSV or Parquet file to a Paimon or Iceberg table in one snapshot (of
+    /// a warehouse, or of a REST catalog: committed through Paimon's commit endpoint or
+    /// Iceberg's updateTable).
     Insert(insert::Args),
     /// Development presign endpoint for one bucket (see presign_server.rs for the contract).
     PresignServer(presign_server::Args),

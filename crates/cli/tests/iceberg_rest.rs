@@ -3,13 +3,17 @@
 //! bearer token, prefix `dev`, tables under `bronze`/`silver`/`gold`): pyiceberg 0.12 creates
 //! and writes tables through the catalog (tests/oracles/rest_iceberg.py: appends and a delete);
 //! `lakescope tables iceberg+rest://…` lists them, `scan` reads every snapshot exactly as
-//! pyiceberg reads it through the same catalog, and `diff` compares two snapshots. A wrong token
-//! is the endpoint's 401, a dead service names its config endpoint.
+//! pyiceberg reads it through the same catalog, and `diff` compares two snapshots. `insert`
+//! appends CSV and Parquet files through the catalog's `updateTable` (pyiceberg reads exactly
+//! those rows back), concurrently with other writers without losing any. A wrong token is the
+//! endpoint's 401, a dead service names its config endpoint, and a refused insert commits
+//! nothing.
 
 mod common;
 
 use common::{lakescope, python_with, repo_root, start_catalog_server};
 use lakescope_test_support::oracles::{normalize, run, sections};
+use serde_json::json;
 use std::path::Path;
 use std::process::Command;
 
@@ -19,6 +23,236 @@ fn oracle(py: &Path, url: &str, token: &str, args: &[&str]) -> String {
         .args([url, token, "dev"])
         .args(args);
     run(&mut cmd, "pyiceberg 0.12 through the REST catalog")
+}
+
+/// The snapshots of a table as pyiceberg reads them: (id, canonical rows), oldest first.
+fn snapshots(py: &Path, url: &str, token: &str, table: &str) -> Vec<(i64, Vec<String>)> {
+    let printed = oracle(py, url, token, &["read", table]);
+    let mut rows = sections::<i64>(&printed);
+    printed
+        .lines()
+        .filter_map(|l| l.strip_prefix("== ")?.trim().parse::<i64>().ok())
+        .map(|id| {
+            let lines = rows.remove(&id).unwrap().unwrap();
+            (id, lines)
+        })
+        .collect()
+}
+
+/// A catalog's URL for lakescope, and a runner of lakescope with its token.
+fn catalog_of(url: &str) -> String {
+    format!(
+        "iceberg+rest://{}?prefix=dev",
+        url.trim_start_matches("http://")
+    )
+}
+
+/// Canonical lines of rows of the oracle's table schema (as `normalize` prints them).
+fn canonical(rows: &[serde_json::Value]) -> Vec<String> {
+    normalize(rows.iter().map(|r| r.to_string()))
+}
+
+/// The snapshot id `lakescope insert` printed for `rows` rows.
+fn inserted(out: &str, rows: usize, table: &str) -> i64 {
+    let prefix = format!("inserted {rows} rows into {table}: snapshot ");
+    out.trim()
+        .strip_prefix(&prefix)
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("expected `{prefix}<id>`, got {out:?}"))
+}
+
+#[test]
+fn insert_appends_csv_and_parquet_through_the_catalog_as_pyiceberg_reads_them() {
+    let Some(py) = python_with("pyiceberg", "iceberg_rest") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, url, ready) = start_catalog_server("iceberg-rest-server-lakana.sh", dir.path());
+    let token = ready["token"].as_str().unwrap().to_string();
+    oracle(&py, &url, &token, &["write", "gold"]);
+    let cat = catalog_of(&url);
+    let with_token = |args: &[&str]| {
+        let mut all = vec!["--catalog-token", token.as_str()];
+        all.extend_from_slice(args);
+        lakescope(&all)
+    };
+    let csv = dir.path().join("rows.csv");
+    std::fs::write(
+        &csv,
+        "id,name,amount,score,ok,at,dt\n\
+         100,c100,1.50,2.5,true,2024-05-02 09:00:00,2024-05-01\n\
+         101,c101,2.25,0.125,false,2024-05-03T10:15:30.5,2024-05-02\n\
+         102,c102,-3.00,-1.0,true,2024-05-01 00:00:00,2024-05-01\n",
+    )
+    .unwrap();
+    let from_csv = [
+        json!({"id": 100, "name": "c100", "amount": "1.50", "score": 2.5, "ok": true,
+               "at": "2024-05-02T09:00:00.000000", "dt": "2024-05-01"}),
+        json!({"id": 101, "name": "c101", "amount": "2.25", "score": 0.125, "ok": false,
+               "at": "2024-05-03T10:15:30.500000", "dt": "2024-05-02"}),
+        json!({"id": 102, "name": "c102", "amount": "-3.00", "score": -1.0, "ok": true,
+               "at": "2024-05-01T00:00:00.000000", "dt": "2024-05-01"}),
+    ];
+    let parquet = dir.path().join("rows.parquet");
+    oracle(&py, &url, &token, &["parquet", parquet.to_str().unwrap()]);
+    let from_parquet = [
+        json!({"id": 103, "name": "p103", "amount": "7.00", "score": 1.0, "ok": true,
+               "at": "2024-05-04T01:02:03.000004", "dt": "2024-05-02"}),
+        json!({"id": 104, "name": null, "amount": null, "score": null, "ok": null,
+               "at": null, "dt": "2024-05-01"}),
+    ];
+
+    for table in ["gold.events", "gold.plain"] {
+        let before = snapshots(&py, &url, &token, table);
+        let base = before.last().unwrap().1.clone();
+        let (ok, out, err) = with_token(&["insert", &cat, table, csv.to_str().unwrap()]);
+        assert!(ok, "{table}: {err}");
+        let first = inserted(&out, 3, table);
+        let (ok, out, err) = with_token(&["insert", &cat, table, parquet.to_str().unwrap()]);
+        assert!(ok, "{table}: {err}");
+        let second = inserted(&out, 2, table);
+
+        let after = snapshots(&py, &url, &token, table);
+        assert_eq!(
+            after.len(),
+            before.len() + 2,
+            "{table}: one snapshot per insert"
+        );
+        assert_eq!(after[..before.len()], before[..], "{table}: history kept");
+        let mut want: Vec<serde_json::Value> = base
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        want.extend(from_csv.iter().cloned());
+        assert_eq!(
+            (after[before.len()].0, &after[before.len()].1),
+            (first, &canonical(&want)),
+            "{table}"
+        );
+        want.extend(from_parquet.iter().cloned());
+        assert_eq!(
+            (after[before.len() + 1].0, &after[before.len() + 1].1),
+            (second, &canonical(&want)),
+            "{table}"
+        );
+
+        // lakescope reads the same rows, at the current snapshot and at the first insert's
+        for (at, rows) in [
+            (None, &after[before.len() + 1].1),
+            (Some(first), &after[before.len()].1),
+        ] {
+            let id = at.map(|i: i64| i.to_string());
+            let mut args = vec!["scan", &cat, table, "--format", "jsonl"];
+            if let Some(id) = &id {
+                args.extend(["--snapshot", id.as_str()]);
+            }
+            let (ok, out, err) = with_token(&args);
+            assert!(ok, "{table}: {err}");
+            assert_eq!(
+                &normalize(out.lines().map(String::from)),
+                rows,
+                "{table}@{at:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn concurrent_inserts_and_a_pyiceberg_append_lose_nothing() {
+    let Some(py) = python_with("pyiceberg", "iceberg_rest") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, url, ready) = start_catalog_server("iceberg-rest-server-lakana.sh", dir.path());
+    let token = ready["token"].as_str().unwrap().to_string();
+    oracle(&py, &url, &token, &["write", "bronze"]);
+    let cat = catalog_of(&url);
+    let table = "bronze.events";
+    let before = snapshots(&py, &url, &token, table);
+    let ids = |rows: &[String]| -> Vec<i64> {
+        let mut out: Vec<i64> = rows
+            .iter()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                    .as_i64()
+                    .unwrap()
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let mut expected = ids(&before.last().unwrap().1);
+    let mut files = Vec::new();
+    for first in [200, 300] {
+        let mut text = String::from("dt,id,name,amount,score,ok,at\n");
+        for id in first..first + 50 {
+            text.push_str(&format!(
+                "2024-05-0{},{id},w{id},{id}.25,{},{},2024-05-01 08:00:00\n",
+                1 + id % 2,
+                id as f64 / 8.0,
+                id % 2 == 0
+            ));
+            expected.push(id);
+        }
+        let path = dir.path().join(format!("w{first}.csv"));
+        std::fs::write(&path, text).unwrap();
+        files.push(path);
+    }
+    expected.extend(400..450);
+    expected.sort();
+
+    // started together: each commit that loses its race is planned again on the winner's
+    let inserts: Vec<_> = files
+        .iter()
+        .map(|f| {
+            Command::new(env!("CARGO_BIN_EXE_lakescope"))
+                .args([
+                    "--catalog-token",
+                    &token,
+                    "insert",
+                    &cat,
+                    table,
+                    f.to_str().unwrap(),
+                ])
+                .env_remove("LAKESCOPE_CATALOG_TOKEN")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let appended = oracle(&py, &url, &token, &["append", table, "400", "50"]);
+    assert!(appended.starts_with("appended after"), "{appended}");
+    for child in inserts {
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        inserted(stdout.lines().next().unwrap_or_default(), 50, table);
+    }
+
+    let after = snapshots(&py, &url, &token, table);
+    assert_eq!(
+        after.len(),
+        before.len() + 3,
+        "three commits, three snapshots"
+    );
+    let current = &after.last().unwrap().1;
+    assert_eq!(ids(current), expected, "no row lost or doubled");
+    let (ok, out, err) = lakescope(&[
+        "--catalog-token",
+        &token,
+        "scan",
+        &cat,
+        table,
+        "--format",
+        "jsonl",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(&normalize(out.lines().map(String::from)), current);
 }
 
 #[test]
@@ -136,34 +370,39 @@ fn a_wrong_token_a_dead_service_and_an_unknown_table_are_clear_errors() {
     let (ok, _, err) = lakescope(&["--catalog-token", &token, "scan", &cat, "silver.nope"]);
     assert!(!ok && err.contains("silver.nope"), "{err}");
 
-    // writes through an Iceberg REST catalog are refused by name, and nothing is committed
-    let rows_now = || {
-        lakescope(&[
-            "--catalog-token",
-            &token,
-            "scan",
-            &cat,
-            "silver.events",
-            "--format",
-            "jsonl",
-        ])
-    };
-    let before = rows_now();
-    assert!(before.0, "{}", before.2);
+    // a refused insert (wrong token, unknown table) names the cause and commits nothing
+    let before = snapshots(&py, &url, &token, "silver.events");
     let rows = dir.path().join("rows.csv");
-    std::fs::write(&rows, "id\n1\n").unwrap();
+    std::fs::write(
+        &rows,
+        "id,name,amount,score,ok,at,dt\n1,x,1.00,1.0,true,2024-05-01 00:00:00,2024-05-01\n",
+    )
+    .unwrap();
     let (ok, _, err) = lakescope(&[
         "--catalog-token",
-        &token,
+        "lakana_pat_x_wrong",
         "insert",
         &cat,
         "silver.events",
         rows.to_str().unwrap(),
     ]);
     assert!(
-        !ok && err.contains("silver.events: an Iceberg table")
-            && err.contains("nothing was inserted"),
+        !ok && err.contains(&format!("{url}/v1/dev/namespaces/silver/tables/events"))
+            && err.contains("401"),
         "{err}"
     );
-    assert_eq!(rows_now().1, before.1, "nothing was committed");
+    let (ok, _, err) = lakescope(&[
+        "--catalog-token",
+        &token,
+        "insert",
+        &cat,
+        "silver.nope",
+        rows.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("silver.nope"), "{err}");
+    assert_eq!(
+        snapshots(&py, &url, &token, "silver.events"),
+        before,
+        "nothing was committed"
+    );
 }

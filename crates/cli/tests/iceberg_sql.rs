@@ -1,7 +1,8 @@
 //! `lakescope sql` on an Iceberg Hadoop catalog in a local folder: INSERT OVERWRITE (dynamic
 //! partition replace), DELETE and UPDATE (copy-on-write; upsert by identifier fields), ALTER
 //! TABLE schema changes and ADD / DROP PARTITION FIELD, each checked by the rows a later SELECT
-//! prints (JSON Lines), and the refusals by their messages.
+//! prints (JSON Lines), and the refusals by their messages. `lakescope insert` appends a CSV file
+//! to a table of the same warehouse (an upsert on a `write.upsert.enabled` table).
 
 use std::process::Command;
 
@@ -140,4 +141,52 @@ fn schema_and_partition_evolution() {
     assert!(err.contains("cannot change column 'n'"), "{err}");
     assert!(err.contains("already partitions by day(ts)"), "{err}");
     assert!(err.contains("2 statement(s) failed"), "{err}");
+}
+
+#[test]
+fn insert_appends_a_csv_file_and_upserts_where_the_table_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path();
+    let (_, err) = sql(
+        w,
+        "CREATE TABLE ev (id BIGINT, kind STRING, v INT) PARTITIONED BY (kind);
+         INSERT INTO ev VALUES (1, 'a', 10);
+         CREATE TABLE up (id BIGINT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED)
+           WITH ('format-version' = '2', 'write.upsert.enabled' = 'true');
+         INSERT INTO up VALUES (1, 'old'), (2, 'kept');",
+    );
+    assert!(!err.contains("error"), "{err}");
+    let insert = |table: &str, csv: &str| {
+        let file = w.join(format!("{table}.csv"));
+        std::fs::write(&file, csv).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_lakescope"))
+            .args(["insert", w.to_str().unwrap(), table, file.to_str().unwrap()])
+            .output()
+            .expect("run lakescope");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let printed = insert("db.ev", "v,kind,id\n20,b,2\n30,a,3\n");
+    assert!(
+        printed.starts_with("inserted 2 rows into db.ev: snapshot "),
+        "{printed}"
+    );
+    insert("db.up", "id,v\n1,new\n3,added\n");
+    let (out, err) = sql(
+        w,
+        "SELECT * FROM ev ORDER BY id; SELECT * FROM up ORDER BY id;",
+    );
+    assert!(!err.contains("error"), "{err}");
+    assert_eq!(
+        rows(&out),
+        [
+            r#"{"id":1,"kind":"a","v":10}"#,
+            r#"{"id":2,"kind":"b","v":20}"#,
+            r#"{"id":3,"kind":"a","v":30}"#,
+            r#"{"id":1,"v":"new"}"#,
+            r#"{"id":2,"v":"kept"}"#,
+            r#"{"id":3,"v":"added"}"#
+        ]
+    );
 }

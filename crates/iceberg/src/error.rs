@@ -30,6 +30,10 @@ pub enum Error {
     /// The caller asked for something invalid.
     #[error("{0}")]
     Invalid(String),
+    /// A commit a catalog service may or may not have applied (a 5xx, a timeout, a lost or
+    /// garbled answer: the REST spec's `CommitStateUnknownException`); its files are kept.
+    #[error("{table}: the commit may or may not have been applied ({cause}): load the table before writing again")]
+    CommitStateUnknown { table: String, cause: String },
     /// A catalog service (REST) could not be reached or refused a request.
     #[error("{endpoint}{}: {message}", .status.map(|s| format!(" answered {s}")).unwrap_or_default())]
     Catalog {

@@ -19,8 +19,10 @@ pub fn metadata_version(name: &str) -> Option<u64> {
 }
 
 /// The key of the current metadata file of the table at `table_key`: the version named by
-/// `metadata/version-hint.text` if that file exists and names a listed file, else the
-/// highest-numbered metadata file (`*.metadata.json`, gzip-compressed ones too).
+/// `metadata/version-hint.text` if that file exists and names a listed file (a `v<N>` file
+/// advanced past a stale hint to the versions right after it, as Java's
+/// `HadoopTableOperations.refresh`), else
+/// the highest-numbered metadata file (`*.metadata.json`, gzip-compressed ones too).
 pub async fn current_metadata_key(store: &dyn ObjectStore, table_key: &str) -> Result<String> {
     let dir = join(table_key, "metadata");
     let listing = store.list_dir(&dir).await?;
@@ -37,8 +39,13 @@ pub async fn current_metadata_key(store: &dyn ObjectStore, table_key: &str) -> R
         let hint_key = join(&dir, VERSION_HINT);
         let hint = store.get(&hint_key).await?;
         let text = String::from_utf8_lossy(&hint).trim().to_string();
-        if let Ok(v) = text.parse::<u64>() {
-            if let Some((_, name)) = candidates.iter().find(|(cv, _)| *cv == v) {
+        if let Ok(mut v) = text.parse::<u64>() {
+            let named = |v: u64| candidates.iter().find(|(cv, _)| *cv == v).map(|(_, n)| n);
+            if let Some(mut name) = named(v) {
+                // Hadoop-layout versions (`v<N>…`) are written before their hint
+                while let Some(next) = named(v + 1).filter(|_| name.starts_with('v')) {
+                    (v, name) = (v + 1, next);
+                }
                 return Ok(join(&dir, name));
             }
         } else if let Some(name) = names.iter().find(|n| **n == text) {
@@ -159,6 +166,21 @@ mod tests {
             "t/metadata/00001-a.metadata.json"
         );
         assert!(current_metadata_key(&s, "u").await.is_err());
+        // a Hadoop hint left behind by a commit that could not update it
+        for k in [
+            "h/metadata/v1.metadata.json",
+            "h/metadata/v2.metadata.json",
+            "h/metadata/v4.metadata.json",
+        ] {
+            s.put(k, b"{}".to_vec().into()).await.unwrap();
+        }
+        s.put("h/metadata/version-hint.text", b"1".to_vec().into())
+            .await
+            .unwrap();
+        assert_eq!(
+            current_metadata_key(&s, "h").await.unwrap(),
+            "h/metadata/v2.metadata.json"
+        );
     }
 
     #[tokio::test]

@@ -6,14 +6,18 @@ use crate::{Error, Result};
 use lakescope_storage::ObjectStore;
 use std::rc::Rc;
 
-/// Where a table's metadata is loaded from and committed to when that is a catalog service
-/// (REST) rather than the Hadoop layout's `v<N>.metadata.json` files in the table folder.
+/// Where a table's metadata is loaded from and committed to (Java's `TableOperations`): the
+/// Hadoop layout's `v<N>.metadata.json` files in the table folder
+/// ([`crate::write::catalog::HadoopMetadata`], the default) or a catalog service (REST). Writers
+/// plan a commit the same way for both; only this last, atomic step differs.
 #[async_trait::async_trait(?Send)]
 pub trait MetadataCatalog {
     /// The table as the catalog has it now.
     async fn load(&self, table: &Table) -> Result<Table>;
-    /// Commits `next`, derived by a writer from `base`; `Ok(None)` when another writer committed
-    /// first (the caller retries from the new state).
+    /// Makes `next`, planned by a writer on `base` (as [`MetadataCatalog::load`] gave it), the
+    /// table's metadata, atomically. `Ok(None)`: another writer committed first and nothing was
+    /// applied (the writer plans again on a fresh load). An error after which the commit may
+    /// have been applied is [`crate::Error::CommitStateUnknown`].
     async fn commit(&self, base: &Table, next: &TableMetadata) -> Result<Option<Table>>;
 }
 
@@ -165,9 +169,13 @@ impl Table {
         self
     }
 
-    /// The catalog service the table is committed through (`None`: the Hadoop layout).
-    pub fn catalog(&self) -> Option<&Rc<dyn MetadataCatalog>> {
-        self.catalog.as_ref()
+    /// Where the table is loaded from and committed to: its catalog service, else the Hadoop
+    /// layout.
+    pub fn metadata_catalog(&self) -> Rc<dyn MetadataCatalog> {
+        match &self.catalog {
+            Some(c) => c.clone(),
+            None => Rc::new(crate::write::catalog::HadoopMetadata),
+        }
     }
 
     /// The store.
@@ -178,6 +186,16 @@ impl Table {
     /// Key of the table folder.
     pub fn key(&self) -> &str {
         &self.key
+    }
+
+    /// The table for messages: its folder's key, or its location when it is the root of its
+    /// store (a catalog's table opened on a store of its own).
+    pub fn name(&self) -> &str {
+        if self.key.is_empty() {
+            &self.metadata.location
+        } else {
+            &self.key
+        }
     }
 
     /// Key of the metadata file that was read.

@@ -7,7 +7,7 @@ use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_cast::{cast_with_options, CastOptions};
 use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
 use lakescope_paimon::read::arrow_schema::to_arrow_type;
-use lakescope_paimon::spec::schema::TableSchema;
+use lakescope_paimon::spec::DataField;
 use std::sync::Arc;
 
 /// The table an upload writes into, as the conversion needs it.
@@ -20,10 +20,9 @@ pub struct Target {
 }
 
 impl Target {
-    /// The columns of `schema` (table `table`) for file `file`.
-    pub fn new(file: &str, table: &str, schema: &TableSchema) -> Self {
-        let columns: Vec<_> = schema
-            .fields
+    /// The columns `fields` (of table `table`) for file `file`.
+    pub fn new(file: &str, table: &str, fields: &[DataField]) -> Self {
+        let columns: Vec<_> = fields
             .iter()
             .map(|f| {
                 (

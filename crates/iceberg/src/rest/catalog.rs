@@ -241,14 +241,14 @@ impl MetadataCatalog for RestTable {
         };
         match self.catalog.client.commit_table(&request).await? {
             CommitOutcome::Committed(r) => {
-                let metadata = parse_metadata(&r.metadata_location, &r.metadata)?;
-                let table = self.table_at(
-                    base.store().clone(),
-                    base.key(),
-                    &r.metadata_location,
-                    metadata,
-                )?;
-                Ok(Some(table))
+                let table = parse_metadata(&r.metadata_location, &r.metadata).and_then(|m| {
+                    self.table_at(base.store().clone(), base.key(), &r.metadata_location, m)
+                });
+                // Committed, but lakescope cannot read the answer: its files must stay.
+                table.map(Some).map_err(|e| Error::CommitStateUnknown {
+                    table: request.identifier.namespace.join(".") + "." + &request.identifier.name,
+                    cause: format!("the catalog accepted the commit, but its answer: {e}"),
+                })
             }
             CommitOutcome::Conflict(_) => Ok(None),
         }
@@ -258,7 +258,283 @@ impl MetadataCatalog for RestTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::write::{append, create_table};
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+    use lakescope_paimon::spec::{DataType, TypeKind};
+    use lakescope_paimon::write::FixedEnv;
+    use lakescope_storage::transport::CannedTransport;
     use lakescope_storage::MemoryStore;
+    use serde_json::{json, Value};
+    use std::sync::Arc;
+
+    fn ids(v: std::ops::Range<i64>) -> RecordBatch {
+        let column: ArrayRef = Arc::new(Int64Array::from_iter_values(v));
+        RecordBatch::try_from_iter(vec![("id", column)]).unwrap()
+    }
+
+    /// A table `db.t` at `s3://b/t` in a memory store: its first metadata (no snapshot) and the
+    /// metadata after another writer's append of two rows (its files are in the store).
+    async fn table_raced_by_another_writer(env: &FixedEnv) -> (Rc<MemoryStore>, Value, Value) {
+        let store = Rc::new(MemoryStore::new());
+        let def = IcebergTableDefinition {
+            columns: vec![("id".into(), DataType::nullable(TypeKind::BigInt), None)],
+            ..Default::default()
+        };
+        create_table(store.as_ref(), "t", "s3://b/t", &def, env)
+            .await
+            .unwrap();
+        let v1 = store.get("t/metadata/v1.metadata.json").await.unwrap();
+        let t = Table::open(store.clone(), "t").await.unwrap();
+        append(&t, &[ids(10..12)], env).await.unwrap();
+        let v2 = store.get("t/metadata/v2.metadata.json").await.unwrap();
+        let json = |b: &[u8]| serde_json::from_slice::<Value>(b).unwrap();
+        (store, json(&v1), json(&v2))
+    }
+
+    fn loaded(version: u32, metadata: &Value) -> String {
+        json!({
+            "metadata-location": format!("s3://b/t/metadata/v{version}.metadata.json"),
+            "metadata": metadata,
+        })
+        .to_string()
+    }
+
+    /// The table `db.t` loaded through a catalog answering `config`, one loadTable of `base`,
+    /// then `answers` (the writer loads the table again before writing and before each attempt).
+    async fn load(
+        store: &Rc<MemoryStore>,
+        base: &Value,
+        answers: Vec<(u16, String)>,
+    ) -> (Table, Rc<CannedTransport>) {
+        let mut script = vec![
+            (200, r#"{"defaults":{}}"#.to_string()),
+            (200, loaded(1, base)),
+        ];
+        script.extend(answers);
+        let transport = Rc::new(CannedTransport::new(script));
+        let client = RestClient::connect("http://cat", &Default::default(), transport.clone())
+            .await
+            .unwrap();
+        let stores = Rc::new(WarehouseStores::new(store.clone(), "s3://b"));
+        let table = RestCatalog::new(client, stores)
+            .load_table("db", "t")
+            .await
+            .unwrap();
+        (table, transport)
+    }
+
+    fn commits(transport: &CannedTransport) -> Vec<Value> {
+        transport
+            .sent()
+            .iter()
+            .filter(|r| r.method == "POST")
+            .map(|r| {
+                assert_eq!(r.url, "http://cat/v1/namespaces/db/tables/t");
+                serde_json::from_slice(&r.body).unwrap()
+            })
+            .collect()
+    }
+
+    fn of_type<'a>(items: &'a Value, key: &str, kind: &str) -> &'a Value {
+        items
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i[key] == kind)
+            .unwrap_or_else(|| panic!("no {kind} in {items}"))
+    }
+
+    fn manifest_list_key(body: &Value) -> String {
+        let uri = of_type(&body["updates"], "action", "add-snapshot")["snapshot"]["manifest-list"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        uri.strip_prefix("s3://b/").unwrap().to_string()
+    }
+
+    async fn keys(store: &MemoryStore) -> Vec<String> {
+        let mut out = Vec::new();
+        for dir in ["t/metadata", "t/data"] {
+            if let Ok(listing) = store.list_dir(dir).await {
+                out.extend(listing.files.into_iter().map(|f| f.path));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    const CONFLICT: &str = r#"{"error":{"message":"Requirement failed: branch main has changed","type":"CommitFailedException","code":409}}"#;
+
+    #[tokio::test]
+    async fn a_409_is_planned_again_on_the_new_snapshot_and_the_lost_list_is_deleted() {
+        let env = FixedEnv::new(1_700_000_000_000, 7);
+        let (store, v1, v2) = table_raced_by_another_writer(&env).await;
+        let theirs = v2["current-snapshot-id"].as_i64().unwrap();
+        let (table, transport) = load(
+            &store,
+            &v1,
+            vec![
+                (200, loaded(1, &v1)),
+                (200, loaded(1, &v1)),
+                (409, CONFLICT.to_string()),
+                (200, loaded(2, &v2)),
+                (200, loaded(3, &v2)),
+            ],
+        )
+        .await;
+        append(&table, &[ids(0..3)], &env).await.unwrap();
+        let bodies = commits(&transport);
+        assert_eq!(bodies.len(), 2, "one retry after the 409");
+        let (lost, won) = (&bodies[0], &bodies[1]);
+        for body in [lost, won] {
+            assert_eq!(
+                body["identifier"],
+                json!({"namespace": ["db"], "name": "t"})
+            );
+            assert_eq!(
+                of_type(&body["requirements"], "type", "assert-table-uuid")["uuid"],
+                v1["table-uuid"]
+            );
+        }
+        let asserted =
+            |b: &Value| of_type(&b["requirements"], "type", "assert-ref-snapshot-id").clone();
+        assert_eq!(
+            asserted(lost),
+            json!({"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": null})
+        );
+        assert_eq!(asserted(won)["snapshot-id"], theirs);
+        let snapshot =
+            |b: &Value| of_type(&b["updates"], "action", "add-snapshot")["snapshot"].clone();
+        let (first, second) = (snapshot(lost), snapshot(won));
+        assert_eq!(first.get("parent-snapshot-id"), None);
+        assert_eq!(second["parent-snapshot-id"], theirs);
+        assert_eq!(second["sequence-number"], 2);
+        assert_eq!(first["snapshot-id"], second["snapshot-id"]);
+        assert_eq!(second["summary"]["total-records"], "5");
+        assert_eq!(
+            of_type(&won["updates"], "action", "set-snapshot-ref"),
+            &json!({"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": second["snapshot-id"]})
+        );
+        let files = keys(&store).await;
+        assert!(!files.contains(&manifest_list_key(lost)), "{files:?}");
+        assert!(files.contains(&manifest_list_key(won)), "{files:?}");
+        assert!(
+            files.iter().all(|k| !k.ends_with(".metadata.json")
+                || k.ends_with("v1.metadata.json")
+                || k.ends_with("v2.metadata.json")),
+            "the server writes the metadata: {files:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn conflicts_beyond_the_tables_retries_give_up_and_leave_nothing() {
+        let env = FixedEnv::new(1_700_000_000_000, 8);
+        let (store, mut v1, _) = table_raced_by_another_writer(&env).await;
+        v1["properties"]["commit.retry.num-retries"] = json!("1");
+        let before = keys(&store).await;
+        let (table, transport) = load(
+            &store,
+            &v1,
+            vec![
+                (200, loaded(1, &v1)),
+                (200, loaded(1, &v1)),
+                (409, CONFLICT.to_string()),
+                (200, loaded(1, &v1)),
+                (409, CONFLICT.to_string()),
+            ],
+        )
+        .await;
+        let err = append(&table, &[ids(0..3)], &env).await.unwrap_err();
+        assert!(matches!(err, Error::Conflict { .. }), "{err}");
+        assert!(
+            err.to_string().contains("gave up after 2 attempts"),
+            "{err}"
+        );
+        assert_eq!(commits(&transport).len(), 2);
+        assert_eq!(
+            keys(&store).await,
+            before,
+            "the files of the failed commit are deleted"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_500_or_a_lost_answer_is_an_unknown_outcome_that_keeps_the_files() {
+        for answer in [
+            Some((
+                500,
+                r#"{"error":{"message":"boom","type":"ServerError","code":500}}"#,
+            )),
+            None,
+        ] {
+            let env = FixedEnv::new(1_700_000_000_000, 9);
+            let (store, v1, _) = table_raced_by_another_writer(&env).await;
+            let mut answers = vec![(200, loaded(1, &v1)), (200, loaded(1, &v1))];
+            answers.extend(answer.map(|(s, b)| (s, b.to_string())));
+            let (table, transport) = load(&store, &v1, answers).await;
+            let err = append(&table, &[ids(0..3)], &env).await.unwrap_err();
+            let Error::CommitStateUnknown { table: name, cause } = &err else {
+                panic!("{err}");
+            };
+            assert_eq!(name, "db.t");
+            assert!(
+                cause.contains("POST http://cat/v1/namespaces/db/tables/t"),
+                "{cause}"
+            );
+            assert!(
+                err.to_string().contains("may or may not have been applied"),
+                "{err}"
+            );
+            let bodies = commits(&transport);
+            assert_eq!(bodies.len(), 1, "an unknown outcome is not retried");
+            assert!(keys(&store).await.contains(&manifest_list_key(&bodies[0])));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_403_names_the_endpoint_and_table_and_commits_nothing() {
+        let env = FixedEnv::new(1_700_000_000_000, 10);
+        let (store, v1, _) = table_raced_by_another_writer(&env).await;
+        let before = keys(&store).await;
+        let forbidden =
+            r#"{"error":{"message":"not allowed","type":"ForbiddenException","code":403}}"#;
+        let (table, transport) = load(
+            &store,
+            &v1,
+            vec![
+                (200, loaded(1, &v1)),
+                (200, loaded(1, &v1)),
+                (403, forbidden.to_string()),
+            ],
+        )
+        .await;
+        let err = append(&table, &[ids(0..3)], &env).await.unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(
+                err,
+                Error::Catalog {
+                    status: Some(403),
+                    ..
+                }
+            ),
+            "{text}"
+        );
+        for part in [
+            "POST http://cat/v1/namespaces/db/tables/t",
+            "table db.t",
+            "not allowed",
+            "nothing was committed",
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
+        assert_eq!(commits(&transport).len(), 1);
+        assert_eq!(
+            keys(&store).await,
+            before,
+            "the files of the refused commit are deleted"
+        );
+    }
 
     #[test]
     fn warehouse_tables_are_keys_under_the_root() {

@@ -192,12 +192,45 @@ impl RestClient {
         self.call("POST", &path, Some(request)).await
     }
 
-    /// Commits requirements and updates to a table; a `409` is a [`CommitOutcome::Conflict`].
+    /// Commits requirements and updates to a table (`updateTable`). A `409` is a
+    /// [`CommitOutcome::Conflict`] (nothing applied; the writer plans again). A `5xx` other than
+    /// `501`, a failed connection or a garbled answer is [`Error::CommitStateUnknown`]: the
+    /// server may have applied the commit. Any other refusal names the endpoint and the table
+    /// and says nothing was committed.
     pub async fn commit_table(&self, request: &CommitTableRequest) -> Result<CommitOutcome> {
-        let path = self.table_path(&request.identifier.namespace, &request.identifier.name);
+        let id = &request.identifier;
+        let table = format!("{}.{}", id.namespace.join("."), id.name);
+        let path = self.table_path(&id.namespace, &id.name);
         match self.call("POST", &path, Some(request)).await {
             Ok(r) => Ok(CommitOutcome::Committed(r)),
             Err(Error::Conflict { reason, .. }) => Ok(CommitOutcome::Conflict(reason)),
+            Err(Error::Catalog {
+                endpoint,
+                status,
+                message,
+            }) if outcome_unknown(status) => {
+                let answer = status.map_or_else(String::new, |s| format!(" answered {s}"));
+                Err(Error::CommitStateUnknown {
+                    table,
+                    cause: format!("{endpoint}{answer}: {message}"),
+                })
+            }
+            Err(Error::Catalog {
+                endpoint,
+                status,
+                message,
+            }) => Err(Error::Catalog {
+                endpoint,
+                status,
+                message: format!("committing to table {table}: {message} (nothing was committed)"),
+            }),
+            Err(Error::NotFound { what, context }) => Err(Error::NotFound {
+                what,
+                context: Some(format!(
+                    "{}; nothing was committed",
+                    context.unwrap_or_default()
+                )),
+            }),
             Err(e) => Err(e),
         }
     }
@@ -260,6 +293,15 @@ impl RestClient {
             status: Some(status),
             message: format!("unexpected answer: {e}"),
         })
+    }
+}
+
+/// Whether a commit answered with `status` (`None`: no answer) may have been applied: no or a
+/// garbled answer, or a server error other than `501 Not Implemented`.
+fn outcome_unknown(status: Option<u16>) -> bool {
+    match status {
+        None => true,
+        Some(s) => (200..300).contains(&s) || (s >= 500 && s != 501),
     }
 }
 

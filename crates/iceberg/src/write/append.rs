@@ -333,7 +333,7 @@ impl<'a> Plan<'a> {
 /// Another writer committing first is retried on the latest metadata, then a
 /// [`Error::Conflict`]. Only Parquet data files are written.
 pub async fn append(table: &Table, batches: &[RecordBatch], env: &dyn WriteEnv) -> Result<Table> {
-    let (_, latest) = load_latest(table).await?;
+    let latest = load_latest(table).await?;
     let plan = Plan::new(&latest)?;
     let written = plan.write(batches, env).await?;
     if written.data.is_empty() {

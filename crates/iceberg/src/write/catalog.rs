@@ -10,6 +10,7 @@
 use super::definition::{initial_metadata, IcebergTableDefinition};
 use crate::location::{metadata_version, VERSION_HINT};
 use crate::spec::TableMetadata;
+use crate::table::{MetadataCatalog, Table};
 use crate::{is_iceberg_table, Error, Result};
 use lakescope_paimon::write::WriteEnv;
 use lakescope_storage::{join, ObjectStore, PutOutcome};
@@ -44,6 +45,51 @@ pub async fn latest_metadata(
         .max())
 }
 
+/// The Hadoop layout's [`MetadataCatalog`]: the latest version is the highest-numbered
+/// `v<N>.metadata.json` (listed: the version hint may lag); a commit creates version N+1
+/// put-if-absent, and an existing N+1 is a lost race.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HadoopMetadata;
+
+#[async_trait::async_trait(?Send)]
+impl MetadataCatalog for HadoopMetadata {
+    async fn load(&self, table: &Table) -> Result<Table> {
+        let (store, table_key) = (table.store(), table.key());
+        let (_, key) = latest_metadata(store.as_ref(), table_key)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("Iceberg metadata of {table_key}"), None))?;
+        let bytes = store.get(&key).await?;
+        let metadata = TableMetadata::parse(&key, &bytes)?;
+        Ok(Table::from_metadata(
+            store.clone(),
+            table_key,
+            key,
+            metadata,
+        ))
+    }
+
+    async fn commit(&self, base: &Table, next: &TableMetadata) -> Result<Option<Table>> {
+        let name = base.metadata_key().rsplit('/').next().unwrap_or_default();
+        let version = metadata_version(name).ok_or_else(|| {
+            Error::unsupported(
+                base.metadata_key(),
+                "committing on a metadata file not named v<N>.metadata.json",
+            )
+        })?;
+        let (store, key) = (base.store(), base.key());
+        match write_metadata(store.as_ref(), key, version + 1, next).await {
+            Ok(written) => Ok(Some(Table::from_metadata(
+                store.clone(),
+                key,
+                written,
+                next.clone(),
+            ))),
+            Err(Error::Conflict { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 /// Table property naming the codec of metadata files (`none` or `gzip`, as in Java).
 pub const METADATA_COMPRESSION: &str = "write.metadata.compression-codec";
 
@@ -62,8 +108,8 @@ fn gzip_metadata(table_key: &str, metadata: &TableMetadata) -> Result<bool> {
 }
 
 /// Writes metadata version `version` of the table atomically (put-if-absent), then points
-/// `version-hint.text` at it. An existing file of that version (plain or gzip) is a
-/// [`Error::Conflict`]. With `write.metadata.compression-codec = gzip` the file is
+/// `version-hint.text` at it (best effort). An existing file of that version (plain or gzip) is
+/// a [`Error::Conflict`]; a failed put is [`Error::CommitStateUnknown`]. With `write.metadata.compression-codec = gzip` the file is
 /// `v<N>.gz.metadata.json`, gzip-compressed, as Java's HadoopTableOperations names it.
 pub async fn write_metadata(
     store: &dyn ObjectStore,
@@ -89,7 +135,17 @@ pub async fn write_metadata(
             reason: format!("metadata version {version} was committed by another writer ({other})"),
         });
     }
-    match store.put_if_absent(&key, bytes.into()).await? {
+    // Past this point the version may exist even when the store reports an error (a lost
+    // answer): the outcome is unknown, and the commit's files must stay.
+    let created =
+        store
+            .put_if_absent(&key, bytes.into())
+            .await
+            .map_err(|e| Error::CommitStateUnknown {
+                table: table_key.to_string(),
+                cause: format!("creating {key}: {e}"),
+            })?;
+    match created {
         PutOutcome::Created => {}
         PutOutcome::AlreadyExists => {
             return Err(Error::Conflict {
@@ -100,12 +156,14 @@ pub async fn write_metadata(
             })
         }
     }
-    store
+    // The hint is only a hint: readers list past a stale one (Java's HadoopTableOperations
+    // also goes on when it cannot write it), and the version is committed already.
+    let _ = store
         .put(
             &join(&dir, VERSION_HINT),
             version.to_string().into_bytes().into(),
         )
-        .await?;
+        .await;
     Ok(key)
 }
 

@@ -1,6 +1,6 @@
-//! Committing written files as a snapshot in the next `v<N>.metadata.json`, retried on conflicts.
+//! Committing written files as a snapshot through the table's [`crate::MetadataCatalog`] (the
+//! next `v<N>.metadata.json`, or a REST catalog's `updateTable`), planned again on conflicts.
 
-use super::catalog::{latest_metadata, write_metadata};
 use super::manifest::{
     encode_manifest, encode_manifest_list, rewrite_manifest, ListContext, ManifestContext, NewFile,
 };
@@ -14,8 +14,36 @@ use lakescope_paimon::write::WriteEnv;
 use lakescope_storage::join;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-/// Commit attempts before a conflict is reported.
-const COMMIT_ATTEMPTS: u32 = 4;
+/// The table property: how many times a commit that lost a race is planned again.
+const COMMIT_NUM_RETRIES: &str = "commit.retry.num-retries";
+
+/// Java's default of [`COMMIT_NUM_RETRIES`].
+const DEFAULT_COMMIT_RETRIES: u32 = 4;
+
+/// Commit attempts the table allows: the first and `commit.retry.num-retries` more.
+fn commit_attempts(metadata: &TableMetadata) -> u32 {
+    let retries = metadata
+        .properties
+        .get(COMMIT_NUM_RETRIES)
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .unwrap_or(DEFAULT_COMMIT_RETRIES);
+    retries.saturating_add(1)
+}
+
+/// Waits before attempt `attempt` (none before the first): 200 ms, doubling, at most ~51 s.
+async fn back_off(env: &dyn WriteEnv, attempt: u32) {
+    if attempt > 0 {
+        env.sleep(100 << attempt.min(9)).await;
+    }
+}
+
+/// The error after every allowed attempt lost its race.
+fn gave_up(table: &Table, attempts: u32) -> Error {
+    Error::Conflict {
+        table: table.name().to_string(),
+        reason: format!("other writers kept committing first; gave up after {attempts} attempts"),
+    }
+}
 
 /// Files written for one commit (not yet visible).
 pub(crate) struct Written {
@@ -297,41 +325,10 @@ async fn snapshot_manifests(table: &Table, snapshot: &Snapshot) -> Result<Vec<Ma
     read_manifest_list(&key, &bytes)
 }
 
-/// The latest metadata of the table (by listing: the version hint may lag) and its version.
-/// Through a catalog service, the table as that catalog has it now (its version: the number of
-/// earlier metadata files it logs, plus one).
-pub(crate) async fn load_latest(table: &Table) -> Result<(u64, Table)> {
-    if let Some(catalog) = table.catalog() {
-        let latest = catalog.load(table).await?;
-        return Ok((latest.metadata().metadata_log.len() as u64 + 1, latest));
-    }
-    let (version, key) = latest_metadata(table.store().as_ref(), table.key())
-        .await?
-        .ok_or_else(|| Error::not_found(format!("Iceberg metadata of {}", table.key()), None))?;
-    let bytes = table.store().get(&key).await?;
-    let metadata = TableMetadata::parse(&key, &bytes)?;
-    Ok((
-        version,
-        Table::from_metadata(table.store().clone(), table.key(), key, metadata),
-    ))
-}
-
-/// Publishes `next` as the version after `base`: the next `v<N>.metadata.json` (put-if-absent),
-/// or a commit through the table's catalog service; `Ok(None)` if another writer was first.
-async fn publish(base: &Table, version: u64, next: TableMetadata) -> Result<Option<Table>> {
-    if let Some(catalog) = base.catalog() {
-        return catalog.commit(base, &next).await;
-    }
-    match write_metadata(base.store().as_ref(), base.key(), version, &next).await {
-        Ok(key) => Ok(Some(Table::from_metadata(
-            base.store().clone(),
-            base.key(),
-            key,
-            next,
-        ))),
-        Err(Error::Conflict { .. }) => Ok(None),
-        Err(e) => Err(e),
-    }
+/// The table's latest metadata, as its [`crate::MetadataCatalog`] has it (the Hadoop layout's
+/// highest `v<N>.metadata.json`, or a catalog service's current metadata).
+pub(crate) async fn load_latest(table: &Table) -> Result<Table> {
+    table.metadata_catalog().load(table).await
 }
 
 /// Deletes files of an abandoned commit attempt (best effort: they are unreferenced).
@@ -340,6 +337,27 @@ async fn discard(table: &Table, rels: &[String]) {
         // An orphan left behind is harmless; the error that abandoned the attempt matters more.
         let _ = table.store().delete(&join(table.key(), rel)).await;
     }
+}
+
+/// Deletes the files written for a commit that failed for certain (best effort): the data and
+/// delete files and their manifests, named by absolute URI.
+async fn discard_written(table: &Table, written: &Written, manifests: &[ManifestFile]) {
+    let uris = written
+        .data
+        .iter()
+        .chain(&written.deletes)
+        .map(|f| &f.path)
+        .chain(manifests.iter().map(|m| &m.manifest_path));
+    for uri in uris {
+        if let Ok(key) = table.resolve(uri, table.metadata_key()) {
+            let _ = table.store().delete(&key).await;
+        }
+    }
+}
+
+/// Whether an error of a commit attempt leaves it unapplied for certain (so its files can go).
+fn surely_not_applied(error: &Error) -> bool {
+    !matches!(error, Error::CommitStateUnknown { .. })
 }
 
 /// Whether a snapshot after `read_at` (up to the current one) added delete files.
@@ -382,7 +400,7 @@ async fn carry_manifests(
     if let Removal::Files { read_at, .. } = removal {
         if deletes_added_since(base.metadata(), *read_at) {
             return Err(Error::Conflict {
-                table: base.key().to_string(),
+                table: base.name().to_string(),
                 reason: "another commit added delete files since the rows were read; run the statement again".into(),
             });
         }
@@ -447,11 +465,12 @@ async fn carry_manifests(
     Ok(out)
 }
 
-/// Commits the new manifests as a snapshot on top of the latest metadata; `Ok(None)` if
-/// another writer took the next version first.
+/// Commits the new manifests as a snapshot on top of `base` (the latest metadata, loaded for
+/// attempt `attempt`, 1-based), through the table's [`crate::MetadataCatalog`]; `Ok(None)` if
+/// another writer committed first.
 #[allow(clippy::too_many_arguments)]
 async fn try_commit(
-    base_version: u64,
+    attempt: u32,
     base: &Table,
     schema_id: i32,
     new_manifests: &[ManifestFile],
@@ -463,7 +482,7 @@ async fn try_commit(
     let meta = base.metadata();
     if meta.current_schema_id != Some(schema_id) {
         return Err(Error::Conflict {
-            table: base.key().to_string(),
+            table: base.name().to_string(),
             reason: "the schema changed while appending; retry the insert".into(),
         });
     }
@@ -503,17 +522,14 @@ async fn try_commit(
         if removed.data_files != keys.len() as i64 {
             discard(base, &scratch).await;
             return Err(Error::Conflict {
-                table: base.key().to_string(),
+                table: base.name().to_string(),
                 reason: "another commit removed files this one rewrites; run the statement again"
                     .into(),
             });
         }
     }
     let location = meta.location.trim_end_matches('/');
-    let list_rel = format!(
-        "metadata/snap-{snapshot_id}-{base_version}-{}.avro",
-        env.uuid()
-    );
+    let list_rel = format!("metadata/snap-{snapshot_id}-{attempt}-{}.avro", env.uuid());
     let ctx = ListContext {
         snapshot_id,
         parent_snapshot_id: parent.map(|p| p.snapshot_id),
@@ -563,11 +579,15 @@ async fn try_commit(
             min_snapshots_to_keep: None,
         },
     );
-    let published = publish(base, base_version + 1, next).await;
-    if matches!(published, Ok(None)) {
+    let published = base.metadata_catalog().commit(base, &next).await;
+    let lost = match &published {
+        Ok(done) => done.is_none(),
+        Err(e) => surely_not_applied(e),
+    };
+    if lost {
         // The manifest list (and rewritten manifests) name this attempt's parent: drop them,
-        // the next attempt writes its own. (After an error the outcome may be unknown: a
-        // catalog may have applied the commit, so its files stay.)
+        // the next attempt writes its own. (When the outcome is unknown a catalog may have
+        // applied the commit, so its files stay.)
         scratch.push(list_rel);
         discard(base, &scratch).await;
     }
@@ -582,11 +602,10 @@ pub(crate) async fn commit_metadata(
     env: &dyn WriteEnv,
     change: impl Fn(&mut TableMetadata) -> Result<bool>,
 ) -> Result<Table> {
-    for attempt in 0..COMMIT_ATTEMPTS {
-        if attempt > 0 {
-            env.sleep(100 << attempt).await;
-        }
-        let (version, base) = load_latest(table).await?;
+    let attempts = commit_attempts(table.metadata());
+    for attempt in 0..attempts {
+        back_off(env, attempt).await;
+        let base = load_latest(table).await?;
         let meta = base.metadata();
         // v3 metadata carries state this writer does not maintain (row lineage, ...).
         if meta.format_version > 2 {
@@ -609,22 +628,19 @@ pub(crate) async fn commit_metadata(
             timestamp_ms: meta.last_updated_ms,
         });
         next.last_updated_ms = env.now_millis().max(meta.last_updated_ms);
-        if let Some(done) = publish(&base, version + 1, next).await? {
+        if let Some(done) = base.metadata_catalog().commit(&base, &next).await? {
             return Ok(done);
         }
     }
-    Err(Error::Conflict {
-        table: table.key().to_string(),
-        reason: format!(
-            "other writers kept committing first; gave up after {COMMIT_ATTEMPTS} attempts"
-        ),
-    })
+    Err(gave_up(table, attempts))
 }
 
 /// Commits the written files (taking out what `removal` names) as one snapshot of the table:
-/// writes their manifests once, then
-/// a manifest list and the next metadata version on top of the latest metadata, retrying (after
-/// a back-off) when another writer committed that version first.
+/// writes their manifests once, then a manifest list and the next metadata on top of the latest
+/// metadata (the next `v<N>.metadata.json`, or an `updateTable` through the table's catalog),
+/// planned again after a back-off when another writer committed first, up to
+/// `commit.retry.num-retries` times. When the commit surely failed, its files are deleted; when
+/// its outcome is unknown ([`Error::CommitStateUnknown`]) they stay.
 pub(crate) async fn commit(
     table: &Table,
     schema: &Schema,
@@ -634,33 +650,47 @@ pub(crate) async fn commit(
     env: &dyn WriteEnv,
 ) -> Result<Table> {
     let snapshot_id = snapshot_id(env, table.metadata());
-    let manifests = write_manifests(table, schema, fields, written, snapshot_id, env).await?;
-    for attempt in 0..COMMIT_ATTEMPTS {
-        if attempt > 0 {
-            env.sleep(100 << attempt).await;
+    let manifests = write_manifests(table, schema, fields, written, snapshot_id, env).await;
+    let manifests = match manifests {
+        Ok(m) => m,
+        Err(e) => {
+            discard_written(table, written, &[]).await;
+            return Err(e);
         }
-        let (version, base) = load_latest(table).await?;
-        let committed = try_commit(
-            version,
-            &base,
-            schema.schema_id,
-            &manifests,
-            written,
-            removal,
-            snapshot_id,
-            env,
-        )
-        .await?;
-        if let Some(done) = committed {
-            return Ok(done);
+    };
+    let attempts = commit_attempts(table.metadata());
+    let mut outcome = Err(gave_up(table, attempts));
+    for attempt in 0..attempts {
+        back_off(env, attempt).await;
+        let committed = match load_latest(table).await {
+            Ok(base) => {
+                try_commit(
+                    attempt + 1,
+                    &base,
+                    schema.schema_id,
+                    &manifests,
+                    written,
+                    removal,
+                    snapshot_id,
+                    env,
+                )
+                .await
+            }
+            Err(e) => Err(e),
+        };
+        match committed {
+            Ok(None) => {}
+            Ok(Some(done)) => return Ok(done),
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
         }
     }
-    Err(Error::Conflict {
-        table: table.key().to_string(),
-        reason: format!(
-            "other writers kept committing first; gave up after {COMMIT_ATTEMPTS} attempts"
-        ),
-    })
+    if matches!(&outcome, Err(e) if surely_not_applied(e)) {
+        discard_written(table, written, &manifests).await;
+    }
+    outcome
 }
 
 #[cfg(test)]
@@ -690,6 +720,116 @@ mod tests {
             .count()
     }
 
+    /// A memory store whose `version-hint.text` cannot be written and, when `lose_metadata`,
+    /// whose metadata puts succeed but answer with an error (a lost answer).
+    struct LossyStore {
+        inner: Rc<MemoryStore>,
+        lose_metadata: bool,
+    }
+
+    fn lost(path: &str) -> lakescope_storage::Error {
+        lakescope_storage::Error::Io {
+            operation: "put",
+            path: path.into(),
+            message: "connection reset".into(),
+        }
+    }
+
+    #[async_trait::async_trait(?Send)]
+    impl ObjectStore for LossyStore {
+        fn describe(&self) -> String {
+            "lossy".into()
+        }
+        async fn get(&self, path: &str) -> lakescope_storage::Result<bytes::Bytes> {
+            self.inner.get(path).await
+        }
+        async fn get_range(
+            &self,
+            path: &str,
+            range: std::ops::Range<u64>,
+        ) -> lakescope_storage::Result<bytes::Bytes> {
+            self.inner.get_range(path, range).await
+        }
+        async fn head(
+            &self,
+            path: &str,
+        ) -> lakescope_storage::Result<lakescope_storage::ObjectMeta> {
+            self.inner.head(path).await
+        }
+        async fn list_dir(
+            &self,
+            prefix: &str,
+        ) -> lakescope_storage::Result<lakescope_storage::Listing> {
+            self.inner.list_dir(prefix).await
+        }
+        async fn put(&self, path: &str, data: bytes::Bytes) -> lakescope_storage::Result<()> {
+            if path.ends_with("version-hint.text") {
+                return Err(lost(path));
+            }
+            self.inner.put(path, data).await
+        }
+        async fn put_if_absent(
+            &self,
+            path: &str,
+            data: bytes::Bytes,
+        ) -> lakescope_storage::Result<lakescope_storage::PutOutcome> {
+            let outcome = self.inner.put_if_absent(path, data).await?;
+            if self.lose_metadata && path.ends_with(".metadata.json") {
+                return Err(lost(path));
+            }
+            Ok(outcome)
+        }
+        async fn delete(&self, path: &str) -> lakescope_storage::Result<()> {
+            self.inner.delete(path).await
+        }
+    }
+
+    async fn rows_of(store: Rc<dyn ObjectStore>) -> usize {
+        let t = Table::open(store, "t").await.unwrap();
+        read_table(&t, &SnapshotSelector::Current, &ReadRequest::default())
+            .await
+            .unwrap()
+            .batches
+            .iter()
+            .map(RecordBatch::num_rows)
+            .sum()
+    }
+
+    #[tokio::test]
+    async fn a_lost_metadata_answer_is_an_unknown_outcome_and_keeps_the_files() {
+        let env = FixedEnv::new(1, 4);
+        let def = IcebergTableDefinition {
+            columns: vec![("id".into(), DataType::nullable(TypeKind::BigInt), None)],
+            ..Default::default()
+        };
+        let memory = Rc::new(MemoryStore::new());
+        create_table(memory.as_ref(), "t", "s3://b/t", &def, &env)
+            .await
+            .unwrap();
+        for lose_metadata in [false, true] {
+            let store: Rc<dyn ObjectStore> = Rc::new(LossyStore {
+                inner: memory.clone(),
+                lose_metadata,
+            });
+            let t = Table::open(store.clone(), "t").await.unwrap();
+            let done = append(&t, &[ids(0..3)], &env).await;
+            if lose_metadata {
+                let Err(err @ Error::CommitStateUnknown { .. }) = &done else {
+                    panic!("{done:?}");
+                };
+                assert!(
+                    err.to_string().contains("may or may not have been applied"),
+                    "{err}"
+                );
+            } else {
+                // the hint is best effort: the version is committed
+                assert_eq!(done.unwrap().metadata_key(), "t/metadata/v2.metadata.json");
+            }
+        }
+        // the lost answer's commit was applied: its data and manifests are still there
+        assert_eq!(rows_of(memory).await, 6);
+    }
+
     #[tokio::test]
     async fn a_commit_that_loses_the_race_is_rebased() {
         let store = Rc::new(MemoryStore::new());
@@ -708,13 +848,13 @@ mod tests {
         let manifests = write_manifests(&t0, plan.schema, &plan.fields, &written, 7, &env)
             .await
             .unwrap();
-        let (version, base) = load_latest(&t0).await.unwrap();
-        assert_eq!(version, 1);
+        let base = load_latest(&t0).await.unwrap();
+        assert_eq!(base.metadata_key(), "t/metadata/v1.metadata.json");
         // ... while writer B commits v2.
         let b = append(&t0, &[ids(10..12)], &env).await.unwrap();
         assert_eq!(b.metadata_key(), "t/metadata/v2.metadata.json");
         let lost = try_commit(
-            version,
+            1,
             &base,
             0,
             &manifests,

@@ -206,7 +206,7 @@ pub async fn update_schema(
     changes: &[SchemaChange],
     env: &dyn WriteEnv,
 ) -> Result<Table> {
-    let name = table.key().to_string();
+    let name = table.name().to_string();
     commit_metadata(table, env, |meta| {
         let (mut schema, last_id) = evolve_schema(&name, meta, changes)?;
         let current = current_schema(&name, meta)?;
@@ -237,7 +237,7 @@ pub async fn update_properties(
     remove: &[String],
     env: &dyn WriteEnv,
 ) -> Result<Table> {
-    let name = table.key().to_string();
+    let name = table.name().to_string();
     if set.contains_key("format-version") || remove.iter().any(|k| k == "format-version") {
         return Err(invalid(
             &name,
@@ -364,7 +364,7 @@ pub async fn update_spec(
     changes: &[SpecChange],
     env: &dyn WriteEnv,
 ) -> Result<Table> {
-    let name = table.key().to_string();
+    let name = table.name().to_string();
     commit_metadata(table, env, |meta| {
         let (fields, last_id) = evolve_spec(&name, meta, changes)?;
         let spec_id = match meta.partition_specs.iter().find(|s| s.fields == fields) {

@@ -1,8 +1,9 @@
-//! Writing Iceberg v2 tables in the Hadoop catalog layout: create, append, upsert, overwrite,
-//! copy-on-write rewrites, schema / spec / property evolution.
+//! Writing Iceberg v2 tables in the Hadoop catalog layout or through a REST catalog: create,
+//! append, upsert, overwrite, copy-on-write rewrites, schema / spec / property evolution.
 //!
-//! Files are written first and become visible only when the next `v<N>.metadata.json` is
-//! created (put-if-absent) naming a snapshot that lists them.
+//! Files are written first and become visible only when the next metadata names a snapshot
+//! that lists them: the next `v<N>.metadata.json` created put-if-absent, or a REST catalog's
+//! `updateTable` (the server writes the metadata).
 
 pub mod append;
 pub mod catalog;

@@ -20,7 +20,7 @@ pub async fn overwrite(
     batches: &[RecordBatch],
     env: &dyn WriteEnv,
 ) -> Result<Table> {
-    let (_, latest) = load_latest(table).await?;
+    let latest = load_latest(table).await?;
     let plan = Plan::new(&latest)?;
     if plan.upserts() {
         return Err(Error::Invalid(
@@ -59,7 +59,7 @@ pub struct LiveFiles {
 impl LiveFiles {
     /// The live data files of the current snapshot of the latest metadata.
     pub async fn of(table: &Table) -> Result<Self> {
-        let (_, latest) = load_latest(table).await?;
+        let latest = load_latest(table).await?;
         let tasks = match latest.metadata().current_snapshot() {
             Some(s) => plan(&latest, s).await?.tasks,
             None => Vec::new(),
@@ -127,7 +127,7 @@ impl LiveFiles {
 /// keys plus the rows, one snapshot), whether or not the table sets `write.upsert.enabled`:
 /// UPDATE on a table with identifier fields, as Flink's upsert writer would emit it.
 pub async fn upsert(table: &Table, batches: &[RecordBatch], env: &dyn WriteEnv) -> Result<Table> {
-    let (_, latest) = load_latest(table).await?;
+    let latest = load_latest(table).await?;
     let plan = Plan::new(&latest)?.upserting()?;
     let written = plan.write(batches, env).await?;
     if written.data.is_empty() {
