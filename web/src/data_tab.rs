@@ -6,11 +6,12 @@ use crate::grid::{BlobDownload, Grid};
 use crate::route::{go, use_route};
 use crate::table_panel::{is_iceberg, table_ref};
 use crate::util::{download, download_bytes, parse_time, time, yield_to_browser, Frame};
-use crate::versions::branch_label;
+use crate::versions::{branch_label, branch_options};
 use crate::warehouse;
 use lakescope_engine::csv_text;
 use lakescope_engine::scan::ScanRequest;
 use lakescope_engine::version::paimon_snapshot;
+use lakescope_engine::version::BranchPoint;
 use lakescope_engine::versions::Versions;
 use lakescope_engine::Version;
 use lakescope_paimon::predicate::parse::parse as parse_filter;
@@ -62,6 +63,8 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     let reload = RwSignal::new(0u32);
     // Known once the versions are loaded: uploads are for Paimon tables.
     let iceberg_table = RwSignal::new(None::<bool>);
+    // The chosen Paimon branch's own snapshots and tags (the branch, its versions).
+    let branch_versions = RwSignal::new_local(None::<(String, Versions)>);
 
     // The version picker and the column menu are read once the first rows show (or the read
     // ends): their reads (every snapshot file) would otherwise hold connections the rows wait for.
@@ -81,6 +84,23 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             }
             if let Ok(columns) = crate::versions::current_columns(&s, iceberg).await {
                 all_columns.set(columns);
+            }
+        });
+    });
+
+    // Once the menus are read, the snapshots and tags of the branch the route names.
+    let route_branch = Memo::new(move |_| route.with(|r| r.at.branch().map(str::to_string)));
+    Effect::new(move |_| {
+        let (Some(false), Some(branch)) = (iceberg_table.get(), route_branch.get()) else {
+            return;
+        };
+        if branch_versions.with_untracked(|v| v.as_ref().is_some_and(|(b, _)| *b == branch)) {
+            return;
+        }
+        spawn_local(async move {
+            let loaded = crate::versions::branch_versions(&sel.get_value(), &branch).await;
+            if let Ok(v) = loaded {
+                branch_versions.try_set(Some((branch, v)));
             }
         });
     });
@@ -157,16 +177,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     };
 
     // version picker
-    // The picker's option values (the route holds no bare ref or range: they have no URL form).
-    let version_value = move || match route.with(|r| r.at.clone()) {
-        Version::SnapshotId(id) => format!("s:{id}"),
-        Version::Tag(t) => format!("t:{t}"),
-        Version::Branch(b) => format!("b:{b}"),
-        Version::TimestampMillis(_) => "ts".to_string(),
-        Version::Latest | Version::Ref(_) | Version::IncrementalBetween { .. } => {
-            "latest".to_string()
-        }
-    };
+    let version_value = move || route.with(|r| picker_value(&r.at));
     let ts_text = RwSignal::new(match route.get_untracked().at {
         Version::TimestampMillis(ms) => time(ms),
         _ => String::new(),
@@ -174,18 +185,12 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     let ts_error = RwSignal::new(None::<String>);
     let on_version = move |ev: leptos::ev::Event| {
         let v = event_target_value(&ev);
-        let at = if let Some(id) = v.strip_prefix("s:") {
-            Version::SnapshotId(id.parse().unwrap_or(0))
-        } else if let Some(t) = v.strip_prefix("t:") {
-            Version::Tag(t.to_string())
-        } else if let Some(b) = v.strip_prefix("b:") {
-            Version::Branch(b.to_string())
-        } else if v == "ts" {
+        let at = if v == "ts" {
             Version::TimestampMillis(
                 versions.with_untracked(|v| v.snapshots.last().map_or(0, |s| s.1)),
             )
         } else {
-            Version::Latest
+            picked(&v).unwrap_or_default()
         };
         if let Version::TimestampMillis(ms) = at {
             ts_text.set(time(ms));
@@ -266,6 +271,15 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                             let v = format!("b:{n}");
                             view! { <option value=v.clone() selected=cur == v>{branch_label(n, *head)}</option> }.into_any()
                         }).collect();
+                        // the chosen branch's own tags and snapshots
+                        opts.extend(branch_versions.with(|bv| bv.as_ref()
+                            .filter(|(b, _)| route_branch.with(|r| r.as_ref() == Some(b)))
+                            .map(|(b, v)| {
+                                let own = branch_options(b, v, picker_value).into_iter().map(|(v, text)| {
+                                    view! { <option value=v.clone() selected=cur == v>{text}</option> }
+                                }).collect_view();
+                                view! { <optgroup label=format!("branch {b}")>{own}</optgroup> }.into_any()
+                            })));
                         opts.extend(tags.iter().map(|(n, id)| {
                             let v = format!("t:{n}");
                             view! { <option value=v.clone() selected=cur == v>{format!("tag {n} (snapshot {id})")}</option> }.into_any()
@@ -353,6 +367,41 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     }
 }
 
+/// The version picker's value of `at`: `latest`, `s:<id>`, `t:<tag>`, `b:<branch>`, a
+/// branch's own `b:<branch>/s:<id>` or `b:<branch>/t:<tag>` (a branch name has no `/`), `ts`
+/// (the route holds no bare ref or range: they have no URL form).
+fn picker_value(at: &Version) -> String {
+    match at {
+        Version::SnapshotId(id) => format!("s:{id}"),
+        Version::Tag(t) => format!("t:{t}"),
+        Version::Branch(b) => format!("b:{b}"),
+        Version::OnBranch { branch, at } => match at {
+            BranchPoint::SnapshotId(id) => format!("b:{branch}/s:{id}"),
+            BranchPoint::Tag(t) => format!("b:{branch}/t:{t}"),
+        },
+        Version::TimestampMillis(_) => "ts".to_string(),
+        Version::Latest | Version::Ref(_) | Version::IncrementalBetween { .. } => {
+            "latest".to_string()
+        }
+    }
+}
+
+/// The version of a picker value other than `ts` ([`picker_value`]); `None`: `latest` or not a
+/// value of the picker.
+fn picked(value: &str) -> Option<Version> {
+    if let Some(id) = value.strip_prefix("s:") {
+        return id.parse().ok().map(Version::SnapshotId);
+    }
+    if let Some(t) = value.strip_prefix("t:") {
+        return Some(Version::Tag(t.to_string()));
+    }
+    let branch = value.strip_prefix("b:")?;
+    match branch.split_once('/') {
+        Some((branch, at)) => Version::on_branch(branch, picked(at)?).ok(),
+        None => Some(Version::Branch(branch.to_string())),
+    }
+}
+
 /// A BLOB cell's download: its bytes are fetched only then (one range read of the `.blob` file,
 /// checked as `read::blob::fetch` checks it); an error shows in the status line.
 fn blob_download(status: RwSignal<Status>) -> BlobDownload {
@@ -437,7 +486,7 @@ async fn load(
     }
     // A Paimon branch has its own snapshots, schemas and tags (`branch/branch-<name>/`): the
     // engine reads it (the audit log through `$audit_log`).
-    if let Version::Branch(_) = q.at {
+    if q.at.branch().is_some() {
         let system = q.audit.then_some("audit_log");
         return engine_read(sel, system, q.at.clone(), columns, filter, frame).await;
     }

@@ -4,7 +4,10 @@
 use crate::app::Selection;
 use crate::table_panel::is_iceberg;
 use crate::warehouse;
-use lakescope_engine::versions::{iceberg_versions, paimon_versions, Versions};
+use lakescope_engine::versions::{
+    iceberg_versions, paimon_branch_versions, paimon_versions, Versions,
+};
+use lakescope_engine::Version;
 use lakescope_iceberg::Table as IcebergTable;
 
 /// The picker text of a branch.
@@ -13,6 +16,37 @@ pub fn branch_label(name: &str, head: Option<i64>) -> String {
         Some(id) => format!("branch {name} (snapshot {id})"),
         None => format!("branch {name}"),
     }
+}
+
+/// The picker texts of a branch's own tags and snapshots, each with `value(version)` (newest
+/// snapshot first, as the table's own).
+pub fn branch_options(
+    branch: &str,
+    versions: &Versions,
+    value: impl Fn(&Version) -> String,
+) -> Vec<(String, String)> {
+    let on = |at| Version::on_branch(branch, at).map(|v| value(&v)).ok();
+    let tags = versions.tags.iter().filter_map(|(n, id)| {
+        Some((
+            on(Version::Tag(n.clone()))?,
+            format!("{branch} · tag {n} (snapshot {id})"),
+        ))
+    });
+    let snapshots = versions.snapshots.iter().rev().filter_map(|&(id, ms)| {
+        Some((
+            on(Version::SnapshotId(id))?,
+            format!("{branch} · snapshot {id} · {}", crate::util::time(ms)),
+        ))
+    });
+    tags.chain(snapshots).collect()
+}
+
+/// The snapshots and tags of branch `branch` of the selected Paimon table.
+pub async fn branch_versions(sel: &Selection, branch: &str) -> Result<Versions, String> {
+    let t = warehouse::table(&sel.table.path).await?;
+    paimon_branch_versions(&t, branch)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// Opens the Iceberg table at `path` in the connected warehouse.

@@ -137,6 +137,23 @@ impl Version {
         Ok(Version::Ref(text.to_string()))
     }
 
+    /// The name [`Version::parse`] reads back as this version (`None`: a time or range, which
+    /// have no typed name).
+    pub fn typed_name(&self) -> Option<String> {
+        Some(match self {
+            Version::Latest => "latest".to_string(),
+            Version::SnapshotId(id) => id.to_string(),
+            Version::Tag(t) => format!("tag:{t}"),
+            Version::Branch(b) => format!("branch:{b}"),
+            Version::OnBranch { branch, at } => match at {
+                BranchPoint::SnapshotId(id) => format!("branch:{branch}/{id}"),
+                BranchPoint::Tag(t) => format!("branch:{branch}/tag:{t}"),
+            },
+            Version::Ref(name) => name.clone(),
+            Version::TimestampMillis(_) | Version::IncrementalBetween { .. } => return None,
+        })
+    }
+
     /// One side of a diff as users name it: `""` or `"0"` is the empty table (`None`), anything
     /// else as [`Version::parse`].
     pub fn parse_diff_side(text: &str) -> Result<Option<Version>> {
@@ -426,7 +443,10 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(Version::parse(text).unwrap(), want, "{text}");
+            let name = want.typed_name().unwrap();
+            assert_eq!(Version::parse(&name).unwrap(), want, "{name}");
         }
+        assert_eq!(Version::TimestampMillis(1).typed_name(), None);
         for bad in [
             "",
             "tag:",
