@@ -195,7 +195,9 @@ test("a branch's own snapshots and tags are picked in the app, deep-linked and d
     await page.reload();
     await total(want.length).or(page.getByTestId("data-error")).first().waitFor({ timeout: 30_000 });
     assert.deepEqual(await lines(), want, "the deep link reads dev's snapshot 1 again");
-    assert.equal(await page.getByTestId("version-select").inputValue(), "b:dev/s:1");
+    const again = page.getByTestId("version-select");
+    await again.locator('option[value="b:dev/s:1"]').waitFor({ state: "attached", timeout: 30_000 });
+    assert.equal(await again.inputValue(), "b:dev/s:1");
     // The Diff tab: dev's snapshot 1 → its tag d2, and main's tag t1 → dev's head (another
     // branch, the same schema): dev's own rows are inserts.
     const inserted = refs["branch:dev@tag:d2"].filter((l) => !want.includes(l)).map((l) => `insert|${l}`).sort();

@@ -10,8 +10,7 @@ use crate::versions::{branch_label, branch_options};
 use crate::warehouse;
 use lakescope_engine::csv_text;
 use lakescope_engine::scan::ScanRequest;
-use lakescope_engine::version::paimon_snapshot;
-use lakescope_engine::version::BranchPoint;
+use lakescope_engine::version::{paimon_snapshot, BranchPoint};
 use lakescope_engine::versions::Versions;
 use lakescope_engine::Version;
 use lakescope_paimon::predicate::parse::parse as parse_filter;
@@ -97,8 +96,9 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
         if branch_versions.with_untracked(|v| v.as_ref().is_some_and(|(b, _)| *b == branch)) {
             return;
         }
+        let s = sel.get_value();
         spawn_local(async move {
-            let loaded = crate::versions::branch_versions(&sel.get_value(), &branch).await;
+            let loaded = crate::versions::branch_versions(&s, &branch).await;
             if let Ok(v) = loaded {
                 branch_versions.try_set(Some((branch, v)));
             }
