@@ -33,13 +33,15 @@ let work;
 let server;
 let base; // URL of the folder holding one warehouse per feature
 
-/** Writes `m.<feature>` with pypaimon into `<work>/<feature>/` and indexes it; returns pypaimon's
- * rows per snapshot id (sorted `a|b|c` lines, or "!! error"). */
+/** Writes `m.<feature>` with pypaimon into `<work>/<feature>/` and indexes it (once); returns
+ * pypaimon's rows per snapshot id (sorted `a|b|c` lines, or "!! error"). */
 function generate(feature) {
   const wh = join(work, feature);
-  mkdirSync(wh);
-  execFileSync(PYTHON, [join(ROOT, "crates/paimon/tests/modern/gen_modern.py"), wh, feature], { encoding: "utf8" });
-  execFileSync("python3", [join(ROOT, "scripts/gen-index.py"), wh]);
+  if (!existsSync(wh)) {
+    mkdirSync(wh);
+    execFileSync(PYTHON, [join(ROOT, "crates/paimon/tests/modern/gen_modern.py"), wh, feature], { encoding: "utf8" });
+    execFileSync("python3", [join(ROOT, "scripts/gen-index.py"), wh]);
+  }
   const file = join(wh, "snapshots.json");
   return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 }
