@@ -6,7 +6,7 @@ use crate::grid::{BlobDownload, Grid};
 use crate::route::{go, use_route};
 use crate::table_panel::{is_iceberg, table_ref};
 use crate::util::{download, download_bytes, parse_time, time, yield_to_browser, Frame};
-use crate::versions::{branch_label, branch_options};
+use crate::versions::{branch_group, branch_label};
 use crate::warehouse;
 use lakescope_engine::csv_text;
 use lakescope_engine::scan::ScanRequest;
@@ -274,12 +274,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                         // the chosen branch's own tags and snapshots
                         opts.extend(branch_versions.with(|bv| bv.as_ref()
                             .filter(|(b, _)| route_branch.with(|r| r.as_ref() == Some(b)))
-                            .map(|(b, v)| {
-                                let own = branch_options(b, v, picker_value).into_iter().map(|(v, text)| {
-                                    view! { <option value=v.clone() selected=cur == v>{text}</option> }
-                                }).collect_view();
-                                view! { <optgroup label=format!("branch {b}")>{own}</optgroup> }.into_any()
-                            })));
+                            .map(|(b, v)| branch_group(b, v, picker_value, &cur))));
                         opts.extend(tags.iter().map(|(n, id)| {
                             let v = format!("t:{n}");
                             view! { <option value=v.clone() selected=cur == v>{format!("tag {n} (snapshot {id})")}</option> }.into_any()

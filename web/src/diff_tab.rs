@@ -8,7 +8,7 @@ use crate::progress::{Cancelled, Job, JobProgress};
 use crate::route::{go, use_route};
 use crate::table_panel::table_ref;
 use crate::util::{time, ErrorPanel, Frame, Load};
-use crate::versions::{branch_label, branch_options, branch_versions, versions as versions_of};
+use crate::versions::{branch_group, branch_label, branch_versions, versions as versions_of};
 use crate::warehouse;
 use lakescope_engine::version::paimon_diff as resolve_diff;
 use lakescope_engine::versions::Versions;
@@ -225,16 +225,8 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
             }
             own.with(|own| {
                 for (b, v) in own {
-                    let group = branch_options(b, v, |at| at.typed_name().unwrap_or_default())
-                        .into_iter()
-                        .map(|(v, text)| {
-                            view! { <option value=v.clone() selected=cur == v>{text}</option> }
-                        })
-                        .collect_view();
-                    opts.push(
-                        view! { <optgroup label=format!("branch {b}")>{group}</optgroup> }
-                            .into_any(),
-                    );
+                    let value = |at: &Version| at.typed_name().unwrap_or_default();
+                    opts.push(branch_group(b, v, value, &cur));
                 }
             });
             for (n, id) in &tags {

@@ -9,6 +9,7 @@ use lakescope_engine::versions::{
 };
 use lakescope_engine::Version;
 use lakescope_iceberg::Table as IcebergTable;
+use leptos::prelude::*;
 
 /// The picker text of a branch.
 pub fn branch_label(name: &str, head: Option<i64>) -> String {
@@ -18,27 +19,35 @@ pub fn branch_label(name: &str, head: Option<i64>) -> String {
     }
 }
 
-/// The picker texts of a branch's own tags and snapshots, each with `value(version)` (newest
-/// snapshot first, as the table's own).
-pub fn branch_options(
+/// The picker group of branch `branch`'s own tags and snapshots (newest snapshot first, as the
+/// table's own), each option valued `value(version)`, the one equal to `cur` selected.
+pub fn branch_group(
     branch: &str,
     versions: &Versions,
-    value: impl Fn(&Version) -> String,
-) -> Vec<(String, String)> {
-    let on = |at| Version::on_branch(branch, at).map(|v| value(&v)).ok();
-    let tags = versions.tags.iter().filter_map(|(n, id)| {
-        Some((
-            on(Version::Tag(n.clone()))?,
-            format!("{branch} · tag {n} (snapshot {id})"),
-        ))
+    value: fn(&Version) -> String,
+    cur: &str,
+) -> AnyView {
+    let tags = versions
+        .tags
+        .iter()
+        .map(|(n, id)| (Version::Tag(n.clone()), format!("tag {n} (snapshot {id})")));
+    let snapshots = versions.snapshots.iter().rev().map(|&(id, ms)| {
+        (
+            Version::SnapshotId(id),
+            format!("snapshot {id} · {}", crate::util::time(ms)),
+        )
     });
-    let snapshots = versions.snapshots.iter().rev().filter_map(|&(id, ms)| {
-        Some((
-            on(Version::SnapshotId(id))?,
-            format!("{branch} · snapshot {id} · {}", crate::util::time(ms)),
-        ))
-    });
-    tags.chain(snapshots).collect()
+    let options = tags
+        .chain(snapshots)
+        .filter_map(|(at, text)| {
+            let v = value(&Version::on_branch(branch, at).ok()?);
+            let selected = v == cur;
+            Some(
+                view! { <option value=v selected=selected>{format!("{branch} · {text}")}</option> },
+            )
+        })
+        .collect_view();
+    view! { <optgroup label=format!("branch {branch}")>{options}</optgroup> }.into_any()
 }
 
 /// The snapshots and tags of branch `branch` of the selected Paimon table.
