@@ -6,7 +6,7 @@ use crate::grid::{BlobDownload, Grid};
 use crate::route::{go, use_route};
 use crate::table_panel::{is_iceberg, table_ref};
 use crate::util::{download, download_bytes, parse_time, time, yield_to_browser, Frame};
-use crate::versions::{branch_group, branch_label};
+use crate::versions::{branch_label, branch_options, load_branch_versions};
 use crate::warehouse;
 use lakescope_engine::csv_text;
 use lakescope_engine::scan::ScanRequest;
@@ -62,8 +62,8 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     let reload = RwSignal::new(0u32);
     // Known once the versions are loaded: uploads are for Paimon tables.
     let iceberg_table = RwSignal::new(None::<bool>);
-    // The chosen Paimon branch's own snapshots and tags (the branch, its versions).
-    let branch_versions = RwSignal::new_local(None::<(String, Versions)>);
+    // The own snapshots and tags of the Paimon branches chosen.
+    let own = RwSignal::new_local(Vec::<(String, Versions)>::new());
 
     // The version picker and the column menu are read once the first rows show (or the read
     // ends): their reads (every snapshot file) would otherwise hold connections the rows wait for.
@@ -78,29 +78,17 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             let s = sel.get_value();
             let (iceberg, loaded) = crate::versions::versions(&s).await;
             iceberg_table.set(Some(iceberg));
+            // the snapshots and tags of the branch read (later ones: as they are chosen)
+            if let Some(branch) = route.with_untracked(|r| r.at.branch().map(str::to_string)) {
+                if !iceberg {
+                    load_branch_versions(&s.table.path, &branch, own);
+                }
+            }
             if let Ok(v) = loaded {
                 versions.set(v);
             }
             if let Ok(columns) = crate::versions::current_columns(&s, iceberg).await {
                 all_columns.set(columns);
-            }
-        });
-    });
-
-    // Once the menus are read, the snapshots and tags of the branch the route names.
-    let route_branch = Memo::new(move |_| route.with(|r| r.at.branch().map(str::to_string)));
-    Effect::new(move |_| {
-        let (Some(false), Some(branch)) = (iceberg_table.get(), route_branch.get()) else {
-            return;
-        };
-        if branch_versions.with_untracked(|v| v.as_ref().is_some_and(|(b, _)| *b == branch)) {
-            return;
-        }
-        let s = sel.get_value();
-        spawn_local(async move {
-            let loaded = crate::versions::branch_versions(&s, &branch).await;
-            if let Ok(v) = loaded {
-                branch_versions.try_set(Some((branch, v)));
             }
         });
     });
@@ -128,6 +116,9 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             splits: 0,
         });
         let s = sel.get_value();
+        if let (Some(false), Some(branch)) = (iceberg_table.get_untracked(), q.at.branch()) {
+            load_branch_versions(&s.table.path, branch, own);
+        }
         spawn_local(async move {
             let start = now();
             let result = load(&s, &q, frame, status, &current).await;
@@ -272,9 +263,10 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                             view! { <option value=v.clone() selected=cur == v>{branch_label(n, *head)}</option> }.into_any()
                         }).collect();
                         // the chosen branch's own tags and snapshots
-                        opts.extend(branch_versions.with(|bv| bv.as_ref()
-                            .filter(|(b, _)| route_branch.with(|r| r.as_ref() == Some(b)))
-                            .map(|(b, v)| branch_group(b, v, picker_value, &cur))));
+                        opts.extend(own.with(|own| own.iter()
+                            .find(|(b, _)| route.with(|r| r.at.branch() == Some(b.as_str())))
+                            .map(|(b, v)| branch_options(b, v, picker_value, &cur)))
+                            .unwrap_or_default());
                         opts.extend(tags.iter().map(|(n, id)| {
                             let v = format!("t:{n}");
                             view! { <option value=v.clone() selected=cur == v>{format!("tag {n} (snapshot {id})")}</option> }.into_any()

@@ -8,7 +8,9 @@ use crate::progress::{Cancelled, Job, JobProgress};
 use crate::route::{go, use_route};
 use crate::table_panel::table_ref;
 use crate::util::{time, ErrorPanel, Frame, Load};
-use crate::versions::{branch_group, branch_label, branch_versions, versions as versions_of};
+use crate::versions::{
+    branch_label, branch_options, load_branch_versions, versions as versions_of,
+};
 use crate::warehouse;
 use lakescope_engine::version::paimon_diff as resolve_diff;
 use lakescope_engine::versions::Versions;
@@ -136,45 +138,23 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
     });
 
     let range = Memo::new(move |_| route.with(|r| (r.from.clone(), r.to.clone())));
-    // The own snapshots and tags of the Paimon branches the sides name, as they are picked.
+    // The own snapshots and tags of the Paimon branches the sides name.
     let own = RwSignal::new_local(Vec::<(String, Versions)>::new());
-    Effect::new(move |_| {
-        let (from, to) = range.get();
-        if iceberg.get() != Some(false) {
-            return;
-        }
-        for side in [from, to] {
-            let Ok(Some(at)) = Version::parse_diff_side(&side) else {
-                continue;
-            };
-            let Some(branch) = at
-                .branch()
-                .filter(|b| *b != MAIN_BRANCH)
-                .map(str::to_string)
-            else {
-                continue;
-            };
-            if own.with_untracked(|o| o.iter().any(|(b, _)| *b == branch)) {
-                continue;
-            }
-            let s = stored_sel.get_value();
-            spawn_local(async move {
-                if let Ok(v) = branch_versions(&s, &branch).await {
-                    own.try_update(|o| {
-                        if !o.iter().any(|(b, _)| *b == branch) {
-                            o.push((branch, v));
-                        }
-                    });
-                }
-            });
-        }
-    });
     Effect::new(move |_| {
         let (from, to) = range.get();
         rerun.track();
         let Some(is_iceberg) = iceberg.get() else {
             return;
         };
+        // the own snapshots and tags of the Paimon branches the sides name, as they are picked
+        for side in [&from, &to].into_iter().filter(|_| !is_iceberg) {
+            if let Ok(Some(at)) = Version::parse_diff_side(side) {
+                if let Some(branch) = at.branch() {
+                    let path = stored_sel.with_value(|s| s.table.path.clone());
+                    load_branch_versions(&path, branch, own);
+                }
+            }
+        }
         if to.is_empty() {
             return;
         }
@@ -226,7 +206,7 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
             own.with(|own| {
                 for (b, v) in own {
                     let value = |at: &Version| at.typed_name().unwrap_or_default();
-                    opts.push(branch_group(b, v, value, &cur));
+                    opts.extend(branch_options(b, v, value, &cur));
                 }
             });
             for (n, id) in &tags {

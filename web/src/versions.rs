@@ -9,6 +9,7 @@ use lakescope_engine::versions::{
 };
 use lakescope_engine::Version;
 use lakescope_iceberg::Table as IcebergTable;
+use lakescope_paimon::table::MAIN_BRANCH;
 use leptos::prelude::*;
 
 /// The picker text of a branch.
@@ -19,14 +20,15 @@ pub fn branch_label(name: &str, head: Option<i64>) -> String {
     }
 }
 
-/// The picker group of branch `branch`'s own tags and snapshots (newest snapshot first, as the
-/// table's own), each option valued `value(version)`, the one equal to `cur` selected.
-pub fn branch_group(
+/// The picker options of branch `branch`'s own tags and snapshots (newest snapshot first, as the
+/// table's own; each text starts with the branch), valued `value(version)`, the one equal to
+/// `cur` selected.
+pub fn branch_options(
     branch: &str,
     versions: &Versions,
     value: fn(&Version) -> String,
     cur: &str,
-) -> AnyView {
+) -> Vec<AnyView> {
     let tags = versions
         .tags
         .iter()
@@ -37,25 +39,41 @@ pub fn branch_group(
             format!("snapshot {id} · {}", crate::util::time(ms)),
         )
     });
-    let options = tags
-        .chain(snapshots)
+    tags.chain(snapshots)
         .filter_map(|(at, text)| {
             let v = value(&Version::on_branch(branch, at).ok()?);
-            let selected = v == cur;
+            let selected = cur == v;
             Some(
-                view! { <option value=v selected=selected>{format!("{branch} · {text}")}</option> },
+                view! { <option value=v selected=selected>{format!("{branch} · {text}")}</option> }
+                    .into_any(),
             )
         })
-        .collect_view();
-    view! { <optgroup label=format!("branch {branch}")>{options}</optgroup> }.into_any()
+        .collect()
 }
 
-/// The snapshots and tags of branch `branch` of the selected Paimon table.
-pub async fn branch_versions(sel: &Selection, branch: &str) -> Result<Versions, String> {
-    let t = warehouse::table(&sel.table.path).await?;
-    paimon_branch_versions(&t, branch)
-        .await
-        .map_err(|e| e.to_string())
+/// The own snapshots and tags of the Paimon branches read so far: `(branch, versions)`.
+pub type BranchVersions = RwSignal<Vec<(String, Versions)>, LocalStorage>;
+
+/// Reads the own snapshots and tags of branch `branch` of the Paimon table at `path` into
+/// `into`, unless there already or `main` (the table's own); a branch that cannot be read lists
+/// nothing (its reads say why).
+pub fn load_branch_versions(path: &str, branch: &str, into: BranchVersions) {
+    if branch == MAIN_BRANCH || into.with_untracked(|o| o.iter().any(|(b, _)| b == branch)) {
+        return;
+    }
+    let (path, branch) = (path.to_string(), branch.to_string());
+    leptos::task::spawn_local(async move {
+        let Ok(t) = warehouse::table(&path).await else {
+            return;
+        };
+        if let Ok(v) = paimon_branch_versions(&t, &branch).await {
+            into.try_update(|o| {
+                if !o.iter().any(|(b, _)| *b == branch) {
+                    o.push((branch, v));
+                }
+            });
+        }
+    });
 }
 
 /// Opens the Iceberg table at `path` in the connected warehouse.
