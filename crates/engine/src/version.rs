@@ -307,7 +307,8 @@ pub async fn paimon_snapshot(
 
 /// A diff of a Paimon table, resolved: the handle that reads both sides and their snapshots.
 pub struct PaimonDiff {
-    /// The branch of `to` (manifests and data files are the table's, shared by its branches).
+    /// The branch whose schemas read both sides (manifests and data files are the table's,
+    /// shared by its branches).
     pub table: Rc<Table>,
     /// The snapshot diffed from (`None`: the empty table).
     pub from: Option<Snapshot>,
@@ -316,11 +317,11 @@ pub struct PaimonDiff {
 }
 
 /// Resolves the sides of a diff of `table` (its `main` handle), `from` (`None`: the empty table)
-/// to `to`: each on its branch ([`Version::branch`]: a branch's head or its own snapshot or tag),
-/// both read through `to`'s branch. A data file is read with the schema its id names in the
-/// branch that reads it, so sides on two branches are diffed only while every schema id both
-/// branches have is the same schema (as a branch made from a tag copies them); otherwise the diff
-/// is refused, naming the schema.
+/// to `to`: each on its branch ([`Version::branch`]: a branch's head or its own snapshot or tag).
+/// A data file is read with the schema its id names in the branch that reads both sides, so
+/// sides on two branches are diffed only while every schema id both branches have is the same
+/// schema (as a branch made from a tag copies them), through the branch that has every schema
+/// of the other (`to`'s if both); otherwise the diff is refused, naming the schema.
 pub async fn paimon_diff(
     table: &Rc<Table>,
     from: Option<&Version>,
@@ -339,29 +340,57 @@ pub async fn paimon_diff(
         Some(side) => paimon_snapshot(&from_table, &name(&from_table), side).await?,
         None => None,
     };
-    if from_snapshot.is_some() && !Rc::ptr_eq(&from_table, &to_table) {
-        for schema in from_table.schemas().await? {
-            let same = match to_table.schema(schema.id).await {
-                Ok(theirs) => *theirs == *schema,
-                Err(lakescope_paimon::Error::NotFound { .. }) => true,
-                Err(e) => return Err(e.into()),
-            };
-            if !same {
-                return Err(Error::Invalid(format!(
-                    "Paimon table {}: cannot diff branch '{}' with branch '{}': their schema {} differs (each branch evolved its schema), so their files cannot be read with one schema",
-                    table.path(),
-                    from_table.branch_name(),
-                    to_table.branch_name(),
+    let reader = match from_snapshot {
+        Some(_) if !Rc::ptr_eq(&from_table, &to_table) => {
+            common_schemas(table.path(), &from_table, &to_table).await?
+        }
+        _ => to_table,
+    };
+    Ok(PaimonDiff {
+        table: reader,
+        from: from_snapshot,
+        to: to_snapshot,
+    })
+}
+
+/// Of two branches of the table at `path`, the one that reads the files of both: schemas with
+/// the same id must be the same, and it must have every schema of the other (`b` if both do).
+async fn common_schemas(path: &str, a: &Rc<Table>, b: &Rc<Table>) -> Result<Rc<Table>> {
+    let (mine, theirs) = futures::try_join!(a.schemas(), b.schemas())?;
+    let refuse = |what: String| {
+        Error::Invalid(format!(
+            "Paimon table {path}: cannot diff branch '{}' with branch '{}': {what}, so their files cannot be read with one branch's schemas",
+            a.branch_name(),
+            b.branch_name()
+        ))
+    };
+    for schema in &mine {
+        if let Some(other) = theirs.iter().find(|s| s.id == schema.id) {
+            if other != schema {
+                return Err(refuse(format!(
+                    "their schema {} differs (each branch evolved its schema)",
                     schema.id
                 )));
             }
         }
     }
-    Ok(PaimonDiff {
-        table: to_table,
-        from: from_snapshot,
-        to: to_snapshot,
-    })
+    let lacks = |t: &[Rc<lakescope_paimon::spec::TableSchema>],
+                 of: &[Rc<lakescope_paimon::spec::TableSchema>]| {
+        of.iter()
+            .find(|s| !t.iter().any(|x| x.id == s.id))
+            .map(|s| s.id)
+    };
+    match (lacks(&theirs, &mine), lacks(&mine, &theirs)) {
+        (None, _) => Ok(b.clone()),
+        (Some(_), None) => Ok(a.clone()),
+        (Some(x), Some(y)) => Err(refuse(format!(
+            "branch '{}' has schema {x} that branch '{}' lacks, and branch '{}' schema {y} that branch '{}' lacks",
+            a.branch_name(),
+            b.branch_name(),
+            b.branch_name(),
+            a.branch_name()
+        ))),
+    }
 }
 
 /// The handle of `branch` (`None`: `table`'s own) of `table`.

@@ -341,9 +341,9 @@ async fn tables_list_their_snapshots_tags_and_branches() {
     );
 }
 
-#[tokio::test]
-async fn a_diff_across_branches_whose_schemas_diverged_is_refused() {
-    // java09.pk_branch in memory, then an ALTER on each branch giving schema 1 two meanings
+/// `java09.pk_branch` in memory with a schema 1 (its schema 0 with column `v` renamed) on
+/// each branch named: an ALTER on that branch.
+async fn altered(branches: &[(&str, &str)]) -> Rc<lakescope_paimon::table::Table> {
     let src = repo().join("public/demo/warehouse");
     let store = Rc::new(lakescope_storage::MemoryStore::new());
     let mut dirs = vec![src.join("java09.db/pk_branch")];
@@ -361,37 +361,47 @@ async fn a_diff_across_branches_whose_schemas_diverged_is_refused() {
     }
     let schema_0 =
         std::fs::read_to_string(src.join("java09.db/pk_branch/schema/schema-0")).unwrap();
-    for (meta, column) in [("", "on_main"), ("branch/branch-dev/", "on_dev")] {
+    for (meta, column) in branches {
         let mut schema: serde_json::Value = serde_json::from_str(&schema_0).unwrap();
         schema["id"] = 1.into();
-        schema["fields"][1]["name"] = column.into();
+        schema["fields"][1]["name"] = (*column).into();
         let key = format!("java09.db/pk_branch/{meta}schema/schema-1");
         store.put(&key, schema.to_string().into()).await.unwrap();
     }
     let catalog = Catalog::new(store as Rc<dyn ObjectStore>);
-    let table = Rc::new(
+    Rc::new(
         catalog
             .open_table(&"java09.pk_branch".parse().unwrap())
             .await
             .unwrap(),
-    );
-    let err = paimon_diff(
-        &table,
-        Some(&Version::SnapshotId(2)),
-        &Version::Branch("dev".into()),
     )
-    .await
-    .err()
-    .unwrap()
-    .to_string();
+}
+
+#[tokio::test]
+async fn a_diff_across_branches_reads_through_the_branch_with_every_schema() {
+    // an ALTER on each branch gives schema 1 two meanings: refused
+    let table = altered(&[("", "on_main"), ("branch/branch-dev/", "on_dev")]).await;
+    let dev = Version::Branch("dev".into());
+    let err = paimon_diff(&table, Some(&Version::SnapshotId(2)), &dev)
+        .await
+        .err()
+        .unwrap()
+        .to_string();
     assert_eq!(
         err,
-        "Paimon table java09.db/pk_branch: cannot diff branch 'main' with branch 'dev': their schema 1 differs (each branch evolved its schema), so their files cannot be read with one schema"
+        "Paimon table java09.db/pk_branch: cannot diff branch 'main' with branch 'dev': their schema 1 differs (each branch evolved its schema), so their files cannot be read with one branch's schemas"
     );
     // on one branch the diff is as before
-    let dev = Version::parse("branch:dev/1").unwrap();
-    let d = paimon_diff(&table, Some(&dev), &Version::Branch("dev".into()))
-        .await
-        .unwrap();
+    let dev_1 = Version::parse("branch:dev/1").unwrap();
+    let d = paimon_diff(&table, Some(&dev_1), &dev).await.unwrap();
     assert_eq!((d.from.map(|s| s.id), d.to.id), (Some(1), 2));
+    assert_eq!(d.table.branch_name(), "dev");
+
+    // an ALTER on dev only: main's schemas are dev's, so dev reads both sides, either way
+    let table = altered(&[("branch/branch-dev/", "on_dev")]).await;
+    for (from, to) in [("branch:dev", "2"), ("2", "branch:dev")] {
+        let (from, to) = (Version::parse(from).unwrap(), Version::parse(to).unwrap());
+        let d = paimon_diff(&table, Some(&from), &to).await.unwrap();
+        assert_eq!(d.table.branch_name(), "dev", "{from} → {to}");
+    }
 }
