@@ -356,7 +356,7 @@ pub async fn paimon_diff(
 /// Of two branches of the table at `path`, the one that reads the files of both: schemas with
 /// the same id must be the same, and it must have every schema of the other (`b` if both do).
 async fn common_schemas(path: &str, a: &Rc<Table>, b: &Rc<Table>) -> Result<Rc<Table>> {
-    let (mine, theirs) = futures::try_join!(a.schemas(), b.schemas())?;
+    let (mine, theirs) = (a.schemas().await?, b.schemas().await?);
     let refuse = |what: String| {
         Error::Invalid(format!(
             "Paimon table {path}: cannot diff branch '{}' with branch '{}': {what}, so their files cannot be read with one branch's schemas",
