@@ -138,12 +138,12 @@ test("paimon: the Data tab at a missing branch says it is not found, naming the 
   }
 });
 
-test("paimon: a diff to a branch is refused by name", async () => {
+test("paimon: a diff to a missing branch says it is not found, naming the table and the branch", async () => {
   const { page, problems, close } = await openTable("corpus.tagged", "&tab=diff&from=1&to=branch:nope");
   try {
     const panel = page.getByTestId("error-panel");
     await panel.waitFor({ timeout: 30_000 });
-    assert.match(await panel.textContent(), /Paimon table corpus\.db\/tagged: diffing branch 'nope' is not supported yet/);
+    assert.match(await panel.textContent(), /branch 'nope' of Paimon table corpus\.db\/tagged not found/);
     assert.deepEqual(problems, []);
   } finally {
     await close();

@@ -6,11 +6,11 @@ use crate::grid::{BlobDownload, Grid};
 use crate::route::{go, use_route};
 use crate::table_panel::{is_iceberg, table_ref};
 use crate::util::{download, download_bytes, parse_time, time, yield_to_browser, Frame};
-use crate::versions::branch_label;
+use crate::versions::{branch_label, branch_options, load_branch_versions};
 use crate::warehouse;
 use lakescope_engine::csv_text;
 use lakescope_engine::scan::ScanRequest;
-use lakescope_engine::version::paimon_snapshot;
+use lakescope_engine::version::{paimon_snapshot, BranchPoint};
 use lakescope_engine::versions::Versions;
 use lakescope_engine::Version;
 use lakescope_paimon::predicate::parse::parse as parse_filter;
@@ -62,6 +62,8 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     let reload = RwSignal::new(0u32);
     // Known once the versions are loaded: uploads are for Paimon tables.
     let iceberg_table = RwSignal::new(None::<bool>);
+    // The own snapshots and tags of the Paimon branches chosen.
+    let own = RwSignal::new_local(Vec::<(String, Versions)>::new());
 
     // The version picker and the column menu are read once the first rows show (or the read
     // ends): their reads (every snapshot file) would otherwise hold connections the rows wait for.
@@ -76,6 +78,12 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             let s = sel.get_value();
             let (iceberg, loaded) = crate::versions::versions(&s).await;
             iceberg_table.set(Some(iceberg));
+            // the snapshots and tags of the branch read (later ones: as they are chosen)
+            if let Some(branch) = route.with_untracked(|r| r.at.branch().map(str::to_string)) {
+                if !iceberg {
+                    load_branch_versions(&s.table.path, &branch, own);
+                }
+            }
             if let Ok(v) = loaded {
                 versions.set(v);
             }
@@ -108,6 +116,9 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             splits: 0,
         });
         let s = sel.get_value();
+        if let (Some(false), Some(branch)) = (iceberg_table.get_untracked(), q.at.branch()) {
+            load_branch_versions(&s.table.path, branch, own);
+        }
         spawn_local(async move {
             let start = now();
             let result = load(&s, &q, frame, status, &current).await;
@@ -157,16 +168,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     };
 
     // version picker
-    // The picker's option values (the route holds no bare ref or range: they have no URL form).
-    let version_value = move || match route.with(|r| r.at.clone()) {
-        Version::SnapshotId(id) => format!("s:{id}"),
-        Version::Tag(t) => format!("t:{t}"),
-        Version::Branch(b) => format!("b:{b}"),
-        Version::TimestampMillis(_) => "ts".to_string(),
-        Version::Latest | Version::Ref(_) | Version::IncrementalBetween { .. } => {
-            "latest".to_string()
-        }
-    };
+    let version_value = move || route.with(|r| picker_value(&r.at));
     let ts_text = RwSignal::new(match route.get_untracked().at {
         Version::TimestampMillis(ms) => time(ms),
         _ => String::new(),
@@ -174,18 +176,12 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     let ts_error = RwSignal::new(None::<String>);
     let on_version = move |ev: leptos::ev::Event| {
         let v = event_target_value(&ev);
-        let at = if let Some(id) = v.strip_prefix("s:") {
-            Version::SnapshotId(id.parse().unwrap_or(0))
-        } else if let Some(t) = v.strip_prefix("t:") {
-            Version::Tag(t.to_string())
-        } else if let Some(b) = v.strip_prefix("b:") {
-            Version::Branch(b.to_string())
-        } else if v == "ts" {
+        let at = if v == "ts" {
             Version::TimestampMillis(
                 versions.with_untracked(|v| v.snapshots.last().map_or(0, |s| s.1)),
             )
         } else {
-            Version::Latest
+            picked(&v).unwrap_or_default()
         };
         if let Version::TimestampMillis(ms) = at {
             ts_text.set(time(ms));
@@ -266,6 +262,11 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                             let v = format!("b:{n}");
                             view! { <option value=v.clone() selected=cur == v>{branch_label(n, *head)}</option> }.into_any()
                         }).collect();
+                        // the chosen branch's own tags and snapshots
+                        opts.extend(own.with(|own| own.iter()
+                            .find(|(b, _)| route.with(|r| r.at.branch() == Some(b.as_str())))
+                            .map(|(b, v)| branch_options(b, v, picker_value, &cur)))
+                            .unwrap_or_default());
                         opts.extend(tags.iter().map(|(n, id)| {
                             let v = format!("t:{n}");
                             view! { <option value=v.clone() selected=cur == v>{format!("tag {n} (snapshot {id})")}</option> }.into_any()
@@ -353,6 +354,41 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     }
 }
 
+/// The version picker's value of `at`: `latest`, `s:<id>`, `t:<tag>`, `b:<branch>`, a
+/// branch's own `b:<branch>/s:<id>` or `b:<branch>/t:<tag>` (a branch name has no `/`), `ts`
+/// (the route holds no bare ref or range: they have no URL form).
+fn picker_value(at: &Version) -> String {
+    match at {
+        Version::SnapshotId(id) => format!("s:{id}"),
+        Version::Tag(t) => format!("t:{t}"),
+        Version::Branch(b) => format!("b:{b}"),
+        Version::OnBranch { branch, at } => match at {
+            BranchPoint::SnapshotId(id) => format!("b:{branch}/s:{id}"),
+            BranchPoint::Tag(t) => format!("b:{branch}/t:{t}"),
+        },
+        Version::TimestampMillis(_) => "ts".to_string(),
+        Version::Latest | Version::Ref(_) | Version::IncrementalBetween { .. } => {
+            "latest".to_string()
+        }
+    }
+}
+
+/// The version of a picker value other than `ts` ([`picker_value`]); `None`: `latest` or not a
+/// value of the picker.
+fn picked(value: &str) -> Option<Version> {
+    if let Some(id) = value.strip_prefix("s:") {
+        return id.parse().ok().map(Version::SnapshotId);
+    }
+    if let Some(t) = value.strip_prefix("t:") {
+        return Some(Version::Tag(t.to_string()));
+    }
+    let branch = value.strip_prefix("b:")?;
+    match branch.split_once('/') {
+        Some((branch, at)) => Version::on_branch(branch, picked(at)?).ok(),
+        None => Some(Version::Branch(branch.to_string())),
+    }
+}
+
 /// A BLOB cell's download: its bytes are fetched only then (one range read of the `.blob` file,
 /// checked as `read::blob::fetch` checks it); an error shows in the status line.
 fn blob_download(status: RwSignal<Status>) -> BlobDownload {
@@ -437,7 +473,7 @@ async fn load(
     }
     // A Paimon branch has its own snapshots, schemas and tags (`branch/branch-<name>/`): the
     // engine reads it (the audit log through `$audit_log`).
-    if let Version::Branch(_) = q.at {
+    if q.at.branch().is_some() {
         let system = q.audit.then_some("audit_log");
         return engine_read(sel, system, q.at.clone(), columns, filter, frame).await;
     }

@@ -1,5 +1,6 @@
-//! Diff: rows inserted, deleted and changed between two snapshots or tags, with changed cells
-//! highlighted and counts per partition, for Paimon and (through [`iceberg_diff`]) Iceberg tables.
+//! Diff: rows inserted, deleted and changed between two snapshots or tags (a Paimon branch's
+//! too), with changed cells highlighted and counts per partition, for Paimon and (through
+//! [`iceberg_diff`]) Iceberg tables.
 
 use crate::app::Selection;
 use crate::grid::{CellClass, Grid};
@@ -7,12 +8,15 @@ use crate::progress::{Cancelled, Job, JobProgress};
 use crate::route::{go, use_route};
 use crate::table_panel::table_ref;
 use crate::util::{time, ErrorPanel, Frame, Load};
-use crate::versions::{branch_label, versions as versions_of};
+use crate::versions::{
+    branch_label, branch_options, load_branch_versions, versions as versions_of,
+};
 use crate::warehouse;
-use lakescope_engine::version::paimon_diff_side;
+use lakescope_engine::version::paimon_diff as resolve_diff;
 use lakescope_engine::versions::Versions;
 use lakescope_engine::Version;
 use lakescope_paimon::diff::{diff_snapshots_with_progress, PartitionCounts};
+use lakescope_paimon::table::MAIN_BRANCH;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
@@ -40,30 +44,42 @@ async fn paimon_diff(
     job: Job,
 ) -> Result<DiffView, String> {
     let t = warehouse::table(p).await?;
-    let e = |e: lakescope_engine::Error| e.to_string();
-    let a = paimon_diff_side(&t, from).await.map_err(e)?;
-    let b = paimon_diff_side(&t, Some(to))
-        .await
-        .map_err(e)?
-        .ok_or("Pick the snapshot to compare to.")?;
-    let d = diff_snapshots_with_progress(&t, a.as_ref(), &b, &mut |p| job.steps(p.done, p.total))
+    let sides = resolve_diff(&t, from, to)
         .await
         .map_err(|e| e.to_string())?;
+    let d = diff_snapshots_with_progress(&sides.table, sides.from.as_ref(), &sides.to, &mut |p| {
+        job.steps(p.done, p.total)
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    // which branch each snapshot id is of, once a side is not on main
+    let on = |v: Option<&Version>| {
+        v.and_then(Version::branch)
+            .unwrap_or(MAIN_BRANCH)
+            .to_string()
+    };
+    let (from_branch, to_branch) = (on(from), on(Some(to)));
+    let branches = if from_branch == MAIN_BRANCH && to_branch == MAIN_BRANCH {
+        String::new()
+    } else {
+        format!(" · branch {from_branch} → {to_branch}")
+    };
     Ok(DiffView {
         frame: Arc::new(Frame::new(d.schema.clone(), d.batches.clone())),
         partitions: d.partitions.clone(),
         from: d.from,
         to: d.to,
         read: format!(
-            "read {} bucket(s), {} file(s)",
+            "read {} bucket(s), {} file(s){branches}",
             d.buckets_read, d.files_read
         ),
         stack_partitions: false,
     })
 }
 
-/// The diff of the picker values `from` → `to` (a snapshot id, `tag:<name>`, `branch:<name>`;
-/// `0` the empty table), whichever the table format.
+/// The diff of the picker values `from` → `to` (a snapshot id, `tag:<name>`, `branch:<name>`,
+/// a branch's own `branch:<name>/<id>` or `branch:<name>/tag:<tag>`; `0` the empty table),
+/// whichever the table format.
 async fn diff(
     sel: &Selection,
     iceberg: bool,
@@ -122,12 +138,23 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
     });
 
     let range = Memo::new(move |_| route.with(|r| (r.from.clone(), r.to.clone())));
+    // The own snapshots and tags of the Paimon branches the sides name.
+    let own = RwSignal::new_local(Vec::<(String, Versions)>::new());
     Effect::new(move |_| {
         let (from, to) = range.get();
         rerun.track();
         let Some(is_iceberg) = iceberg.get() else {
             return;
         };
+        // the own snapshots and tags of the Paimon branches the sides name, as they are picked
+        for side in [&from, &to].into_iter().filter(|_| !is_iceberg) {
+            if let Ok(Some(at)) = Version::parse_diff_side(side) {
+                if let Some(branch) = at.branch() {
+                    let path = stored_sel.with_value(|s| s.table.path.clone());
+                    load_branch_versions(&path, branch, own);
+                }
+            }
+        }
         if to.is_empty() {
             return;
         }
@@ -176,6 +203,12 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
                 let v = format!("branch:{n}");
                 opts.push(view! { <option value=v.clone() selected=cur == v>{branch_label(n, *head)}</option> }.into_any());
             }
+            own.with(|own| {
+                for (b, v) in own {
+                    let value = |at: &Version| at.typed_name().unwrap_or_default();
+                    opts.extend(branch_options(b, v, value, &cur));
+                }
+            });
             for (n, id) in &tags {
                 let v = format!("tag:{n}");
                 opts.push(view! { <option value=v.clone() selected=cur == v>{format!("tag {n} (snapshot {id})")}</option> }.into_any());

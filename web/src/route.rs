@@ -72,7 +72,8 @@ pub struct Route {
     /// `db.table`
     pub table: Option<String>,
     pub tab: Tab,
-    /// Data tab: the version read (`snapshot=`, `tag=`, `branch=` or `ts=`).
+    /// Data tab: the version read (`snapshot=`, `tag=`, `branch=` or `ts=`; a branch's own
+    /// snapshot or tag: `branch=` with `snapshot=` or `tag=`).
     pub at: Version,
     /// Data tab: filter text.
     pub filter: String,
@@ -82,7 +83,8 @@ pub struct Route {
     pub audit: bool,
     /// Schema tab: selected schema id.
     pub schema: Option<i64>,
-    /// Diff tab: "from" and "to" (snapshot id, `tag:<name>` or `branch:<name>`).
+    /// Diff tab: "from" and "to" (snapshot id, `tag:<name>`, `branch:<name>`, or a branch's own
+    /// `branch:<name>/<id>`, `branch:<name>/tag:<tag>`).
     pub from: String,
     pub to: String,
 }
@@ -126,7 +128,7 @@ impl Route {
                 p.append("tab", self.tab.id());
             }
             // A route holds only versions with a URL form: no URL rather than a wrong one.
-            if let Some((k, v)) = self.at.url_query().ok()? {
+            for (k, v) in self.at.url_query().ok()? {
                 p.append(k, &v);
             }
             for (k, v) in [

@@ -4,8 +4,13 @@
 use crate::app::Selection;
 use crate::table_panel::is_iceberg;
 use crate::warehouse;
-use lakescope_engine::versions::{iceberg_versions, paimon_versions, Versions};
+use lakescope_engine::versions::{
+    iceberg_versions, paimon_branch_versions, paimon_versions, Versions,
+};
+use lakescope_engine::Version;
 use lakescope_iceberg::Table as IcebergTable;
+use lakescope_paimon::table::MAIN_BRANCH;
+use leptos::prelude::*;
 
 /// The picker text of a branch.
 pub fn branch_label(name: &str, head: Option<i64>) -> String {
@@ -13,6 +18,62 @@ pub fn branch_label(name: &str, head: Option<i64>) -> String {
         Some(id) => format!("branch {name} (snapshot {id})"),
         None => format!("branch {name}"),
     }
+}
+
+/// The picker options of branch `branch`'s own tags and snapshots (newest snapshot first, as the
+/// table's own; each text starts with the branch), valued `value(version)`, the one equal to
+/// `cur` selected.
+pub fn branch_options(
+    branch: &str,
+    versions: &Versions,
+    value: fn(&Version) -> String,
+    cur: &str,
+) -> Vec<AnyView> {
+    let tags = versions
+        .tags
+        .iter()
+        .map(|(n, id)| (Version::Tag(n.clone()), format!("tag {n} (snapshot {id})")));
+    let snapshots = versions.snapshots.iter().rev().map(|&(id, ms)| {
+        (
+            Version::SnapshotId(id),
+            format!("snapshot {id} · {}", crate::util::time(ms)),
+        )
+    });
+    tags.chain(snapshots)
+        .filter_map(|(at, text)| {
+            let v = value(&Version::on_branch(branch, at).ok()?);
+            let selected = cur == v;
+            Some(
+                view! { <option value=v selected=selected>{format!("{branch} · {text}")}</option> }
+                    .into_any(),
+            )
+        })
+        .collect()
+}
+
+/// The own snapshots and tags of the Paimon branches read so far: `(branch, versions)`.
+pub type BranchVersions = RwSignal<Vec<(String, Versions)>, LocalStorage>;
+
+/// Reads the own snapshots and tags of branch `branch` of the Paimon table at `path` into
+/// `into`, unless there already or `main` (the table's own); a branch that cannot be read lists
+/// nothing (its reads say why).
+pub fn load_branch_versions(path: &str, branch: &str, into: BranchVersions) {
+    if branch == MAIN_BRANCH || into.with_untracked(|o| o.iter().any(|(b, _)| b == branch)) {
+        return;
+    }
+    let (path, branch) = (path.to_string(), branch.to_string());
+    leptos::task::spawn_local(async move {
+        let Ok(t) = warehouse::table(&path).await else {
+            return;
+        };
+        if let Ok(v) = paimon_branch_versions(&t, &branch).await {
+            into.try_update(|o| {
+                if !o.iter().any(|(b, _)| *b == branch) {
+                    o.push((branch, v));
+                }
+            });
+        }
+    });
 }
 
 /// Opens the Iceberg table at `path` in the connected warehouse.

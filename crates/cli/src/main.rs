@@ -9,10 +9,11 @@ mod stores;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use lakescope_engine::scan::ScanRequest;
-use lakescope_engine::version::{iceberg_selector, paimon_diff_side};
+use lakescope_engine::version::{iceberg_selector, paimon_diff};
 use lakescope_engine::{Catalog, CatalogAddress, TableRef, Version};
 use lakescope_storage::uri::StoreOptions;
 use std::process::ExitCode;
+use std::rc::Rc;
 
 #[derive(Parser)]
 #[command(name = "lakescope", version, about = "Look into Apache Paimon and Iceberg lakes", long_about = None)]
@@ -446,15 +447,10 @@ async fn diff_and_print(
         .open_table(&table_ref)
         .await
         .map_err(|e| e.to_string())?;
-    let e = |e: lakescope_engine::Error| e.to_string();
-    let a = paimon_diff_side(&paimon, from_version.as_ref())
+    let sides = paimon_diff(&Rc::new(paimon), from_version.as_ref(), &to_version)
         .await
-        .map_err(e)?;
-    let b = paimon_diff_side(&paimon, Some(&to_version))
-        .await
-        .map_err(e)?
-        .ok_or_else(|| format!("--to {to}: not a snapshot"))?;
-    let diff = lakescope_paimon::diff::diff_snapshots(&paimon, a.as_ref(), &b)
+        .map_err(|e| e.to_string())?;
+    let diff = lakescope_paimon::diff::diff_snapshots(&sides.table, sides.from.as_ref(), &sides.to)
         .await
         .map_err(|e| e.to_string())?;
     print_diff(&diff.schema, &diff.batches, &diff.partitions, format)?;

@@ -282,6 +282,47 @@ fn paimon_branches_from_the_cli_and_sql() {
     ]);
     assert!(ok, "{err}");
     assert_eq!(normalized(&out), expected("dev@tag:d2"));
+    // diff names a branch's own snapshots and tags, each side read on its branch (the script's
+    // rows: dev@1 (1,a) (2,b); d2 (1,A,10) (2,b) (4,d,40); main 2 (1,a) (2,B) (3,c)); dev's head to
+    // main's snapshot 2 reads through dev's schemas (they include main's), in main's columns
+    for (from, to, want) in [
+        (
+            "branch:dev/1",
+            "branch:dev/tag:d2",
+            &["insert 4 d", "update_after 1 A", "update_before 1 a"][..],
+        ),
+        (
+            "branch:dev",
+            "2",
+            &[
+                "delete 4 d",
+                "insert 3 c",
+                "update_after 1 a",
+                "update_after 2 B",
+                "update_before 1 A",
+                "update_before 2 b",
+            ][..],
+        ),
+    ] {
+        let (ok, out, err) = lakescope(&[
+            "diff", wh, "br.t", "--from", from, "--to", to, "--format", "jsonl",
+        ]);
+        assert!(ok, "{from} → {to}: {err}");
+        let mut changes: Vec<String> = lines(&out)
+            .iter()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                format!(
+                    "{} {} {}",
+                    v["_change"].as_str().unwrap(),
+                    v["id"],
+                    v["v"].as_str().unwrap()
+                )
+            })
+            .collect();
+        changes.sort();
+        assert_eq!(changes, want, "{from} → {to}");
+    }
     let (ok, _, err) = lakescope(&["scan", wh, "br.t", "--branch", "nope"]);
     assert!(
         !ok && err.contains("branch 'nope' of Paimon table br.db/t"),

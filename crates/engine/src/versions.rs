@@ -32,6 +32,12 @@ pub async fn paimon_versions(table: &Table) -> Result<Versions> {
     })
 }
 
+/// The versions of branch `branch` of a Paimon table (`table` is any branch's handle): the
+/// branch's own snapshots and tags (`branch/branch-<name>/`), and the table's branches.
+pub async fn paimon_branch_versions(table: &Table, branch: &str) -> Result<Versions> {
+    paimon_versions(&table.branch(branch).await?).await
+}
+
 /// The versions of an Iceberg table: its snapshots by sequence number (then time), and its
 /// refs other than `main` (by name).
 pub fn iceberg_versions(table: &IcebergTable) -> Versions {

@@ -4,9 +4,12 @@
 //! type it ([`Version::parse`]) and resolved by the engine's one resolver per format; and the
 //! versions each table lists for the app's pickers.
 
+use lakescope_engine::canonical::row_to_json_line;
 use lakescope_engine::scan::ScanRequest;
-use lakescope_engine::version::{iceberg_selector, paimon_diff_side, paimon_snapshot};
-use lakescope_engine::versions::{iceberg_versions, paimon_versions, Versions};
+use lakescope_engine::version::{iceberg_selector, paimon_diff, paimon_snapshot};
+use lakescope_engine::versions::{
+    iceberg_versions, paimon_branch_versions, paimon_versions, Versions,
+};
 use lakescope_engine::{Catalog, TableRef, Version};
 use lakescope_storage::{LocalStore, ObjectStore};
 use lakescope_test_support::repo;
@@ -97,29 +100,159 @@ async fn paimon_versions_resolve_to_snapshots() {
     assert!(err.contains("nope"), "{err}");
 }
 
+/// The rows of `name` at `at`, as JSON lines, sorted.
+async fn rows(catalog: &Catalog, name: &str, at: Version) -> Vec<String> {
+    let request = ScanRequest {
+        at,
+        ..ScanRequest::default()
+    };
+    let out = catalog
+        .scan(&name.parse().unwrap(), &request)
+        .await
+        .unwrap();
+    let mut lines: Vec<String> = out
+        .batches
+        .iter()
+        .flat_map(|b| (0..b.num_rows()).map(move |r| row_to_json_line(b, r).unwrap()))
+        .collect();
+    lines.sort();
+    lines
+}
+
 #[tokio::test]
-async fn paimon_diff_sides_are_main_snapshots_or_the_empty_table() {
+async fn a_branch_s_own_snapshots_and_tags_read_as_t_branch_name_does() {
     let catalog = demo();
-    let table = catalog
-        .open_table(&"java09.pk_branch".parse().unwrap())
-        .await
-        .unwrap();
-    let side = |text: &str| Version::parse_diff_side(text).unwrap();
-    assert!(paimon_diff_side(&table, side("0").as_ref())
-        .await
-        .unwrap()
-        .is_none());
-    let t1 = paimon_diff_side(&table, side("tag:t1").as_ref())
-        .await
-        .unwrap();
-    assert_eq!(t1.map(|s| s.id), Some(1));
+    // branch dev: snapshot 1 (tag t1 of dev) is main's tag t1 copied; snapshot 2 its own rows
+    for (text, on_branch) in [("branch:dev/1", "1"), ("branch:dev/tag:t1", "t1")] {
+        let at = Version::parse(text).unwrap();
+        let by_name = match Version::parse(on_branch).unwrap() {
+            Version::Ref(tag) => Version::Tag(tag),
+            other => other,
+        };
+        let want = rows(&catalog, "java09.pk_branch$branch_dev", by_name).await;
+        assert_eq!(want.len(), 3, "{text}");
+        assert_eq!(rows(&catalog, "java09.pk_branch", at.clone()).await, want);
+        // the same through the name with the branch
+        assert_eq!(
+            rows(&catalog, "java09.pk_branch$branch_dev", at).await,
+            want
+        );
+    }
+    let dev_2 = rows(
+        &catalog,
+        "java09.pk_branch",
+        Version::parse("branch:dev/2").unwrap(),
+    )
+    .await;
     assert_eq!(
-        paimon_diff_side(&table, side("branch:dev").as_ref())
+        dev_2,
+        rows(&catalog, "java09.pk_branch", Version::Branch("dev".into())).await
+    );
+    assert_ne!(
+        dev_2,
+        rows(&catalog, "java09.pk_branch", Version::SnapshotId(2)).await
+    );
+    // the resolver refuses a version of another branch than the handle's
+    let table_ref: TableRef = "java09.pk_branch".parse().unwrap();
+    let main = catalog.open_table(&table_ref).await.unwrap();
+    let dev_1 = Version::parse("branch:dev/1").unwrap();
+    assert_eq!(
+        paimon_snapshot(&main, &table_ref, &dev_1)
             .await
             .unwrap_err()
             .to_string(),
-        "Paimon table java09.db/pk_branch: diffing branch 'dev' is not supported yet (pick a snapshot or tag of the main branch)"
+        "java09.pk_branch: snapshot 1 of branch 'dev' is read on branch 'dev', not on branch 'main'"
     );
+    let dev = main.branch("dev").await.unwrap();
+    let s = paimon_snapshot(&dev, &table_ref, &dev_1).await.unwrap();
+    assert_eq!(s.map(|s| s.id), Some(1));
+    // missing snapshots and tags of the branch are named
+    for (missing, name) in [
+        ("branch:dev/9", "9"),
+        ("branch:dev/tag:nope", "nope"),
+        ("branch:nope/1", "branch 'nope'"),
+    ] {
+        let request = ScanRequest {
+            at: Version::parse(missing).unwrap(),
+            ..ScanRequest::default()
+        };
+        let err = catalog
+            .scan(&table_ref, &request)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(name), "{missing}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn paimon_diffs_read_each_side_on_its_branch() {
+    let catalog = demo();
+    let table = Rc::new(
+        catalog
+            .open_table(&"java09.pk_branch".parse().unwrap())
+            .await
+            .unwrap(),
+    );
+    let side = |text: &str| Version::parse_diff_side(text).unwrap();
+    let sides = |from: &str, to: &str| {
+        let (table, from, to) = (table.clone(), side(from), side(to));
+        async move {
+            let to = to.unwrap();
+            paimon_diff(&table, from.as_ref(), &to).await.map(|d| {
+                (
+                    d.table.branch_name().to_string(),
+                    d.from.map(|s| s.id),
+                    d.to.id,
+                    d.to.time_millis,
+                )
+            })
+        }
+    };
+    assert_eq!(
+        sides("0", "tag:t1").await.unwrap(),
+        ("main".into(), None, 1, 1796316375177)
+    );
+    assert_eq!(
+        sides("1", "branch:dev").await.unwrap(),
+        ("dev".into(), Some(1), 2, DEV_2_MS)
+    );
+    assert_eq!(
+        sides("branch:dev/tag:t1", "2").await.unwrap(),
+        ("main".into(), Some(1), 2, MAIN_2_MS)
+    );
+    assert_eq!(
+        sides("branch:dev/1", "branch:main").await.unwrap().0,
+        "main"
+    );
+    assert_eq!(
+        sides("1", "branch:nope").await.unwrap_err().to_string(),
+        sides("1", "branch:nope/1").await.unwrap_err().to_string()
+    );
+    assert!(sides("1", "branch:nope")
+        .await
+        .unwrap_err()
+        .to_string()
+        .contains("branch 'nope' of Paimon table java09.db/pk_branch"));
+    // the diff itself: main's snapshot 2 to dev's head
+    let d = paimon_diff(&table, side("2").as_ref(), &side("branch:dev").unwrap())
+        .await
+        .unwrap();
+    let diff = lakescope_paimon::diff::diff_snapshots(&d.table, d.from.as_ref(), &d.to)
+        .await
+        .unwrap();
+    let changes: Vec<String> = diff
+        .batches
+        .iter()
+        .flat_map(|b| (0..b.num_rows()).map(move |r| row_to_json_line(b, r).unwrap()))
+        .collect();
+    assert_eq!(changes.len(), 4, "{changes:?}");
+    for kind in ["update_before", "update_after", "insert", "delete"] {
+        assert!(
+            changes.iter().any(|c| c.contains(kind)),
+            "{kind}: {changes:?}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -181,6 +314,14 @@ async fn tables_list_their_snapshots_tags_and_branches() {
             branches: vec![("dev".into(), None)],
         }
     );
+    assert_eq!(
+        paimon_branch_versions(&paimon, "dev").await.unwrap(),
+        Versions {
+            snapshots: vec![(1, 1796316375177), (2, DEV_2_MS)],
+            tags: vec![("t1".into(), 1)],
+            branches: vec![("dev".into(), None)],
+        }
+    );
     let iceberg = catalog
         .open_iceberg(&"iceberg.branched".parse().unwrap())
         .await
@@ -198,4 +339,69 @@ async fn tables_list_their_snapshots_tags_and_branches() {
             branches: vec![("dev".into(), Some(6671206006443057693))],
         }
     );
+}
+
+/// `java09.pk_branch` in memory with a schema 1 (its schema 0 with column `v` renamed) on
+/// each branch named: an ALTER on that branch.
+async fn altered(branches: &[(&str, &str)]) -> Rc<lakescope_paimon::table::Table> {
+    let src = repo().join("public/demo/warehouse");
+    let store = Rc::new(lakescope_storage::MemoryStore::new());
+    let mut dirs = vec![src.join("java09.db/pk_branch")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let key = path.strip_prefix(&src).unwrap().to_str().unwrap();
+                let bytes = std::fs::read(&path).unwrap();
+                store.put(key, bytes.into()).await.unwrap();
+            }
+        }
+    }
+    let schema_0 =
+        std::fs::read_to_string(src.join("java09.db/pk_branch/schema/schema-0")).unwrap();
+    for (meta, column) in branches {
+        let mut schema: serde_json::Value = serde_json::from_str(&schema_0).unwrap();
+        schema["id"] = 1.into();
+        schema["fields"][1]["name"] = (*column).into();
+        let key = format!("java09.db/pk_branch/{meta}schema/schema-1");
+        store.put(&key, schema.to_string().into()).await.unwrap();
+    }
+    let catalog = Catalog::new(store as Rc<dyn ObjectStore>);
+    Rc::new(
+        catalog
+            .open_table(&"java09.pk_branch".parse().unwrap())
+            .await
+            .unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn a_diff_across_branches_reads_through_the_branch_with_every_schema() {
+    // an ALTER on each branch gives schema 1 two meanings: refused
+    let table = altered(&[("", "on_main"), ("branch/branch-dev/", "on_dev")]).await;
+    let dev = Version::Branch("dev".into());
+    let err = paimon_diff(&table, Some(&Version::SnapshotId(2)), &dev)
+        .await
+        .err()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        err,
+        "Paimon table java09.db/pk_branch: cannot diff branch 'main' with branch 'dev': their schema 1 differs (each branch evolved its schema), so their files cannot be read with one branch's schemas"
+    );
+    // on one branch the diff is as before
+    let dev_1 = Version::parse("branch:dev/1").unwrap();
+    let d = paimon_diff(&table, Some(&dev_1), &dev).await.unwrap();
+    assert_eq!((d.from.map(|s| s.id), d.to.id), (Some(1), 2));
+    assert_eq!(d.table.branch_name(), "dev");
+
+    // an ALTER on dev only: main's schemas are dev's, so dev reads both sides, either way
+    let table = altered(&[("branch/branch-dev/", "on_dev")]).await;
+    for (from, to) in [("branch:dev", "2"), ("2", "branch:dev")] {
+        let (from, to) = (Version::parse(from).unwrap(), Version::parse(to).unwrap());
+        let d = paimon_diff(&table, Some(&from), &to).await.unwrap();
+        assert_eq!(d.table.branch_name(), "dev", "{from} → {to}");
+    }
 }
