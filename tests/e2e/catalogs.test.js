@@ -244,3 +244,51 @@ test("a catalog that sends no CORS headers is named, with what to allow", async 
     await close();
   }
 });
+
+test("the token is kept on the device only when the user asks, and Forget removes it", async () => {
+  const address = `paimon+rest://${paimon.proxy.replace("http://", "")}/wh`;
+  const { page, close } = await connect(address, PAIMON_TOKEN);
+  const stored = () => page.evaluate(() => localStorage.getItem("lakescope-catalog-connection"));
+  const connected = () =>
+    page.getByTestId("connection-status").filter({ hasText: /· 1 databases · 2 tables$/ }).waitFor({ timeout: 30_000 });
+  try {
+    await connected();
+    assert.equal(await stored(), null, "not remembered unless asked");
+    await page.reload();
+    await page.getByTestId("catalog-error").filter({ hasText: /refused the token/ }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId("catalog-token").inputValue(), "", "a reload forgets the token");
+
+    await page.getByTestId("catalog-token").fill(PAIMON_TOKEN);
+    await page.getByTestId("catalog-remember").check();
+    await page.getByTestId("catalog-open").click();
+    await connected();
+    assert.match(await stored(), new RegExp(PAIMON_TOKEN));
+    await page.reload();
+    await connected(); // the remembered token opens the link
+    await page.getByTestId("catalog-forget").click();
+    assert.equal(await stored(), null);
+    assert.equal(await page.getByTestId("catalog-token").inputValue(), "");
+  } finally {
+    await close();
+  }
+});
+
+test("a table at a location the browser cannot read names the location and what to do", async () => {
+  const address = `paimon+rest://${paimon.proxy.replace("http://", "")}/wh`;
+  const { page, close } = await openPage(`?warehouse=${encodeURIComponent(address)}`);
+  try {
+    await page.getByTestId("catalog-error").waitFor({ timeout: 30_000 });
+    await page.getByTestId("catalog-token").fill(PAIMON_TOKEN);
+    await page.getByTestId("catalog-open").click();
+    await page.getByTestId("connection-status").filter({ hasText: /· 2 tables$/ }).waitFor({ timeout: 30_000 });
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=d.ap&tab=data`);
+    const error = page.locator('[data-testid="data-error"], [data-testid="error-panel"]').first();
+    await error.waitFor({ timeout: 30_000 });
+    const text = await error.textContent();
+    assert.match(text, new RegExp(`file://${dir}/wh/d/ap`));
+    assert.match(text, /a file:\/\/ location in a browser/);
+    assert.match(text, /Table files under … are served at …/);
+  } finally {
+    await close();
+  }
+});
