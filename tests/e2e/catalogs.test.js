@@ -214,10 +214,18 @@ test("an Iceberg REST catalog: the tree and every snapshot's rows as pyiceberg r
     const tree = await page.getByTestId("sidebar").textContent();
     assert.match(tree, /events/);
     assert.match(tree, /plain/);
+    const read = {};
     for (const table of ["bronze.events", "bronze.plain"]) {
-      const expected = sections(oracle("rest_iceberg.py", [iceberg.url, iceberg.token, "dev", "read", table]));
-      await checkSnapshots(page, address, table, expected);
+      read[table] = sections(oracle("rest_iceberg.py", [iceberg.url, iceberg.token, "dev", "read", table]));
+      await checkSnapshots(page, address, table, read[table]);
     }
+    // The Diff tab between the first two snapshots: the rows the second append added.
+    const [first, second] = read["bronze.events"];
+    const before = new Set(first.rows.map((r) => JSON.stringify(r)));
+    const inserted = second.rows.filter((r) => !before.has(JSON.stringify(r))).length;
+    assert.ok(inserted > 0);
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=bronze.events&tab=diff&from=${first.id}&to=${second.id}`);
+    await page.getByTestId("diff-summary").filter({ hasText: `+${inserted} inserted` }).waitFor({ timeout: 30_000 });
     await navigate(page, `warehouse=${encodeURIComponent(address)}&table=bronze.events&tab=overview`);
     await page.getByTestId("format-version").waitFor({ timeout: 30_000 });
     await navigate(page, `warehouse=${encodeURIComponent(address)}&table=bronze.events&tab=snapshots`);
