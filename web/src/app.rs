@@ -1,5 +1,6 @@
 //! The app shell: header, connection bar, catalog sidebar and the main panel.
 
+use crate::catalog_connect::CatalogConnection;
 use crate::catalog_tree::CatalogTree;
 use crate::connect::{ConnectPanel, Connection};
 use crate::route::{go, go_replace, Route, Tab};
@@ -79,13 +80,17 @@ pub fn App() -> impl IntoView {
     let state = RwSignal::new(LoadState::Loading(wanted.get_untracked()));
     // S3 endpoint and credentials (in memory unless the user asks to remember them).
     let connection = Connection::load();
+    // A REST catalog's token (in memory unless the user asks to remember it; never in the URL).
+    let catalog = CatalogConnection::load();
 
     let open = move |target: String| {
         state.set(LoadState::Loading(target.clone()));
         spawn_local(async move {
-            let outcome = warehouse::open(&target, &connection.options()).await;
+            let outcome =
+                warehouse::open(&target, &connection.options(), &catalog.settings()).await;
             if outcome.is_ok() {
                 connection.remember_if_asked();
+                catalog.remember_if_asked();
             }
             // A newer Open may have started meanwhile: only the latest request may land.
             if state.with_untracked(|s| s == &LoadState::Loading(target.clone())) {
@@ -120,7 +125,9 @@ pub fn App() -> impl IntoView {
             return;
         };
         spawn_local(async move {
-            if let Ok(w) = warehouse::open(&current.uri, &connection.options()).await {
+            let reopened =
+                warehouse::open(&current.uri, &connection.options(), &catalog.settings()).await;
+            if let Ok(w) = reopened {
                 // Only if nothing else was opened meanwhile.
                 if state
                     .with_untracked(|s| matches!(s, LoadState::Loaded(c) if c.uri == current.uri))
@@ -174,7 +181,7 @@ pub fn App() -> impl IntoView {
         <div class="app" data-testid="app">
             <Header />
             <ConnectionBar uri=uri state=state on_open=on_open />
-            <ConnectPanel uri=uri connection=connection on_open=on_open />
+            <ConnectPanel uri=uri connection=connection catalog=catalog on_open=on_open />
             <main class="workspace">
                 <aside class="sidebar" data-testid="sidebar">
                     <CatalogTree state=state selected=selected />
@@ -253,7 +260,7 @@ fn ConnectionBar(
                 on_open(uri.get_untracked());
             }
         >
-            <label class="connbar-label" for="warehouse-uri">"Warehouse"</label>
+            <label class="connbar-label" for="warehouse-uri">"Warehouse or catalog"</label>
             <input
                 id="warehouse-uri"
                 class="connbar-input"
@@ -261,7 +268,7 @@ fn ConnectionBar(
                 type="text"
                 spellcheck="false"
                 autocomplete="off"
-                placeholder="https://host/warehouse/, s3://bucket/warehouse, opfs://my-lake or demo/warehouse/"
+                placeholder="https://host/warehouse/, s3://bucket/warehouse, opfs://my-lake, paimon+rest://host:port/warehouse, iceberg+rest://host:port or demo/warehouse/"
                 bind:value=uri
             />
             <button class="btn primary" type="submit" data-testid="open-button" disabled=loading>

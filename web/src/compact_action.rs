@@ -84,7 +84,7 @@ pub fn CompactAction(
             <span class="statusline" data-testid="compact-status">
                 {move || match state.get() {
                     CompactState::Idle if !writable => view! {
-                        <span class="muted">"Read-only warehouse: open an opfs:// copy or an S3 warehouse to compact."</span>
+                        <span class="muted">{warehouse::read_only_note("compact")}</span>
                     }.into_any(),
                     CompactState::Idle => view! { <span></span> }.into_any(),
                     CompactState::Running => view! {

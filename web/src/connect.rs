@@ -1,8 +1,10 @@
-//! The connection form below the warehouse bar: S3 endpoint and keys or a presign endpoint, and OPFS warehouses.
+//! The connection form below the warehouse bar: S3 endpoint and keys or a presign endpoint, OPFS
+//! warehouses, and REST catalogs (`crate::catalog_connect`).
 //!
 //! Secrets live in memory for the session; only when the user ticks "remember on this device" are
 //! the connection settings (keys included) kept in localStorage, until "Forget" removes them.
 
+use crate::catalog_connect::{is_catalog, CatalogConnection, CatalogFields};
 use crate::warehouse::DEMO_WAREHOUSE;
 use lakescope_storage::s3::S3Credentials;
 use lakescope_storage::uri::StoreOptions;
@@ -136,22 +138,24 @@ fn is_opfs(uri: &str) -> bool {
     uri.trim().to_ascii_lowercase().starts_with("opfs://")
 }
 
-/// The extra fields for `s3://` and `opfs://` warehouses (nothing for http(s)).
+/// The extra fields for `s3://` and `opfs://` warehouses and REST catalogs (nothing for http(s)).
 #[component]
 pub fn ConnectPanel(
     uri: RwSignal<String>,
     connection: Connection,
+    catalog: CatalogConnection,
     on_open: impl Fn(String) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     // Re-rendered only when the kind of URI changes (the fields keep their state while typing).
     let kind = Memo::new(move |_| {
         let u = uri.get();
-        (is_s3(&u), is_opfs(&u))
+        (is_s3(&u), is_opfs(&u), is_catalog(&u))
     });
     view! {
         {move || match kind.get() {
-            (true, _) => view! { <S3Fields uri=uri connection=connection on_open=on_open /> }.into_any(),
-            (_, true) => view! { <OpfsFields uri=uri on_open=on_open /> }.into_any(),
+            (true, _, _) => view! { <S3Fields uri=uri connection=connection on_open=on_open /> }.into_any(),
+            (_, true, _) => view! { <OpfsFields uri=uri on_open=on_open /> }.into_any(),
+            (_, _, true) => view! { <CatalogFields uri=uri connection=catalog on_open=on_open /> }.into_any(),
             _ => ().into_any(),
         }}
     }

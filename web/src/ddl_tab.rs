@@ -289,7 +289,7 @@ pub fn DdlTab(sel: Selection) -> impl IntoView {
                         title=if writable { "Commit the previewed schema" } else { "This warehouse is read-only (a static web host)" }
                         on:click=run_commit>"Commit"</button>
                     {(!writable).then(|| view! {
-                        <span class="muted" data-testid="ddl-readonly">"Read-only warehouse: open an opfs:// copy or an S3 warehouse to commit."</span>
+                        <span class="muted" data-testid="ddl-readonly">{warehouse::read_only_note("commit")}</span>
                     })}
                     {outcome}
                 </div>

@@ -13,15 +13,7 @@ use leptos::task::spawn_local;
 
 /// Opens the selected Iceberg table.
 pub async fn open_table(sel: &Selection) -> Result<Table, String> {
-    Table::open(warehouse::store()?, &sel.table.path)
-        .await
-        .map_err(|e| {
-            format!(
-                "Reading the Iceberg metadata of {} failed: {e}. Check that metadata/ holds the \
-                 table's *.metadata.json files and that the warehouse listing is up to date.",
-                sel.table.path
-            )
-        })
+    warehouse::iceberg_table(&sel.table.path).await
 }
 
 /// The metadata of the selected Iceberg table, loaded into `target`.

@@ -3,6 +3,10 @@
 #[cfg(target_arch = "wasm32")]
 mod app;
 #[cfg(target_arch = "wasm32")]
+mod catalog_connect;
+#[cfg(target_arch = "wasm32")]
+mod catalog_service;
+#[cfg(target_arch = "wasm32")]
 mod catalog_tree;
 #[cfg(target_arch = "wasm32")]
 mod compact_action;

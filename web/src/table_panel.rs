@@ -46,17 +46,18 @@ pub async fn scan_frame(
 
 /// Whether the selected table is an Iceberg table.
 pub async fn is_iceberg(sel: &Selection) -> bool {
-    match warehouse::store() {
-        Ok(s) => lakescope_iceberg::is_iceberg_table(s.as_ref(), &sel.table.path).await,
-        Err(_) => false,
-    }
+    warehouse::is_iceberg(&sel.table.path).await
 }
 
 /// The selected table with its tabs.
 #[component]
 pub fn TablePanel(selection: Selection) -> impl IntoView {
     let route = use_route();
-    let location = format!("{}{}/", selection.base_url, selection.table.path);
+    let location = if warehouse::service().is_some() {
+        format!("{} {}", selection.base_url, table_ref(&selection, None))
+    } else {
+        format!("{}{}/", selection.base_url, selection.table.path)
+    };
     let sel = StoredValue::new(selection.clone());
     let tab = Memo::new(move |_| route.with(|r| r.tab));
     // Overview, Schema, Snapshots and Files have an Iceberg variant: decide once per table.

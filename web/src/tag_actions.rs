@@ -159,8 +159,13 @@ pub fn TagActions(
             <h2>"Tags and rollback"</h2>
             {(!writable).then(|| view! {
                 <p class="note" data-testid="read-only-note">
-                    "This warehouse is read-only (a static web host). Open a copy in this browser "
-                    "(opfs://) or an S3 warehouse with write access to tag or roll back."
+                    {if warehouse::service().is_some() {
+                        warehouse::read_only_note("tag or roll back")
+                    } else {
+                        "This warehouse is read-only (a static web host). Open a copy in this browser \
+                         (opfs://) or an S3 warehouse with write access to tag or roll back."
+                            .to_string()
+                    }}
                 </p>
             })}
             <div class="toolbar">

@@ -33,6 +33,7 @@ pub fn UploadAction(
     on_done: impl Fn() + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let writable = warehouse::is_writable();
+    let read_only = warehouse::read_only_note("insert files");
     let names = StoredValue::new((database, table));
     let state = RwSignal::new(UploadState::Idle);
     let chunk_rows = RwSignal::new(DEFAULT_CHUNK_ROWS.to_string());
@@ -144,7 +145,7 @@ pub fn UploadAction(
             <input type="file" accept=".csv,.parquet,.parq" class="file-input" data-testid="upload-file"
                 node_ref=input on:change=picked />
             <button class="btn" data-testid="upload" disabled=move || !writable || running()
-                title=if writable { "Insert the rows of a CSV (with a header row) or Parquet file, matched by column name (INSERT INTO: primary keys upsert)" } else { "This warehouse is read-only (a static web host)" }
+                title=if writable { "Insert the rows of a CSV (with a header row) or Parquet file, matched by column name (INSERT INTO: primary keys upsert)".to_string() } else { read_only.clone() }
                 on:click=move |_| { if let Some(i) = input.get() { i.click() } }>"Insert from file…"</button>
             <label class="tb-label" title="Rows converted and written at a time: each chunk becomes its own data files; memory use follows this size">
                 "rows per chunk"
@@ -154,7 +155,7 @@ pub fn UploadAction(
             <span class="statusline" data-testid="upload-status">
                 {move || match state.get() {
                     UploadState::Idle if !writable => view! {
-                        <span class="muted">"Read-only warehouse: open an opfs:// copy or an S3 warehouse to insert files."</span>
+                        <span class="muted">{read_only.clone()}</span>
                     }.into_any(),
                     UploadState::Idle => view! { <span></span> }.into_any(),
                     UploadState::Running { file, progress } => {

@@ -78,10 +78,7 @@ pub fn load_branch_versions(path: &str, branch: &str, into: BranchVersions) {
 
 /// Opens the Iceberg table at `path` in the connected warehouse.
 pub async fn open_iceberg(path: &str) -> Result<IcebergTable, String> {
-    let store = warehouse::store()?;
-    IcebergTable::open(store, path)
-        .await
-        .map_err(|e| format!("Cannot open Iceberg table {path}: {e}"))
+    warehouse::iceberg_table(path).await
 }
 
 /// The versions of the selected table, and whether it is an Iceberg table.

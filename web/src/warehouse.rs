@@ -1,7 +1,10 @@
-//! Opening a warehouse from the browser (http(s), s3://, opfs://): the catalog load and plain-words errors.
+//! Opening a warehouse (http(s), s3://, opfs://) or a REST catalog from the browser: the catalog
+//! load, the page's table handles, and plain-words errors.
 
+use crate::catalog_service::{self, CatalogSettings, ServiceKind};
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
-use lakescope_engine::{Catalog, DatabaseEntry, TableEntry};
+use lakescope_engine::catalog::TableLocation;
+use lakescope_engine::{Catalog, CatalogAddress, DatabaseEntry, TableEntry, TableRef};
 use lakescope_paimon::scan::{plan, PartitionFilter};
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::{Snapshots, Table};
@@ -17,6 +20,13 @@ use std::sync::Arc;
 
 /// A Paimon table being opened (or opened), shared by every view that asks for it meanwhile.
 type Opening = Shared<LocalBoxFuture<'static, Result<Rc<Table>, String>>>;
+
+/// The open warehouse: base URL (a catalog service: its address), catalog, store options, and
+/// which service it is (`None`: a warehouse).
+type Current = (String, Catalog, StoreOptions, Option<ServiceKind>);
+
+/// A catalog service's answer to where a table's files are, shared by every view that asks.
+type Locating = Shared<LocalBoxFuture<'static, Result<TableLocation, String>>>;
 
 /// A table's latest snapshot read, started at `.0` (page milliseconds), shared by every view
 /// that asks meanwhile.
@@ -40,8 +50,10 @@ const KNOWN_LATEST_MAX_AGE_MS: f64 = 300_000.0;
 const CACHE_BYTES: u64 = 32 << 20;
 
 thread_local! {
-    /// The open warehouse: its base URL, catalog, and how it was reached.
-    static CURRENT: RefCell<Option<(String, Catalog, StoreOptions)>> = const { RefCell::new(None) };
+    /// The open warehouse (see [`Current`]).
+    static CURRENT: RefCell<Option<Current>> = const { RefCell::new(None) };
+    /// A catalog service's table locations by table path (`db/t`).
+    static LOCATIONS: RefCell<HashMap<String, Locating>> = RefCell::new(HashMap::new());
     /// The open warehouse's cache of immutable objects (cleared with the table handles).
     static CACHE: RefCell<Option<Rc<CachingStore<MeteredStore>>>> = const { RefCell::new(None) };
     /// Opened Paimon tables by path (a table caches its manifests).
@@ -64,7 +76,7 @@ pub fn io() -> IoCounts {
 /// The catalog of the open warehouse.
 pub fn catalog() -> Result<Catalog, String> {
     CURRENT
-        .with(|c| c.borrow().as_ref().map(|(_, c, _)| c.clone()))
+        .with(|c| c.borrow().as_ref().map(|(_, c, _, _)| c.clone()))
         .ok_or_else(|| "No warehouse is open.".to_string())
 }
 
@@ -73,19 +85,28 @@ pub fn store() -> Result<Rc<dyn ObjectStore>, String> {
     catalog()?.store().cloned().map_err(|e| e.to_string())
 }
 
-/// The open warehouse's base URL and options, for the SQL worker to open it the same way.
+/// Which catalog service is open (`None`: a warehouse, or nothing).
+pub fn service() -> Option<ServiceKind> {
+    CURRENT.with(|c| c.borrow().as_ref().and_then(|(_, _, _, kind)| *kind))
+}
+
+/// The open warehouse's base URL and options, for the SQL worker to open it the same way. The
+/// worker opens warehouses only: a REST catalog is refused by name.
 pub fn connection() -> Result<(String, StoreOptions), String> {
-    CURRENT
-        .with(|c| {
-            c.borrow()
-                .as_ref()
-                .map(|(base_url, _, options)| (base_url.clone(), options.clone()))
-        })
-        .ok_or_else(|| "No warehouse is open.".to_string())
+    CURRENT.with(|c| match c.borrow().as_ref() {
+        Some((address, _, _, Some(kind))) => Err(format!(
+            "The SQL console, uploads and compaction work on warehouses; they do not open \
+                 the {} catalog {address} yet (its tables are read in the table tabs).",
+            kind.name()
+        )),
+        Some((base_url, _, options, None)) => Ok((base_url.clone(), options.clone())),
+        None => Err("No warehouse is open.".to_string()),
+    })
 }
 
 /// Whether the open warehouse takes writes: `opfs://` and `s3://` (a static web host is
-/// read-only; an S3 bucket without write access fails the write with the store's error).
+/// read-only; an S3 bucket without write access fails the write with the store's error; a
+/// REST catalog's tables are not written from the page, see [`read_only_note`]).
 pub fn is_writable() -> bool {
     connection().is_ok_and(|(url, _)| {
         ["opfs://", "s3://", "s3a://"]
@@ -94,16 +115,124 @@ pub fn is_writable() -> bool {
     })
 }
 
+/// Why the open warehouse takes no writes from the page, in the user's words (`action`: what
+/// the user wanted to do, e.g. "insert files").
+pub fn read_only_note(action: &str) -> String {
+    match service() {
+        Some(kind) => format!(
+            "A {} REST catalog's tables are read-only in the page (the page does not {action} \
+             through a catalog yet): use `lakescope insert` with --catalog-token, or open the \
+             warehouse itself.",
+            kind.name()
+        ),
+        None => {
+            format!("Read-only warehouse: open an opfs:// copy or an S3 warehouse to {action}.")
+        }
+    }
+}
+
+/// The `TableRef` of a catalog service's table path (`db/t`, see `Catalog::tables`).
+fn service_ref(path: &str) -> Result<TableRef, String> {
+    let (database, table) = path
+        .split_once('/')
+        .ok_or_else(|| format!("{path}: not a table of a catalog service (database/table)"))?;
+    Ok(TableRef {
+        database: database.to_string(),
+        table: table.to_string(),
+        system: None,
+    })
+}
+
+/// Where the catalog service keeps the table at `path` (`db/t`); asked once per table and
+/// shared, until [`forget_tables`].
+async fn locate(path: &str) -> Result<TableLocation, String> {
+    let locating = match LOCATIONS.with(|l| l.borrow().get(path).cloned()) {
+        Some(locating) => locating,
+        None => {
+            let catalog = catalog()?;
+            let table_ref = service_ref(path)?;
+            let locating = async move {
+                catalog
+                    .locate(&table_ref)
+                    .await
+                    .map_err(|e| format!("Cannot open table {table_ref}: {e}"))
+            }
+            .boxed_local()
+            .shared();
+            LOCATIONS.with(|l| l.borrow_mut().insert(path.to_string(), locating.clone()));
+            locating
+        }
+    };
+    let result = locating.clone().await;
+    if result.is_err() {
+        LOCATIONS.with(|l| forget_failed(l, path, |o| o.ptr_eq(&locating)));
+    }
+    result
+}
+
+/// The store and key of the Paimon table at `path`: a folder of the warehouse, or where the
+/// catalog service says.
+async fn paimon_files(path: &str) -> Result<(Rc<dyn ObjectStore>, String), String> {
+    if service().is_none() {
+        return Ok((store()?, path.to_string()));
+    }
+    let location = locate(path).await?;
+    Ok((location.store, location.path))
+}
+
+/// The Iceberg table at `path`, opened: from the warehouse's folder, or loaded through the
+/// Iceberg REST catalog.
+pub async fn iceberg_table(path: &str) -> Result<lakescope_iceberg::Table, String> {
+    if service().is_none() {
+        return lakescope_iceberg::Table::open(store()?, path)
+            .await
+            .map_err(|e| {
+                format!(
+                    "Reading the Iceberg metadata of {path} failed: {e}. Check that metadata/ \
+                     holds the table's *.metadata.json files and that the warehouse listing is \
+                     up to date."
+                )
+            });
+    }
+    let table_ref = service_ref(path)?;
+    match catalog()?.open_iceberg(&table_ref).await {
+        Ok(Some(table)) => Ok(table),
+        Ok(None) => Err(format!("{table_ref} is not an Iceberg table")),
+        Err(e) => Err(format!(
+            "Cannot load table {table_ref} from the catalog: {e}"
+        )),
+    }
+}
+
+/// Whether the table at `path` is an Iceberg table (an Iceberg REST catalog holds only those, a
+/// Paimon REST catalog none).
+pub async fn is_iceberg(path: &str) -> bool {
+    match service() {
+        Some(kind) => kind == ServiceKind::Iceberg,
+        None => match store() {
+            Ok(s) => lakescope_iceberg::is_iceberg_table(s.as_ref(), path).await,
+            Err(_) => false,
+        },
+    }
+}
+
 /// Opens (or returns the cached handle of) the Paimon table at `path` (`db.db/t`); views that
 /// ask while it is being opened share that open.
 pub async fn table(path: &str) -> Result<Rc<Table>, String> {
     let opening = match TABLES.with(|t| t.borrow().get(path).cloned()) {
         Some(opening) => opening,
         None => {
-            let store = store()?;
             let key = path.to_string();
             let opening = async move {
-                Table::open(store, &key)
+                if service().is_some() {
+                    let location = locate(&key).await?;
+                    return location
+                        .open()
+                        .await
+                        .map(Rc::new)
+                        .map_err(|e| format!("Cannot open table {key}: {e}"));
+                }
+                Table::open(store()?, &key)
                     .await
                     .map(Rc::new)
                     .map_err(|e| format!("Cannot open table {key}: {e}"))
@@ -135,10 +264,10 @@ pub async fn latest_snapshot(path: &str) -> Result<Option<Snapshot>, String> {
     let read = match recent {
         Some(read) => read,
         None => {
-            let store = store()?;
             let key = path.to_string();
             let read = async move {
-                let latest = Snapshots::new(store.as_ref(), &key)
+                let (store, table_key) = paimon_files(&key).await?;
+                let latest = Snapshots::new(store.as_ref(), &table_key)
                     .latest()
                     .await
                     .map_err(|e| format!("Cannot read the latest snapshot of {key}: {e}"))?;
@@ -178,6 +307,7 @@ fn forget_failed<V>(
 /// snapshots; a dropped and re-created table or a rollback can write an object name again).
 pub fn forget_tables() {
     TABLES.with(|t| t.borrow_mut().clear());
+    LOCATIONS.with(|l| l.borrow_mut().clear());
     LATEST.with(|l| l.borrow_mut().clear());
     KNOWN_LATEST.with(|k| k.borrow_mut().clear());
     CACHE.with(|c| {
@@ -189,10 +319,7 @@ pub fn forget_tables() {
 
 /// What kind of table lives at `path`, for the tree badge: (short label, title).
 pub async fn table_kind(path: &str) -> (String, String) {
-    let Ok(store) = store() else {
-        return ("?".into(), String::new());
-    };
-    if lakescope_iceberg::is_iceberg_table(store.as_ref(), path).await {
+    if is_iceberg(path).await {
         return ("iceberg".into(), "Apache Iceberg table".into());
     }
     match table(path).await {
@@ -270,8 +397,7 @@ pub fn prefetch(path: &str) {
         previous.abort();
     }
     let work = async move {
-        let Ok(store) = store() else { return };
-        if lakescope_iceberg::is_iceberg_table(store.as_ref(), &path).await {
+        if is_iceberg(&path).await {
             return;
         }
         let guess = recent_latest(&path);
@@ -309,7 +435,8 @@ fn recent_latest(path: &str) -> Option<Snapshot> {
 
 /// Reads the latest snapshot of each Paimon table at `paths`, [`IDLE_READS_AT_ONCE`] at a time
 /// (the page is idle: a table opened later plans it while confirming it, see [`prefetch`]).
-/// Failures are left to the views that read these tables.
+/// Failures are left to the views that read these tables. A catalog service's tables are not
+/// read ahead (each would cost the service a lookup).
 pub async fn read_latest_snapshots(paths: &[String]) {
     let Ok(warehouse) = store() else { return };
     for group in paths.chunks(IDLE_READS_AT_ONCE) {
@@ -331,13 +458,23 @@ const IDLE_READS_AT_ONCE: usize = 2;
 
 /// Lists the databases and tables of the warehouse at `uri`: an http(s) URL or page-relative
 /// path, `s3://bucket/prefix` (reached as `options` say) or `opfs://name`.
-pub async fn open(uri: &str, options: &StoreOptions) -> Result<Warehouse, String> {
+pub async fn open(
+    uri: &str,
+    options: &StoreOptions,
+    settings: &CatalogSettings,
+) -> Result<Warehouse, String> {
     let uri = uri.trim();
     if uri.is_empty() {
         return Err(format!(
             "Enter a warehouse URI, e.g. {DEMO_WAREHOUSE} (the bundled demo lake), \
-             https://host/path/warehouse/, s3://bucket/warehouse or opfs://my-lake"
+             https://host/path/warehouse/, s3://bucket/warehouse or opfs://my-lake, or a REST \
+             catalog: paimon+rest://HOST:PORT/WAREHOUSE or iceberg+rest://HOST:PORT?prefix=P"
         ));
+    }
+    match CatalogAddress::parse(uri) {
+        Ok(CatalogAddress::Warehouse(_)) => {}
+        Ok(address) => return open_service(uri, &address, options, settings).await,
+        Err(e) => return Err(format!("Cannot open {uri}: {e}.")),
     }
     let kind = scheme(uri).map_err(|e| format!("Cannot open {uri}: {e}."))?;
     if kind == Scheme::Opfs {
@@ -387,10 +524,35 @@ pub async fn open(uri: &str, options: &StoreOptions) -> Result<Warehouse, String
     })?;
     forget_tables();
     CACHE.with(|c| *c.borrow_mut() = Some(cache));
-    CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), catalog, options.clone())));
+    CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), catalog, options.clone(), None)));
     Ok(Warehouse {
         uri: uri.to_string(),
         base_url,
+        databases,
+    })
+}
+
+/// Connects to the REST catalog at `address` (typed as `uri`) and lists its databases and
+/// tables; its tables' files are opened with `options` (S3 settings) and `settings`.
+async fn open_service(
+    uri: &str,
+    address: &CatalogAddress,
+    options: &StoreOptions,
+    settings: &CatalogSettings,
+) -> Result<Warehouse, String> {
+    let meter = METER.with(Arc::clone);
+    let (catalog, kind) = catalog_service::open(address, options, settings, meter).await?;
+    let databases = match catalog.tree().await {
+        Ok(databases) => databases,
+        Err(e) => return Err(catalog_service::explain(uri, address, &e).await),
+    };
+    forget_tables();
+    CACHE.with(|c| *c.borrow_mut() = None);
+    CURRENT
+        .with(|c| *c.borrow_mut() = Some((uri.to_string(), catalog, options.clone(), Some(kind))));
+    Ok(Warehouse {
+        uri: uri.to_string(),
+        base_url: uri.to_string(),
         databases,
     })
 }

@@ -34,7 +34,7 @@ impl HttpTransport for FetchTransport {
             .await
             .map_err(|e| {
                 TransportError::Connection(format!(
-                "{e} (network error, or the bucket's CORS rules do not allow this page's origin)"
+                "{e} (network error, or the server's CORS rules do not allow this page's origin)"
             ))
             })?;
         let status = response.status();

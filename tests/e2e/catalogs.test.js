@@ -1,0 +1,302 @@
+// End-to-end: the app opens REST catalogs. Apache Paimon's mock REST catalog server and
+// lakana-server (an Iceberg REST catalog) run here, each behind a proxy that adds the CORS
+// headers a real service's CORS settings would; pypaimon 2.1 and pyiceberg 0.12 write tables
+// through them (tests/oracles/rest_paimon.py, rest_iceberg.py). The page connects with a token
+// (never in the URL), lists the tree, and reads every snapshot's rows as the writers read them;
+// the catalogs keep their table files as file:// locations, which the test serves over HTTP (the
+// form's "Table files under … are served at …"). A refused token and a catalog that sends no CORS
+// headers are plain-words messages. Run by scripts/test.sh (layer 3); by hand:
+//   cd tests/e2e && LAKESCOPE_URL=http://127.0.0.1:8081/ node --test catalogs.test.js
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { request as httpRequest, createServer as createHttpServer } from "node:http";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BASE, SHARED, changedRows, freePort, gridRows, normaliseCell, serveWithCors, shot, testBrowser } from "./harness.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ORIGIN = new URL(BASE).origin;
+const PYTHON = `${process.env.LAKE_TOOLS ?? `${homedir()}/.cache/lake-oracles`}/venv/bin/python`;
+const PAIMON_TOKEN = "lakescope-test-token";
+
+const { openPage } = testBrowser();
+const servers = [];
+let dir;
+let paimon; // { url, proxy }
+let iceberg; // { url, proxy, token }
+let files; // URL serving `dir`
+
+/** Starts a catalog script of ../shared/catalogs and resolves with its READY line's JSON. */
+function startCatalog(script, warehouse) {
+  const child = spawn("bash", [`${SHARED}catalogs/${script}`, "0", warehouse], { stdio: ["ignore", "pipe", "inherit"] });
+  servers.push({ close: () => child.kill("SIGKILL") });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const ready = /_REST_READY (\{.*\})\n/.exec(out);
+      if (ready) resolve(JSON.parse(ready[1]));
+    });
+    child.on("exit", (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+  });
+}
+
+/** A proxy in front of `target` that answers as a service configured for this page's origin:
+ * preflights (OPTIONS) itself, and the CORS headers on every answer. */
+async function corsProxy(target) {
+  const port = await freePort();
+  const cors = {
+    "Access-Control-Allow-Origin": ORIGIN,
+    "Access-Control-Allow-Methods": "GET, POST, DELETE, HEAD",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type",
+    "Access-Control-Max-Age": "600",
+    Vary: "Origin",
+  };
+  const srv = createHttpServer((req, res) => {
+    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    const to = new URL(req.url, target);
+    const forward = httpRequest(to, { method: req.method, headers: { ...req.headers, host: to.host } }, (answer) => {
+      res.writeHead(answer.statusCode, { ...answer.headers, ...cors });
+      answer.pipe(res);
+    });
+    forward.on("error", (e) => res.writeHead(502, cors).end(String(e)));
+    req.pipe(forward);
+  });
+  await new Promise((resolve) => srv.listen(port, "127.0.0.1", resolve));
+  servers.push(srv);
+  return `http://127.0.0.1:${port}`;
+}
+
+/** An oracle script's output: per snapshot, "== <id>" and canonical JSON lines. */
+function sections(text) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    if (line.startsWith("== ")) out.push({ id: line.slice(3).trim(), rows: [] });
+    else if (line.startsWith("!! ")) throw new Error(`the writer could not read ${line}`);
+    else if (line.trim()) out.at(-1).rows.push(JSON.parse(line));
+  }
+  return out;
+}
+
+const oracle = (script, args) =>
+  execFileSync(PYTHON, [`${ROOT}tests/oracles/${script}`, ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
+
+/** A grid cell compared: timestamps in the writers' form; a whole double's `.0` dropped (the
+ * grid prints doubles as Python does, JSON.parse keeps no `.0`). */
+const cell = (text) => normaliseCell(text).replace(/^(-?\d+)\.0$/, "$1");
+
+/** Rows as grid lines (`a|b|c` in column order, NULL as the grid shows it), sorted. */
+const lines = (rows) =>
+  rows.map((r) => Object.values(r).map((v) => cell(v === null ? "NULL" : String(v))).join("|")).sort();
+
+before(async () => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "lakescope-catalogs-")));
+  const [p, i] = await Promise.all([
+    startCatalog("paimon-rest-server.sh", `${dir}/wh`),
+    startCatalog("iceberg-rest-server-lakana.sh", `${dir}/ice`),
+  ]);
+  paimon = { url: p.url, proxy: await corsProxy(p.url) };
+  iceberg = { url: i.url, proxy: await corsProxy(i.url), token: i.token };
+  oracle("rest_paimon.py", [paimon.url, "wh", PAIMON_TOKEN, "write"]);
+  oracle("rest_iceberg.py", [iceberg.url, iceberg.token, "dev", "write", "bronze"]);
+  // A static host lists nothing: each Paimon table folder gets its listing index.
+  for (const t of readdirSync(`${dir}/wh/d`)) execFileSync("python3", [`${ROOT}scripts/gen-index.py`, `${dir}/wh/d/${t}`]);
+  const port = await freePort();
+  servers.push(await serveWithCors(dir, port));
+  files = `http://127.0.0.1:${port}/`;
+});
+
+after(() => {
+  for (const s of servers) s.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Opens `address` from a deep link, then connects with `token` (and the served file location). */
+async function connect(address, token) {
+  const ctx = await openPage(`?warehouse=${encodeURIComponent(address)}`);
+  const { page } = ctx;
+  await page.getByTestId("catalog-form").waitFor({ timeout: 30_000 });
+  // The link opened the catalog without a token: its answer lands first.
+  await page.getByTestId("catalog-error").waitFor({ timeout: 30_000 });
+  await page.getByTestId("catalog-token").fill(token);
+  await page.getByTestId("catalog-files-location").fill(`file://${dir}/`);
+  await page.getByTestId("catalog-files-url").fill(files);
+  await page.getByTestId("catalog-open").click();
+  return ctx;
+}
+
+/** Goes to `params` inside the page (the token stays in its memory: a reload would drop it). */
+async function navigate(page, params) {
+  await page.evaluate((search) => {
+    history.pushState(null, "", search);
+    dispatchEvent(new PopStateEvent("popstate"));
+  }, `?${params}`);
+}
+
+/** Reads `table` at each snapshot in the Data tab and compares with the writer's own read. */
+async function checkSnapshots(page, address, table, expected) {
+  assert.ok(expected.length > 0, `${table}: the writer read no snapshots`);
+  for (const { id, rows } of expected) {
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=${table}&tab=data&snapshot=${id}`);
+    await page
+      .getByTestId("row-total")
+      .filter({ hasText: new RegExp(`^${rows.length} rows?$`) })
+      .waitFor({ timeout: 30_000 });
+    const got = (await gridRows(page)).map((line) => line.split("|").map(cell).join("|")).sort();
+    assert.deepEqual(got, lines(rows), `${table} at snapshot ${id}`);
+  }
+}
+
+test("a Paimon REST catalog: a refused token, then the tree, every snapshot's rows and the tabs", async () => {
+  const address = `paimon+rest://${paimon.proxy.replace("http://", "")}/wh`;
+  const { page, close } = await connect(address, "not-the-token");
+  try {
+    const error = page.getByTestId("catalog-error");
+    await error.filter({ hasText: /refused the token \(HTTP 401\)/ }).waitFor({ timeout: 30_000 });
+    assert.match(await error.textContent(), new RegExp(`catalog at ${paimon.proxy} refused the token`));
+
+    await page.getByTestId("catalog-token").fill(PAIMON_TOKEN);
+    await page.getByTestId("catalog-open").click();
+    await page
+      .getByTestId("connection-status")
+      .filter({ hasText: /· 1 databases · 2 tables$/ })
+      .waitFor({ timeout: 30_000 });
+    const tree = await page.getByTestId("sidebar").textContent();
+    assert.match(tree, /ap/);
+    assert.match(tree, /pk/);
+    assert.ok(!page.url().includes(PAIMON_TOKEN), "the token is never in the URL");
+    await shot(page, "catalogs-paimon-tree");
+
+    const read = {};
+    for (const table of ["d.pk", "d.ap"]) {
+      const latest = JSON.parse(oracle("rest_paimon.py", [paimon.url, "wh", PAIMON_TOKEN, "latest", table])).id;
+      const ids = Array.from({ length: latest }, (_, k) => String(k + 1));
+      read[table] = sections(oracle("rest_paimon.py", [paimon.url, "wh", PAIMON_TOKEN, "read", table, ...ids]));
+      await checkSnapshots(page, address, table, read[table]);
+    }
+    assert.ok(!page.url().includes(PAIMON_TOKEN), "the token is never in the URL");
+
+    // The other tabs read through the catalog too.
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=d.pk&tab=snapshots`);
+    await page.getByTestId("snapshots-table").waitFor({ timeout: 30_000 });
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=d.pk&tab=files`);
+    await page.getByTestId("files-table").waitFor({ timeout: 30_000 });
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=d.pk&tab=schema`);
+    await page.getByTestId("tab-body-schema").getByText("price").first().waitFor({ timeout: 30_000 });
+    // The Diff tab: the rows pypaimon's reads of snapshots 1 and 2 differ in.
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=d.pk&tab=diff&from=1&to=2`);
+    await page.getByTestId("diff-grid").waitFor({ timeout: 30_000 });
+    const [one, two] = read["d.pk"].map((snapshot) => snapshot.rows);
+    const changed = changedRows(one, two, (r) => `${r.dt}/${r.id}`);
+    assert.ok(changed.length > 0);
+    assert.match(await page.getByTestId("diff-summary").textContent(), new RegExp(`~${changed.length} changed`));
+    // Writes from the page are refused by name.
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=d.pk&tab=data`);
+    await page.getByTestId("upload-status").filter({ hasText: /Paimon REST catalog's tables are read-only/ }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.locator('[data-testid="error-panel"]').count(), 0);
+    await shot(page, "catalogs-paimon-data");
+  } finally {
+    await close();
+  }
+});
+
+test("an Iceberg REST catalog: the tree and every snapshot's rows as pyiceberg reads them", async () => {
+  const address = `iceberg+rest://${iceberg.proxy.replace("http://", "")}?prefix=dev`;
+  const { page, close } = await connect(address, iceberg.token);
+  try {
+    await page
+      .getByTestId("connection-status")
+      .filter({ hasText: /· \d+ databases · 2 tables$/ })
+      .waitFor({ timeout: 30_000 });
+    const tree = await page.getByTestId("sidebar").textContent();
+    assert.match(tree, /events/);
+    assert.match(tree, /plain/);
+    const read = {};
+    for (const table of ["bronze.events", "bronze.plain"]) {
+      read[table] = sections(oracle("rest_iceberg.py", [iceberg.url, iceberg.token, "dev", "read", table]));
+      await checkSnapshots(page, address, table, read[table]);
+    }
+    // The Diff tab between the first two snapshots: the rows the second append added.
+    const [first, second] = read["bronze.events"];
+    const before = new Set(first.rows.map((r) => JSON.stringify(r)));
+    const inserted = second.rows.filter((r) => !before.has(JSON.stringify(r))).length;
+    assert.ok(inserted > 0);
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=bronze.events&tab=diff&from=${first.id}&to=${second.id}`);
+    await page.getByTestId("diff-summary").filter({ hasText: `+${inserted} inserted` }).waitFor({ timeout: 30_000 });
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=bronze.events&tab=overview`);
+    await page.getByTestId("format-version").waitFor({ timeout: 30_000 });
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=bronze.events&tab=snapshots`);
+    await page.getByTestId("tab-body-snapshots").getByText(/append|delete|overwrite/).first().waitFor({ timeout: 30_000 });
+    assert.ok(!page.url().includes(iceberg.token), "the token is never in the URL");
+    await shot(page, "catalogs-iceberg-data");
+  } finally {
+    await close();
+  }
+});
+
+test("a catalog that sends no CORS headers is named, with what to allow", async () => {
+  // The Paimon server itself, without the proxy: the browser refuses its answers.
+  const address = `paimon+rest://${paimon.url.replace("http://", "")}/wh`;
+  const { page, close } = await connect(address, PAIMON_TOKEN);
+  try {
+    const error = page.getByTestId("catalog-error");
+    await error.filter({ hasText: /CORS/ }).waitFor({ timeout: 30_000 });
+    const text = await error.textContent();
+    assert.match(text, new RegExp(`catalog at ${paimon.url} did not allow this page's origin \\(CORS\\)`));
+    assert.match(text, new RegExp(`allow origin ${ORIGIN}`));
+    assert.match(text, /Authorization and Content-Type/);
+  } finally {
+    await close();
+  }
+});
+
+test("the token is kept on the device only when the user asks, and Forget removes it", async () => {
+  const address = `paimon+rest://${paimon.proxy.replace("http://", "")}/wh`;
+  const { page, close } = await connect(address, PAIMON_TOKEN);
+  const stored = () => page.evaluate(() => localStorage.getItem("lakescope-catalog-connection"));
+  const connected = () =>
+    page.getByTestId("connection-status").filter({ hasText: /· 1 databases · 2 tables$/ }).waitFor({ timeout: 30_000 });
+  try {
+    await connected();
+    assert.equal(await stored(), null, "not remembered unless asked");
+    await page.reload();
+    await page.getByTestId("catalog-error").filter({ hasText: /refused the token/ }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId("catalog-token").inputValue(), "", "a reload forgets the token");
+
+    await page.getByTestId("catalog-token").fill(PAIMON_TOKEN);
+    await page.getByTestId("catalog-remember").check();
+    await page.getByTestId("catalog-open").click();
+    await connected();
+    assert.match(await stored(), new RegExp(PAIMON_TOKEN));
+    await page.reload();
+    await connected(); // the remembered token opens the link
+    await page.getByTestId("catalog-forget").click();
+    assert.equal(await stored(), null);
+    assert.equal(await page.getByTestId("catalog-token").inputValue(), "");
+  } finally {
+    await close();
+  }
+});
+
+test("a table at a location the browser cannot read names the location and what to do", async () => {
+  const address = `paimon+rest://${paimon.proxy.replace("http://", "")}/wh`;
+  const { page, close } = await openPage(`?warehouse=${encodeURIComponent(address)}`);
+  try {
+    await page.getByTestId("catalog-error").waitFor({ timeout: 30_000 });
+    await page.getByTestId("catalog-token").fill(PAIMON_TOKEN);
+    await page.getByTestId("catalog-open").click();
+    await page.getByTestId("connection-status").filter({ hasText: /· 2 tables$/ }).waitFor({ timeout: 30_000 });
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=d.ap&tab=data`);
+    const error = page.locator('[data-testid="data-error"], [data-testid="error-panel"]').first();
+    await error.waitFor({ timeout: 30_000 });
+    const text = await error.textContent();
+    assert.match(text, new RegExp(`file://${dir}/wh/d/ap`));
+    assert.match(text, /a file:\/\/ location in a browser/);
+    assert.match(text, /Table files under … are served at …/);
+  } finally {
+    await close();
+  }
+});
