@@ -103,6 +103,7 @@ fn modern_tables_scan_as_pypaimon_reads_them_at_every_snapshot() {
         "dv_merge_on_read",
         "postpone",
         "avro_xz",
+        "parquet_brotli",
         "row_format",
         "row_format_pk",
         "row_format_evolution",

@@ -14,6 +14,7 @@ use parquet::arrow::arrow_reader::{
     ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy, RowSelector,
 };
 use parquet::arrow::{ProjectionMask, PARQUET_FIELD_ID_META_KEY};
+use parquet::basic::Compression;
 use parquet::errors::ParquetError;
 use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
 use parquet::file::reader::{ChunkReader, Length};
@@ -29,6 +30,50 @@ const COALESCE_GAP: u64 = 64 * 1024;
 
 fn corrupt(file: &str, e: impl std::fmt::Display) -> Error {
     Error::corrupt(file, format!("invalid Parquet file: {e}"))
+}
+
+/// Refuses a file with a column chunk compressed by a codec this build does not decode, naming
+/// the file, the column and the codec. BROTLI is decoded only with the `brotli` feature: the
+/// browser app leaves it out of its first load (parquet links brotli's encoder with its decoder).
+fn check_codecs(file: &str, metadata: &ParquetMetaData) -> Result<()> {
+    for group in metadata.row_groups() {
+        for column in group.columns() {
+            let decoded = match column.compression() {
+                Compression::UNCOMPRESSED
+                | Compression::SNAPPY
+                | Compression::GZIP(_)
+                | Compression::LZ4
+                | Compression::LZ4_RAW
+                | Compression::ZSTD(_) => true,
+                Compression::BROTLI(_) => cfg!(feature = "brotli"),
+                Compression::LZO => false,
+            };
+            if !decoded {
+                let why = if matches!(column.compression(), Compression::BROTLI(_)) {
+                    "this build leaves the BROTLI decoder out (the browser app does, to keep its \
+                     first load small); the lakescope CLI reads it"
+                } else {
+                    "no Parquet reader of lakescope decodes it"
+                };
+                return Err(Error::unsupported(
+                    file,
+                    format!(
+                        "Parquet column '{}' is compressed with {}: {why}",
+                        column.column_path(),
+                        column.compression()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A whole Parquet file's reader builder, its codecs checked.
+fn builder_of(file: &str, bytes: Bytes) -> Result<ParquetRecordBatchReaderBuilder<Bytes>> {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(|e| corrupt(file, e))?;
+    check_codecs(file, builder.metadata())?;
+    Ok(builder)
 }
 
 /// Root column indices to decode, and the file column name → wanted name renames (only
@@ -164,8 +209,7 @@ pub(crate) fn batches(
     wanted: &[Wanted],
     batch_size: usize,
 ) -> Result<ParquetBatches> {
-    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(|e| corrupt(file, e))?;
-    batches_with(file, builder, wanted, None, None, batch_size)
+    batches_with(file, builder_of(file, bytes)?, wanted, None, None, batch_size)
 }
 
 /// Decodes the wanted columns of a whole Parquet file: its first `first_rows` rows as one batch,
@@ -180,6 +224,7 @@ pub(crate) fn batches_from_first_rows(
 ) -> Result<ParquetBatches> {
     let meta = ArrowReaderMetadata::load(&bytes, ArrowReaderOptions::new())
         .map_err(|e| corrupt(file, e))?;
+    check_codecs(file, meta.metadata())?;
     // The rows the reader goes through: those of the row groups (a file's own total could differ).
     let rows: usize = meta
         .metadata()
@@ -224,8 +269,7 @@ pub(crate) fn batches_from_first_rows(
 
 /// Decodes the wanted columns of a whole Parquet file (columns keep their wanted names).
 pub(crate) fn decode(file: &str, bytes: Bytes, wanted: &[Wanted]) -> Result<Vec<RecordBatch>> {
-    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(|e| corrupt(file, e))?;
-    decode_with(file, builder, wanted)
+    decode_with(file, builder_of(file, bytes)?, wanted)
 }
 
 /// Reads a Parquet data file through `store` with ranged requests: the footer (one request of
@@ -345,6 +389,7 @@ async fn fetch_footer(
     };
     let metadata =
         ParquetMetaDataReader::decode_metadata(&meta_bytes).map_err(|e| corrupt(path, e))?;
+    check_codecs(path, &metadata)?;
     let arrow_meta = ArrowReaderMetadata::try_new(Arc::new(metadata), ArrowReaderOptions::new())
         .map_err(|e| corrupt(path, e))?;
     let tail = (size - tail_len, tail);

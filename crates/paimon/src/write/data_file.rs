@@ -125,7 +125,14 @@ pub fn compression(name: &str, zstd_level: i32) -> Result<Compression> {
         "snappy" => Compression::SNAPPY,
         "lz4" => Compression::LZ4_RAW,
         "gzip" => Compression::GZIP(GzipLevel::default()),
-        "brotli" => Compression::BROTLI(BrotliLevel::default()),
+        "brotli" if cfg!(feature = "brotli") => Compression::BROTLI(BrotliLevel::default()),
+        "brotli" => {
+            return Err(Error::Invalid(
+                "file.compression 'brotli': this build leaves the BROTLI codec out (the browser \
+                 app does, to keep its first load small); write with the lakescope CLI"
+                    .to_string(),
+            ))
+        }
         "none" | "uncompressed" => Compression::UNCOMPRESSED,
         other => {
             return Err(Error::Invalid(format!(

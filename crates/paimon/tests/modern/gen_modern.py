@@ -259,6 +259,12 @@ def avro_xz():
     write(t, rows(4, 6, 'b'))
 
 
+def parquet_brotli():
+    t = table(KV, {'file.format': 'parquet', 'file.compression': 'brotli'})
+    write(t, rows(0, 4, 'a'))
+    write(t, rows(4, 6, 'b'))
+
+
 def avro_bzip2():
     t = table(KV, {'file.format': 'avro', 'file.compression': 'bzip2'})
     write(t, rows(0, 4, 'a'))
