@@ -612,7 +612,10 @@ async fn parquet_brotli_files_read_exactly() {
         return;
     };
     let codecs = parquet_codecs(&dir.path().join("m.db/parquet_brotli"));
-    assert!(!codecs.is_empty() && codecs.iter().all(|c| c.starts_with("BROTLI")), "{codecs:?}");
+    assert!(
+        !codecs.is_empty() && codecs.iter().all(|c| c.starts_with("BROTLI")),
+        "{codecs:?}"
+    );
     let rows = same_as_pypaimon("parquet_brotli").await;
     assert_eq!(rows.map(|r| r.len()).unwrap_or(6), 6);
 }

@@ -209,7 +209,14 @@ pub(crate) fn batches(
     wanted: &[Wanted],
     batch_size: usize,
 ) -> Result<ParquetBatches> {
-    batches_with(file, builder_of(file, bytes)?, wanted, None, None, batch_size)
+    batches_with(
+        file,
+        builder_of(file, bytes)?,
+        wanted,
+        None,
+        None,
+        batch_size,
+    )
 }
 
 /// Decodes the wanted columns of a whole Parquet file: its first `first_rows` rows as one batch,

@@ -117,29 +117,28 @@ fn cast_batch(schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordBatch> 
 
 /// Parquet compression for Paimon's `file.compression` value.
 pub fn compression(name: &str, zstd_level: i32) -> Result<Compression> {
-    let c = match name {
-        "zstd" => Compression::ZSTD(
-            ZstdLevel::try_new(zstd_level)
-                .map_err(|e| Error::Invalid(format!("zstd level: {e}")))?,
-        ),
-        "snappy" => Compression::SNAPPY,
-        "lz4" => Compression::LZ4_RAW,
-        "gzip" => Compression::GZIP(GzipLevel::default()),
-        "brotli" if cfg!(feature = "brotli") => Compression::BROTLI(BrotliLevel::default()),
-        "brotli" => {
-            return Err(Error::Invalid(
+    let c =
+        match name {
+            "zstd" => Compression::ZSTD(
+                ZstdLevel::try_new(zstd_level)
+                    .map_err(|e| Error::Invalid(format!("zstd level: {e}")))?,
+            ),
+            "snappy" => Compression::SNAPPY,
+            "lz4" => Compression::LZ4_RAW,
+            "gzip" => Compression::GZIP(GzipLevel::default()),
+            "brotli" if cfg!(feature = "brotli") => Compression::BROTLI(BrotliLevel::default()),
+            "brotli" => return Err(Error::Invalid(
                 "file.compression 'brotli': this build leaves the BROTLI codec out (the browser \
                  app does, to keep its first load small); write with the lakescope CLI"
                     .to_string(),
-            ))
-        }
-        "none" | "uncompressed" => Compression::UNCOMPRESSED,
-        other => {
-            return Err(Error::Invalid(format!(
-                "file.compression '{other}' is not supported for Parquet"
-            )))
-        }
-    };
+            )),
+            "none" | "uncompressed" => Compression::UNCOMPRESSED,
+            other => {
+                return Err(Error::Invalid(format!(
+                    "file.compression '{other}' is not supported for Parquet"
+                )))
+            }
+        };
     Ok(c)
 }
 
