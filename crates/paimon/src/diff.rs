@@ -14,6 +14,10 @@
 //! * **Append tables**: rows of files live in B but not in A are `insert`s, rows of files live
 //!   in A but not in B are `delete`s; for a file live in both whose deletion vector changed,
 //!   the rows newly deleted in B are `delete`s (and rows deleted in A but not B `insert`s).
+//! * **Data-evolution buckets** (append files stitched by row id on either side: column
+//!   updates, rows written with only some columns): both sides are read stitched with
+//!   `_ROW_ID` and matched by row id, like primary keys: a row whose columns an update by row id
+//!   changed is an `update_before`/`update_after` pair.
 //!
 //! Both sides are read with B's schema (columns matched by field id).
 
@@ -70,7 +74,7 @@ pub struct PartitionCounts {
     pub inserted: u64,
     /// Rows deleted.
     pub deleted: u64,
-    /// Keys updated (primary-key tables only).
+    /// Keys updated (primary-key tables) or rows updated by row id (data-evolution tables).
     pub updated: u64,
 }
 
@@ -343,8 +347,23 @@ async fn pk_bucket_diff(
         (None, Some(b)) => return Ok((vec![pick_all(&b, Change::Insert, n, counts)?], files)),
         (Some(a), Some(b)) => (a, b),
     };
-    let (a_keys, a_all) = encode(&a, &key_cols, n)?;
-    let (b_keys, b_all) = encode(&b, &key_cols, n)?;
+    let batches = match_by_key(&a, &b, &key_cols, n, counts)?;
+    Ok((batches, files))
+}
+
+/// Rows of `b` whose key is not in `a` are inserts, rows of `a` whose key is not in `b`
+/// deletes, and a key in both with other values an `update_before` (A's row) followed by its
+/// `update_after` (B's row). `key_cols` index columns of both batches; the first
+/// `value_columns` are compared and returned.
+fn match_by_key(
+    a: &RecordBatch,
+    b: &RecordBatch,
+    key_cols: &[usize],
+    value_columns: usize,
+    counts: &mut PartitionCounts,
+) -> Result<Vec<RecordBatch>> {
+    let (a_keys, a_all) = encode(a, key_cols, value_columns)?;
+    let (b_keys, b_all) = encode(b, key_cols, value_columns)?;
     let mut a_index: HashMap<&[u8], usize> = HashMap::with_capacity(a.num_rows());
     for r in 0..a.num_rows() {
         a_index.insert(a_keys.row(r).data(), r);
@@ -379,9 +398,9 @@ async fn pk_bucket_diff(
         }
     }
     if picks.is_empty() {
-        return Ok((Vec::new(), files));
+        return Ok(Vec::new());
     }
-    Ok((vec![pick(&[&a, &b], &picks, &changes, n)?], files))
+    Ok(vec![pick(&[a, b], &picks, &changes, value_columns)?])
 }
 
 async fn append_bucket_diff(
@@ -394,6 +413,9 @@ async fn append_bucket_diff(
     let empty: Vec<DataFileMeta> = Vec::new();
     let a_files = before.map_or(&empty, |s| &s.files);
     let b_files = after.map_or(&empty, |s| &s.files);
+    if read::stitch::needs_stitching(a_files) || read::stitch::needs_stitching(b_files) {
+        return evolution_bucket_diff(reader, before, after, counts).await;
+    }
     let mut out = Vec::new();
     let mut files = 0;
     // Inserts: B's files (all rows of files new in B; rows of common files deleted only in A).
@@ -442,6 +464,31 @@ async fn append_bucket_diff(
         }
     }
     Ok((out, files))
+}
+
+/// The diff of a data-evolution bucket whose files are stitched by row id on either side (column
+/// updates, rows written with only some columns): files cannot be compared one by one, since a
+/// file holds only some columns of its rows. Both sides are read whole, stitched, with
+/// `_ROW_ID` ([`read::row_tracking`]), and matched by row id: a row whose columns changed (an
+/// update by row id, a MERGE INTO) is an `update_before`/`update_after` pair.
+async fn evolution_bucket_diff(
+    reader: &BucketReader<'_>,
+    before: Option<&Split>,
+    after: Option<&Split>,
+    counts: &mut PartitionCounts,
+) -> Result<(Vec<RecordBatch>, usize)> {
+    let n = reader.value_columns();
+    let (a, read_a) = reader.tracked_rows(before).await?;
+    let (b, read_b) = reader.tracked_rows(after).await?;
+    let files = read_a + read_b;
+    let batches = match (a, b) {
+        (None, None) => Vec::new(),
+        (Some(a), None) => vec![pick_all(&a, Change::Delete, n, counts)?],
+        (None, Some(b)) => vec![pick_all(&b, Change::Insert, n, counts)?],
+        // `_ROW_ID` follows the value columns
+        (Some(a), Some(b)) => match_by_key(&a, &b, &[n], n, counts)?,
+    };
+    Ok((batches, files))
 }
 
 /// Every row of `batch` as `change`, counted in `counts`.
@@ -512,6 +559,29 @@ impl<'a> BucketReader<'a> {
         file: &DataFileMeta,
     ) -> Result<Vec<RecordBatch>> {
         self.files.read_data_file(split, file).await
+    }
+
+    /// The live rows of an append bucket with `_ROW_ID` and `_SEQUENCE_NUMBER` after the value
+    /// columns, as one batch (`None` when it has none), and the number of files read.
+    pub(crate) async fn tracked_rows(
+        &self,
+        split: Option<&Split>,
+    ) -> Result<(Option<RecordBatch>, usize)> {
+        let Some(split) = split else {
+            return Ok((None, 0));
+        };
+        let request = crate::table_read::ReadRequest {
+            with_row_tracking: true,
+            ..Default::default()
+        };
+        let batches = self.files.read_split(split, &request).await?;
+        let files = split.files.len();
+        let Some(first) = batches.first() else {
+            return Ok((None, files));
+        };
+        let batch = arrow_select::concat::concat_batches(&first.schema(), &batches)
+            .map_err(|e| Error::Invalid(format!("concatenating stitched rows: {e}")))?;
+        Ok(((batch.num_rows() > 0).then_some(batch), files))
     }
 
     /// Merges the live files of a primary-key bucket as a batch read does (level-0 files
