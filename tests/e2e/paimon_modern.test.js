@@ -217,6 +217,21 @@ test("a branch's own snapshots and tags are picked in the app, deep-linked and d
     await page.getByTestId("diff-from").locator('option[value="branch:dev/tag:d2"]').waitFor({ state: "attached", timeout: 30_000 });
     assert.equal(await page.getByTestId("diff-to").inputValue(), "branch:dev");
     await shot(page, "paimon-modern-refs-branch-diff");
+    // main's head updated column b of two rows by row id (files holding only b, stitched): the
+    // diff from tag t1 pairs each changed row (update_before/update_after), matched by _ROW_ID.
+    // Expected from pypaimon's rows: the rows only in main are the afters, those only in t1 the befores.
+    const only = (xs, ys) => xs.filter((l) => !ys.includes(l));
+    const q = `?warehouse=${lake}&table=m.modern_refs&tab=diff&from=tag%3At1&to=latest`;
+    await page.goto(new URL(q, page.url()).href);
+    await page.getByTestId("diff-grid").or(page.getByTestId("error-panel")).first().waitFor({ timeout: 30_000 });
+    assert.deepEqual(await page.getByTestId("error-panel").allTextContents(), [], "tag:t1 → latest");
+    const changed = await gridRows(page, "diff-grid");
+    const after = only(refs.latest, refs["tag:t1"]);
+    assert.ok(after.length > 0);
+    assert.deepEqual(changed.filter((l) => l.startsWith("update_after|")).map((l) => l.slice(13)).sort(), after);
+    assert.deepEqual(changed.filter((l) => l.startsWith("update_before|")).map((l) => l.slice(14)).sort(), only(refs["tag:t1"], refs.latest));
+    assert.equal(changed.length, 2 * after.length, "only update pairs");
+    await shot(page, "paimon-modern-refs-update-diff");
     assert.deepEqual(problems, []);
   } finally {
     await close();

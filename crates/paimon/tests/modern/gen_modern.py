@@ -309,7 +309,8 @@ def modern_refs():
     write(CAT.get_table('m.modern_refs$branch_dev'), rows(6, 9, 'd'))
     CAT.create_tag('m.modern_refs$branch_dev', 'd2', 2)
     refs = {}
-    for label, name, options in [('tag:t1', 'm.modern_refs', {'scan.tag-name': 't1'}),
+    for label, name, options in [('latest', 'm.modern_refs', None),
+                                 ('tag:t1', 'm.modern_refs', {'scan.tag-name': 't1'}),
                                  ('branch:dev', 'm.modern_refs$branch_dev', None),
                                  ('branch:dev@1', 'm.modern_refs$branch_dev', {'scan.snapshot-id': '1'}),
                                  ('branch:dev@tag:d2', 'm.modern_refs$branch_dev', {'scan.tag-name': 'd2'})]:
