@@ -3,7 +3,8 @@
 #   P1 native merge-on-read and the append-table read (scripts/bench.sh),
 #   P7 write throughput and P10 bytes written against Java Paimon 0.9 (scripts/bench.sh --write),
 #   P2, P3, P4, P6 in headless Chromium (scripts/bench-browser.sh; it builds the release app),
-#   P5 the explorer's first load (scripts/payload-size.sh on that release app).
+#   P5 the explorer's first load (scripts/payload-size.sh on that release app),
+#   P12 a long session in one page (tests/e2e/bench_long_session.mjs on that app, with the SQL engine).
 #
 #   bash scripts/bench-all.sh [--runs N] [--work DIR]
 #
@@ -31,6 +32,16 @@ echo "== P2, P3, P4, P6: in the browser (builds the release app into $APP)"
 bash "$ROOT/scripts/bench-browser.sh" --work "$WORK" --runs "$RUNS"
 echo "== P5: the explorer's first load"
 bash "$ROOT/scripts/payload-size.sh" "$APP" | tee "$OUT/payload.txt"
+echo "== P12: a long session in one page (memory after round 1 and at the end)"
+[ -f "$APP/lakescope-sql-worker_loader.js" ] || bash "$ROOT/scripts/build-sql-worker.sh" "$APP"
+(cd "$ROOT/tests/e2e" && { [ -d node_modules ] || npm ci --no-audit --no-fund; })
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server "$PORT" --bind 127.0.0.1 --directory "$APP" >"$OUT/p12-http.log" 2>&1 &
+HTTP_PID=$!
+trap 'kill "$HTTP_PID" 2>/dev/null || true' EXIT
+sleep 1
+(cd "$ROOT/tests/e2e" && LAKESCOPE_URL="http://127.0.0.1:$PORT/" node bench_long_session.mjs) | tee "$OUT/p12.jsonl"
+kill "$HTTP_PID" 2>/dev/null || true
 
 {
   echo "# lakescope benchmark suite ($(date -u +%Y-%m-%d), $(cd "$ROOT" && git rev-parse --short HEAD))"
@@ -44,6 +55,12 @@ bash "$ROOT/scripts/payload-size.sh" "$APP" | tee "$OUT/payload.txt"
   echo
   echo '```'
   cat "$OUT/payload.txt"
+  echo '```'
+  echo
+  echo "## P12: a long session (memory at the end ≤ 1.5× after round 1)"
+  echo
+  echo '```'
+  tail -n 1 "$OUT/p12.jsonl"
   echo '```'
 } > "$OUT/suite.md"
 echo "report: $OUT/suite.md"

@@ -49,6 +49,11 @@ const KNOWN_LATEST_MAX_AGE_MS: f64 = 300_000.0;
 /// from a static host or OPFS: each is read once, although several views read them at once.
 const CACHE_BYTES: u64 = 32 << 20;
 
+/// Paimon table handles the page keeps open (each with its decoded manifests, at most
+/// `lakescope_paimon::table::MANIFEST_CACHE_BYTES` encoded bytes per kind); the least recently
+/// asked for is closed first.
+const TABLE_HANDLES: usize = 16;
+
 thread_local! {
     /// The open warehouse (see [`Current`]).
     static CURRENT: RefCell<Option<Current>> = const { RefCell::new(None) };
@@ -56,8 +61,11 @@ thread_local! {
     static LOCATIONS: RefCell<HashMap<String, Locating>> = RefCell::new(HashMap::new());
     /// The open warehouse's cache of immutable objects (cleared with the table handles).
     static CACHE: RefCell<Option<Rc<CachingStore<MeteredStore>>>> = const { RefCell::new(None) };
-    /// Opened Paimon tables by path (a table caches its manifests).
-    static TABLES: RefCell<HashMap<String, Opening>> = RefCell::new(HashMap::new());
+    /// Opened Paimon tables by path (a table caches its manifests), with when each was last
+    /// asked for: at most [`TABLE_HANDLES`].
+    static TABLES: RefCell<HashMap<String, (u64, Opening)>> = RefCell::new(HashMap::new());
+    /// Counts asks for table handles (the clock of [`TABLES`]).
+    static TABLE_TICK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// Latest-snapshot reads by table path (see [`latest_snapshot`]).
     static LATEST: RefCell<HashMap<String, LatestRead>> = RefCell::new(HashMap::new());
     /// The latest snapshot each table's last latest-snapshot read found, and when (page ms).
@@ -219,7 +227,17 @@ pub async fn is_iceberg(path: &str) -> bool {
 /// Opens (or returns the cached handle of) the Paimon table at `path` (`db.db/t`); views that
 /// ask while it is being opened share that open.
 pub async fn table(path: &str) -> Result<Rc<Table>, String> {
-    let opening = match TABLES.with(|t| t.borrow().get(path).cloned()) {
+    let tick = TABLE_TICK.with(|t| {
+        t.set(t.get() + 1);
+        t.get()
+    });
+    let cached = TABLES.with(|t| {
+        t.borrow_mut().get_mut(path).map(|(used, opening)| {
+            *used = tick;
+            opening.clone()
+        })
+    });
+    let opening = match cached {
         Some(opening) => opening,
         None => {
             let key = path.to_string();
@@ -239,13 +257,23 @@ pub async fn table(path: &str) -> Result<Rc<Table>, String> {
             }
             .boxed_local()
             .shared();
-            TABLES.with(|t| t.borrow_mut().insert(path.to_string(), opening.clone()));
+            TABLES.with(|t| {
+                let mut tables = t.borrow_mut();
+                tables.insert(path.to_string(), (tick, opening.clone()));
+                while tables.len() > TABLE_HANDLES {
+                    let oldest = tables.iter().min_by_key(|(_, (used, _))| *used);
+                    let Some(oldest) = oldest.map(|(k, _)| k.clone()) else {
+                        break;
+                    };
+                    tables.remove(&oldest);
+                }
+            });
             opening
         }
     };
     let result = opening.clone().await;
     if result.is_err() {
-        TABLES.with(|t| forget_failed(t, path, |o| o.ptr_eq(&opening)));
+        TABLES.with(|t| forget_failed(t, path, |(_, o)| o.ptr_eq(&opening)));
     }
     result
 }

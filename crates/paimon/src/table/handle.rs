@@ -1,7 +1,8 @@
-//! The table handle: opening a table or one of its branches, its schemas, and the cache of
-//! decoded manifests.
+//! The table handle: opening a table or one of its branches, its schemas, and the bounded cache
+//! of decoded manifests.
 
 use super::layout::{branch_path, BRANCH_PREFIX, MAIN_BRANCH};
+use super::manifest_cache::{ManifestCache, MANIFEST_CACHE_BYTES};
 use super::probe::{first_branch_schema, load_schema, schema_ids, schema_ids_from};
 use crate::commit::{RenamingSnapshotCommit, SnapshotCommit};
 use crate::error::{Error, Result};
@@ -28,16 +29,12 @@ pub struct Table {
     first_schema: i64,
     pub(super) schema: Rc<TableSchema>,
     schemas: RefCell<HashMap<i64, Rc<TableSchema>>>,
-    manifest_lists: Decoded<ManifestFileMeta>,
-    manifests: Decoded<ManifestEntry>,
-    index_manifests: Decoded<IndexManifestEntry>,
+    manifest_lists: ManifestCache<ManifestFileMeta>,
+    manifests: ManifestCache<ManifestEntry>,
+    index_manifests: ManifestCache<IndexManifestEntry>,
     /// How commits create snapshots (`None`: [`RenamingSnapshotCommit`], on the store).
     snapshot_commit: Option<Rc<dyn SnapshotCommit>>,
 }
-
-/// Manifest files decoded by name; concurrent reads of one file share one read and decoding
-/// (a failed one is tried again by the next reader).
-type Decoded<T> = RefCell<HashMap<String, Rc<async_once_cell::OnceCell<Rc<Vec<T>>>>>>;
 
 impl std::fmt::Debug for Table {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -74,9 +71,9 @@ impl Table {
             first_schema: 0,
             schema,
             schemas: RefCell::new(schemas),
-            manifest_lists: RefCell::default(),
-            manifests: RefCell::default(),
-            index_manifests: RefCell::default(),
+            manifest_lists: ManifestCache::new(MANIFEST_CACHE_BYTES),
+            manifests: ManifestCache::new(MANIFEST_CACHE_BYTES),
+            index_manifests: ManifestCache::new(MANIFEST_CACHE_BYTES),
             snapshot_commit: None,
         })
     }
@@ -125,9 +122,9 @@ impl Table {
             first_schema,
             schema,
             schemas: RefCell::new(schemas),
-            manifest_lists: RefCell::default(),
-            manifests: RefCell::default(),
-            index_manifests: RefCell::default(),
+            manifest_lists: ManifestCache::new(MANIFEST_CACHE_BYTES),
+            manifests: ManifestCache::new(MANIFEST_CACHE_BYTES),
+            index_manifests: ManifestCache::new(MANIFEST_CACHE_BYTES),
             snapshot_commit: None,
         })
     }
@@ -306,20 +303,17 @@ impl Table {
     /// Manifest file `name` from `cache`, or read and decoded with `decode` (given its key).
     async fn decoded<T>(
         &self,
-        cache: &Decoded<T>,
+        cache: &ManifestCache<T>,
         name: &str,
         decode: fn(&str, &[u8]) -> Result<Vec<T>>,
     ) -> Result<Rc<Vec<T>>> {
-        let cell = cache
-            .borrow_mut()
-            .entry(name.to_string())
-            .or_default()
-            .clone();
-        let read = async {
-            let bytes = self.read_manifest_bytes(name).await?;
-            decode(&self.key(&format!("manifest/{name}")), &bytes).map(Rc::new)
-        };
-        cell.get_or_try_init(read).await.cloned()
+        cache
+            .get_or_read(name, async {
+                let bytes = self.read_manifest_bytes(name).await?;
+                let entries = decode(&self.key(&format!("manifest/{name}")), &bytes)?;
+                Ok((entries, bytes.len() as u64))
+            })
+            .await
     }
 }
 

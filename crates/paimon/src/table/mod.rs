@@ -2,7 +2,8 @@
 //!
 //! Paths are object-store keys relative to the store root (the warehouse), e.g.
 //! `corpus.db/pk_dedup/snapshot/snapshot-3`. Schemas and manifests are immutable once written,
-//! so the handle caches them; snapshot hints (`LATEST`, `EARLIEST`) are re-read every time.
+//! so the handle caches them (decoded manifests within [`MANIFEST_CACHE_BYTES`] of their encoded
+//! bytes per kind, least recently used forgotten first); snapshot hints (`LATEST`, `EARLIEST`) are re-read every time.
 //! A store that cannot list (a static web host without an index) still opens a table by name:
 //! schemas are found by probing `schema-0`, `schema-1`, … and snapshots from the hints, probing
 //! `snapshot-(N+1)` as Java does; tags can then only be read by name.
@@ -16,7 +17,7 @@
 //! read-only ([`Table::ensure_main`]): lakescope commits only to `main`.
 //!
 //! Files: `handle` (the [`Table`]: opening a table or branch, its schemas, the cache of decoded
-//! manifests), `snapshots` ([`Snapshots`], and the table's snapshots and tags), `layout` (where
+//! manifests), `manifest_cache` (that cache's bound), `snapshots` ([`Snapshots`], and the table's snapshots and tags), `layout` (where
 //! files are: branch folders, partition and bucket directories, data and index files) and
 //! `probe` (finding numbered metadata files by listing or probing; reading schema files).
 
@@ -24,6 +25,7 @@
 mod fixtures;
 mod handle;
 mod layout;
+mod manifest_cache;
 mod probe;
 mod snapshots;
 
@@ -31,4 +33,5 @@ pub use handle::Table;
 pub use layout::{
     branch_path, escape_path_name, strip_scheme, BRANCH_PREFIX, MAIN_BRANCH, POSTPONE_BUCKET,
 };
+pub use manifest_cache::MANIFEST_CACHE_BYTES;
 pub use snapshots::Snapshots;
