@@ -339,16 +339,26 @@ async fn pk_bucket_diff(
     let (a, read_a) = reader.merged(before, false).await?;
     let (b, read_b) = reader.merged(after, false).await?;
     let files = read_a + read_b;
-    let n = reader.value_columns();
     let key_cols = reader.key_columns()?;
-    let (a, b) = match (a.batch, b.batch) {
-        (None, None) => return Ok((Vec::new(), files)),
-        (Some(a), None) => return Ok((vec![pick_all(&a, Change::Delete, n, counts)?], files)),
-        (None, Some(b)) => return Ok((vec![pick_all(&b, Change::Insert, n, counts)?], files)),
-        (Some(a), Some(b)) => (a, b),
-    };
-    let batches = match_by_key(&a, &b, &key_cols, n, counts)?;
+    let batches = diff_sides(a.batch, b.batch, &key_cols, reader.value_columns(), counts)?;
     Ok((batches, files))
+}
+
+/// The changes from side A's rows to side B's (`None`: no rows), matched by `key_cols`
+/// ([`match_by_key`]).
+fn diff_sides(
+    a: Option<RecordBatch>,
+    b: Option<RecordBatch>,
+    key_cols: &[usize],
+    value_columns: usize,
+    counts: &mut PartitionCounts,
+) -> Result<Vec<RecordBatch>> {
+    Ok(match (a, b) {
+        (None, None) => Vec::new(),
+        (Some(a), None) => vec![pick_all(&a, Change::Delete, value_columns, counts)?],
+        (None, Some(b)) => vec![pick_all(&b, Change::Insert, value_columns, counts)?],
+        (Some(a), Some(b)) => match_by_key(&a, &b, key_cols, value_columns, counts)?,
+    })
 }
 
 /// Rows of `b` whose key is not in `a` are inserts, rows of `a` whose key is not in `b`
@@ -477,18 +487,12 @@ async fn evolution_bucket_diff(
     after: Option<&Split>,
     counts: &mut PartitionCounts,
 ) -> Result<(Vec<RecordBatch>, usize)> {
-    let n = reader.value_columns();
     let (a, read_a) = reader.tracked_rows(before).await?;
     let (b, read_b) = reader.tracked_rows(after).await?;
-    let files = read_a + read_b;
-    let batches = match (a, b) {
-        (None, None) => Vec::new(),
-        (Some(a), None) => vec![pick_all(&a, Change::Delete, n, counts)?],
-        (None, Some(b)) => vec![pick_all(&b, Change::Insert, n, counts)?],
-        // `_ROW_ID` follows the value columns
-        (Some(a), Some(b)) => match_by_key(&a, &b, &[n], n, counts)?,
-    };
-    Ok((batches, files))
+    let n = reader.value_columns();
+    // `_ROW_ID` follows the value columns
+    let batches = diff_sides(a, b, &[n], n, counts)?;
+    Ok((batches, read_a + read_b))
 }
 
 /// Every row of `batch` as `change`, counted in `counts`.
