@@ -11,34 +11,12 @@ use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
 use lakescope_paimon::Error;
 use lakescope_storage::{LocalStore, ObjectStore};
-use lakescope_test_support::oracles::{oracles, run};
+use lakescope_test_support::modern::generate;
 use lakescope_test_support::tables::rows;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use std::rc::Rc;
 use std::sync::Arc;
-
-/// Writes `m.<feature>` into a fresh warehouse; returns it with pypaimon's sorted rows (or its
-/// error line). None when the oracles are missing and skipped.
-fn generate(feature: &str) -> Option<(tempfile::TempDir, Result<Vec<String>, String>)> {
-    let o = oracles()?;
-    let dir = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/modern/gen_modern.py");
-    let out = run(
-        Command::new(&o.python)
-            .arg(script)
-            .arg(dir.path())
-            .arg(feature),
-        &format!("pypaimon 2.1 writing {feature}"),
-    );
-    let mut lines: Vec<String> = out.lines().map(String::from).collect();
-    if let Some(err) = lines.iter().find_map(|l| l.strip_prefix("!! ")) {
-        return Some((dir, Err(err.to_string())));
-    }
-    lines.sort();
-    Some((dir, Ok(lines)))
-}
 
 /// lakescope's batches of the latest snapshot of `m.<feature>`.
 async fn latest_batches(dir: &Path, feature: &str) -> Result<Vec<RecordBatch>, Error> {

@@ -4,11 +4,12 @@
 //! small Paimon tables with a fixed `WriteEnv`; with the `engine` feature, [`engine`] reads
 //! tables through lakescope-engine's catalog as the oracles print them; [`faults`] fails the
 //! k-th mutating storage call (crash tests of the commit protocol); [`moto`] starts a local S3
-//! server.
+//! server; [`modern`] has pypaimon 2.1 write a table with a modern Paimon feature.
 
 #[cfg(feature = "engine")]
 pub mod engine;
 pub mod faults;
+pub mod modern;
 pub mod moto;
 pub mod oracles;
 pub mod tables;

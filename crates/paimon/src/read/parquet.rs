@@ -49,18 +49,19 @@ fn check_codecs(file: &str, metadata: &ParquetMetaData) -> Result<()> {
                 Compression::LZO => false,
             };
             if !decoded {
-                let why = if matches!(column.compression(), Compression::BROTLI(_)) {
-                    "this build leaves the BROTLI decoder out (the browser app does, to keep its \
-                     first load small); the lakescope CLI reads it"
-                } else {
-                    "no Parquet reader of lakescope decodes it"
+                let (codec, why) = match column.compression() {
+                    Compression::BROTLI(_) => (
+                        "BROTLI",
+                        "this build leaves the BROTLI decoder out (the browser app does, to keep \
+                         its first load small); the lakescope CLI reads it",
+                    ),
+                    _ => ("LZO", "no Parquet reader of lakescope decodes it"),
                 };
                 return Err(Error::unsupported(
                     file,
                     format!(
-                        "Parquet column '{}' is compressed with {}: {why}",
-                        column.column_path(),
-                        column.compression()
+                        "Parquet column '{}' is compressed with {codec}: {why}",
+                        column.column_path().string()
                     ),
                 ));
             }

@@ -60,16 +60,12 @@ pub fn physical_field(field: &DataField) -> Result<Field> {
                 "writing VARIANT columns (read as JSON text; Paimon stores the variant binary encoding)",
             ))
         }
-        TypeKind::Vector(..) | TypeKind::Blob => {
+        _ if matches!(field.data_type.kind, TypeKind::Vector(..) | TypeKind::Blob)
+            || field.data_type.is_nested() =>
+        {
             return Err(Error::unsupported(
                 &field.name,
                 format!("writing {} columns", field.data_type.clone().with_nullable(true)),
-            ))
-        }
-        k if field.data_type.is_nested() => {
-            return Err(Error::unsupported(
-                &field.name,
-                format!("writing nested type {k:?} is not implemented yet"),
             ))
         }
         _ => base.data_type().clone(),
