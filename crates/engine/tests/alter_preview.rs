@@ -1,47 +1,13 @@
 //! The DDL tab's dry run of ALTER TABLE (`Session::preview_alter`): the next schema as a commit
 //! would write it, errors at their position, and nothing written to the table.
 
-use lakescope_engine::session::{
-    ColumnsNeeded, PreviewOutcome, QueryEngine, QueryInput, QueryOutput, Session, StoreOpener,
-};
+use lakescope_engine::session::{PreviewOutcome, Session};
 use lakescope_paimon::spec::schema::TableSchema;
-use lakescope_paimon::write::FixedEnv;
-use lakescope_storage::{LocalStore, ObjectStore};
+use lakescope_test_support::engine::local_session;
 use std::path::Path;
-use std::rc::Rc;
-
-struct Local;
-
-impl StoreOpener for Local {
-    fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn ObjectStore>> {
-        Ok(Rc::new(LocalStore::from_uri(uri)))
-    }
-}
-
-/// DDL needs no query engine.
-struct NoQueries;
-
-#[async_trait::async_trait(?Send)]
-impl QueryEngine for NoQueries {
-    async fn columns_needed(
-        &self,
-        sql: &str,
-        _inputs: &[(String, arrow_schema::SchemaRef)],
-    ) -> Result<Vec<ColumnsNeeded>, String> {
-        Err(format!("this test runs no query: {sql}"))
-    }
-
-    async fn run(&self, sql: &str, _inputs: Vec<QueryInput>) -> Result<QueryOutput, String> {
-        Err(format!("this test runs no query: {sql}"))
-    }
-}
 
 async fn session_with_table(dir: &Path) -> Session {
-    let mut session = Session::new(
-        Rc::new(Local),
-        Rc::new(NoQueries),
-        Rc::new(FixedEnv::new(1_790_000_000_000, 1)),
-    );
+    let mut session = local_session(1_790_000_000_000, 1);
     session
         .open_warehouse("lake", &dir.display().to_string())
         .await

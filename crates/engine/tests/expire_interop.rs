@@ -7,9 +7,7 @@
 //! compiled here); without them the tests fail (set `LAKESCOPE_SKIP_ORACLES=1` to skip them).
 
 use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch, StringArray};
-use lakescope_engine::session::{
-    ColumnsNeeded, Outcome, QueryEngine, QueryInput, QueryOutput, Session, StoreOpener,
-};
+use lakescope_engine::session::Session;
 use lakescope_engine::write::Definition;
 use lakescope_engine::Version;
 use lakescope_engine::{Catalog, TableRef};
@@ -21,6 +19,7 @@ use lakescope_paimon::table::Table;
 use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::LocalStore;
 use lakescope_test_support::engine::canonical_rows;
+use lakescope_test_support::engine::{local_session, sql};
 use lakescope_test_support::oracles::{read_java, read_pypaimon, run, sections, Oracles, Sections};
 use lakescope_test_support::tables::{batch, t};
 use lakescope_test_support::{copy_dir, temp_dir};
@@ -46,47 +45,6 @@ fn java(o: &Oracles, args: &[&str]) -> String {
     let mut cmd = o.java("TagsJava");
     cmd.args(args);
     run(&mut cmd, &format!("Java Paimon 0.9 {args:?}"))
-}
-
-struct LocalOpener;
-
-impl StoreOpener for LocalOpener {
-    fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn lakescope_storage::ObjectStore>> {
-        Ok(Rc::new(LocalStore::from_uri(uri)))
-    }
-}
-
-/// The session's query engine here: the tests run CALL only.
-struct NoQueries;
-
-#[async_trait::async_trait(?Send)]
-impl QueryEngine for NoQueries {
-    async fn columns_needed(
-        &self,
-        sql: &str,
-        _inputs: &[(String, arrow_schema::SchemaRef)],
-    ) -> Result<Vec<ColumnsNeeded>, String> {
-        Err(format!("this test runs no query: {sql}"))
-    }
-
-    async fn run(&self, sql: &str, _inputs: Vec<QueryInput>) -> Result<QueryOutput, String> {
-        Err(format!("this test runs no query: {sql}"))
-    }
-}
-
-async fn sql(session: &mut Session, statement: &str) -> String {
-    let mut out = None;
-    session
-        .run_script(statement, false, &mut |_, result| {
-            out = Some(match result {
-                Ok(Outcome::Done(m)) => Ok(m.clone()),
-                Ok(_) => Ok(String::new()),
-                Err(e) => Err(e.message.clone()),
-            });
-        })
-        .await;
-    out.unwrap_or_else(|| Err("no statement".into()))
-        .unwrap_or_else(|e| panic!("{statement}: {e}"))
 }
 
 /// Rows `(dt, id, v)` with row kinds (0 `+I`, 3 `-D`).
@@ -240,11 +198,7 @@ async fn check_reads(o: &Oracles, catalog: &Catalog, wh: &Path, table: &TableRef
 }
 
 fn session() -> Session {
-    Session::new(
-        Rc::new(LocalOpener),
-        Rc::new(NoQueries),
-        Rc::new(FixedEnv::new(1_790_000_100_000, 37)),
-    )
+    local_session(1_790_000_100_000, 37)
 }
 
 #[tokio::test]

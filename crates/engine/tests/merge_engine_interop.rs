@@ -17,9 +17,6 @@ use arrow_array::{
 };
 use arrow_schema::{Field, Schema};
 use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::session::{
-    ColumnsNeeded, Outcome, QueryEngine, QueryInput, QueryOutput, Session, StoreOpener,
-};
 use lakescope_engine::write::Definition;
 use lakescope_engine::{scan::ScanRequest, Version};
 use lakescope_engine::{Catalog, TableRef};
@@ -27,6 +24,7 @@ use lakescope_paimon::spec::types::MAX_LENGTH;
 use lakescope_paimon::spec::{DataType, TypeKind};
 use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::LocalStore;
+use lakescope_test_support::engine::{local_session, sql};
 use lakescope_test_support::oracles::{normalize, read_pypaimon, run, sections, Oracles, Sections};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -778,49 +776,6 @@ async fn refused_merge_engine_writes() {
     let _ = std::fs::remove_dir_all(&wh);
 }
 
-/// Opens local warehouses for the SQL session.
-struct LocalOpener;
-
-impl StoreOpener for LocalOpener {
-    fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn lakescope_storage::ObjectStore>> {
-        Ok(Rc::new(LocalStore::from_uri(uri)))
-    }
-}
-
-/// The session's query engine in these tests: they run ALTER TABLE and CALL only, no query.
-struct NoQueries;
-
-#[async_trait::async_trait(?Send)]
-impl QueryEngine for NoQueries {
-    async fn columns_needed(
-        &self,
-        sql: &str,
-        _inputs: &[(String, arrow_schema::SchemaRef)],
-    ) -> Result<Vec<ColumnsNeeded>, String> {
-        Err(format!("this test runs no query: {sql}"))
-    }
-
-    async fn run(&self, sql: &str, _inputs: Vec<QueryInput>) -> Result<QueryOutput, String> {
-        Err(format!("this test runs no query: {sql}"))
-    }
-}
-
-/// Runs one SQL statement (ALTER TABLE, CALL) in the session; returns its message.
-async fn sql(session: &mut Session, statement: &str) -> String {
-    let mut out = None;
-    session
-        .run_script(statement, false, &mut |_, result| {
-            out = Some(match result {
-                Ok(Outcome::Done(m)) => Ok(m.clone()),
-                Ok(_) => Ok(String::new()),
-                Err(e) => Err(e.message.clone()),
-            });
-        })
-        .await;
-    out.unwrap_or_else(|| Err("no statement".into()))
-        .unwrap_or_else(|e| panic!("{statement}: {e}"))
-}
-
 /// `commitKind` of every snapshot of the table, in id order.
 async fn kinds(catalog: &Catalog, table: &TableRef) -> Vec<String> {
     let t = lakescope_paimon::table::Table::open(catalog.store().unwrap().clone(), table.path())
@@ -840,11 +795,7 @@ async fn compacted_and_first_row_tables_read_identically_in_java_and_pypaimon() 
     let wh = temp_warehouse("compaction");
     let catalog = Catalog::new(Rc::new(LocalStore::new(&wh)));
     let env = FixedEnv::new(1_790_000_000_000, 13);
-    let mut session = Session::new(
-        Rc::new(LocalOpener),
-        Rc::new(NoQueries),
-        Rc::new(FixedEnv::new(1_790_000_100_000, 14)),
-    );
+    let mut session = local_session(1_790_000_100_000, 14);
     session
         .open_warehouse("lake", &wh.display().to_string())
         .await

@@ -2,13 +2,12 @@
 //! `_lakescope_index.json`): the same rows and metadata as through a listing store.
 
 use lakescope_engine::canonical::batches_to_lines;
-use lakescope_engine::session::{
-    ColumnsNeeded, Outcome, QueryEngine, QueryInput, QueryOutput, Session, StoreOpener,
-};
+use lakescope_engine::session::{Outcome, Session, StoreOpener};
 use lakescope_engine::{scan::ScanRequest, Version};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::{IndexedStore, LocalStore, ObjectStore, INDEX_FILE_NAME};
+use lakescope_test_support::engine::NoQueries;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -121,24 +120,6 @@ impl StoreOpener for Opener {
         } else {
             Rc::new(IndexedStore::new(local))
         })
-    }
-}
-
-/// DESCRIBE needs no query engine.
-struct NoQueries;
-
-#[async_trait::async_trait(?Send)]
-impl QueryEngine for NoQueries {
-    async fn columns_needed(
-        &self,
-        sql: &str,
-        _inputs: &[(String, arrow_schema::SchemaRef)],
-    ) -> Result<Vec<ColumnsNeeded>, String> {
-        Err(format!("this test runs no query: {sql}"))
-    }
-
-    async fn run(&self, sql: &str, _inputs: Vec<QueryInput>) -> Result<QueryOutput, String> {
-        Err(format!("this test runs no query: {sql}"))
     }
 }
 
