@@ -1,4 +1,5 @@
 //! `lakescope bench-read`: a full read that counts rows and touches every column, printing one JSON line;
+//! `lakescope bench-plan`: the planning of a scan (manifest replay), timed run by run;
 //! `lakescope bench-write`: the write of `PerfTool writepk` (perf.pk_upsert) through lakescope's writer.
 
 use arrow_array::builder::StringBuilder;
@@ -7,7 +8,8 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lakescope_engine::checksum::touch;
 use lakescope_engine::write::{insert_into_table, Definition as TableDefinition};
 use lakescope_engine::{Catalog, TableRef};
-use lakescope_paimon::scan::{plan, PartitionFilter};
+use lakescope_paimon::predicate::parse::parse as parse_filter;
+use lakescope_paimon::scan::{plan, plan_filtered, PartitionFilter};
 use lakescope_paimon::spec::types::{DataType as PaimonType, TypeKind, MAX_LENGTH};
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 use lakescope_paimon::write::SystemEnv;
@@ -47,6 +49,55 @@ pub async fn bench_read(
         "batches": batches,
         "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
         "checksum": checksum,
+    }))
+}
+
+/// Plans a scan of `snapshot` (default: the latest) `runs` times, each on a freshly opened
+/// table (no manifest decoded by an earlier run), with the predicate `filter` if given; returns
+/// the JSON line to print (live files and splits kept, manifests skipped, milliseconds per run).
+pub async fn bench_plan(
+    catalog: &Catalog,
+    table_ref: &TableRef,
+    snapshot: Option<i64>,
+    filter: Option<&str>,
+    runs: usize,
+) -> Result<serde_json::Value, String> {
+    let err = |e: lakescope_paimon::Error| e.to_string();
+    let predicate = filter.map(parse_filter).transpose().map_err(err)?;
+    let (mut millis, mut last) = (Vec::new(), None);
+    for _ in 0..runs.max(1) {
+        let started = std::time::Instant::now();
+        let table = catalog
+            .open_table(table_ref)
+            .await
+            .map_err(|e| e.to_string())?;
+        let snapshot = match snapshot {
+            Some(id) => table.snapshot(id).await.map_err(err)?,
+            None => table
+                .latest_snapshot()
+                .await
+                .map_err(err)?
+                .ok_or_else(|| format!("{table_ref} has no snapshot"))?,
+        };
+        let planned = plan_filtered(&table, &snapshot, &PartitionFilter::All, predicate.as_ref())
+            .await
+            .map_err(err)?;
+        millis.push((started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0);
+        last = Some((snapshot.id, planned));
+    }
+    let Some((snapshot_id, planned)) = last else {
+        return Err("no run".into());
+    };
+    let mut sorted = millis.clone();
+    sorted.sort_by(f64::total_cmp);
+    Ok(serde_json::json!({
+        "planner": concat!("lakescope-", env!("CARGO_PKG_VERSION")),
+        "snapshot": snapshot_id,
+        "files": planned.file_count(),
+        "splits": planned.splits.len(),
+        "pruned_manifests": planned.pruned_manifests,
+        "millis": millis,
+        "median_millis": sorted[sorted.len() / 2],
     }))
 }
 

@@ -157,6 +157,24 @@ enum Command {
         #[arg(long)]
         snapshot: Option<i64>,
     },
+    /// Benchmark planning: plan a scan of a snapshot (manifests replayed, live files grouped
+    /// into splits, each run on a freshly opened table) RUNS times; prints one JSON line (live
+    /// files, splits, manifests skipped by partition stats, milliseconds of each run).
+    BenchPlan {
+        /// Warehouse: a local path or file:// URI.
+        warehouse: String,
+        /// <DB>.<TABLE>
+        table: String,
+        /// Plan this snapshot id (default: the latest).
+        #[arg(long)]
+        snapshot: Option<i64>,
+        /// Only rows where this holds (as `scan --filter`): prunes manifests, partitions, files.
+        #[arg(long)]
+        filter: Option<String>,
+        /// How many times to plan.
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
     /// Benchmark write: create <DB>.<TABLE> as `PerfTool writepk` does (primary key id, 4 buckets,
     /// Parquet zstd) and upsert its rows in COMMITS commits through lakescope's writer; prints one
     /// JSON line (rows, data file bytes, seconds, rows/s, MB/s).
@@ -336,6 +354,20 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
             let table_ref = parse_table(&table)?;
             let catalog = open_catalog(&warehouse).await?;
             let line = bench::bench_read(&catalog, &table_ref, snapshot, started).await?;
+            println!("{line}");
+            Ok(())
+        }
+        Command::BenchPlan {
+            warehouse,
+            table,
+            snapshot,
+            filter,
+            runs,
+        } => {
+            let table_ref = parse_table(&table)?;
+            let catalog = open_catalog(&warehouse).await?;
+            let line =
+                bench::bench_plan(&catalog, &table_ref, snapshot, filter.as_deref(), runs).await?;
             println!("{line}");
             Ok(())
         }
