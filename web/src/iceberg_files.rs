@@ -3,7 +3,6 @@
 //! manifests (from `lakescope_iceberg::inventory`).
 
 use crate::app::Selection;
-use crate::iceberg_overview::open_table;
 use crate::progress::{Cancelled, Job, JobProgress};
 use crate::util::{bytes, ErrorPanel, Load};
 use lakescope_iceberg::inventory::{snapshot_files, Content, FileInfo, SnapshotFiles};
@@ -176,7 +175,7 @@ pub fn IcebergFilesTab(sel: Selection) -> impl IntoView {
         data.set(Load::Loading("Reading manifests…".into()));
         let sel = sel.get_value();
         let work = async move {
-            let t = open_table(&sel).await?;
+            let t = crate::warehouse::iceberg_table(&sel.table.path).await?;
             let snap = t
                 .snapshot(&SnapshotSelector::Current)
                 .map_err(|e| e.to_string())?;
