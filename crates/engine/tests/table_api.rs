@@ -1,10 +1,12 @@
 //! The format-neutral table API ([`Catalog::table`]) on the demo lake: Paimon tables of the
 //! corpus (`corpus.pk_dedup`: 5 snapshots, primary key `dt, id`, partitioned by `dt`;
 //! `corpus.schema_evolution`: 6 schema versions) and Iceberg tables written by pyiceberg
-//! (`iceberg.partition_evolution`, `iceberg.branched` with tag t1 and branch dev).
+//! (`iceberg.partition_evolution`, `iceberg.branched` with tag t1 and branch dev,
+//! `iceberg.mor_position_deletes` with position delete files).
 
-use lakescope_engine::table::{CommitDetail, Format, OverviewDetail, Table};
-use lakescope_engine::{Catalog, TableRef};
+use lakescope_engine::table::{CommitDetail, FileDetail, Format, OverviewDetail, Table};
+use lakescope_engine::{Catalog, TableRef, Version};
+use lakescope_iceberg::inventory::Content;
 use lakescope_storage::{LocalStore, ObjectStore};
 use lakescope_test_support::repo;
 use std::rc::Rc;
@@ -174,4 +176,59 @@ async fn iceberg_refs_mark_snapshots_and_branches_start_with_main() {
     assert_eq!(o.schema_count, 3);
     let versions = t.versions().await.unwrap();
     assert_eq!(versions.tags, [("t1".to_string(), t1)]);
+}
+
+#[tokio::test]
+async fn paimon_files_have_their_bucket_and_level_at_each_version() {
+    let t = open("corpus.pk_dedup").await;
+    let name: TableRef = "corpus.pk_dedup".parse().unwrap();
+    let latest = t.files(&name, &Version::Latest).await.unwrap();
+    assert_eq!(latest.snapshot_id, Some(5));
+    assert_eq!(latest.files.len(), 15);
+    assert_eq!(latest.files.iter().map(|f| f.records).sum::<i64>(), 40);
+    assert!(latest.manifests.is_empty());
+    let first = &latest.files[0];
+    assert!(first.partition.starts_with("dt="), "{}", first.partition);
+    assert!(
+        first
+            .path
+            .starts_with(&format!("corpus.db/pk_dedup/{}/bucket-", first.partition)),
+        "{}",
+        first.path
+    );
+    assert_eq!(first.format, "parquet");
+    assert!(latest
+        .files
+        .iter()
+        .all(|f| matches!(f.detail, FileDetail::Paimon { bucket: 0 | 1, .. })));
+    let at_1 = t.files(&name, &Version::SnapshotId(1)).await.unwrap();
+    assert_eq!(at_1.snapshot_id, Some(1));
+    assert!(at_1.files.len() < latest.files.len());
+    let missing = t.files(&name, &Version::SnapshotId(99)).await.unwrap_err();
+    assert!(missing.to_string().contains("99"), "{missing}");
+}
+
+#[tokio::test]
+async fn iceberg_files_list_data_and_delete_files_and_manifests() {
+    let t = open("iceberg.mor_position_deletes").await;
+    let name: TableRef = "iceberg.mor_position_deletes".parse().unwrap();
+    let files = t.files(&name, &Version::Latest).await.unwrap();
+    let count = |c: Content| {
+        files
+            .files
+            .iter()
+            .filter(|f| matches!(f.detail, FileDetail::Iceberg { content, .. } if content == c))
+            .count()
+    };
+    // The current snapshot's summary: 2 data files, 3 (position) delete files.
+    assert_eq!(count(Content::Data), 2);
+    assert_eq!(count(Content::PositionDeletes), 3);
+    assert_eq!(count(Content::EqualityDeletes), 0);
+    assert!(files.manifests.len() >= 2);
+    let first = t
+        .files(&name, &Version::SnapshotId(2961036376978924253))
+        .await
+        .unwrap();
+    assert_eq!(first.files.len(), 1);
+    assert_eq!(first.files[0].records, 10);
 }

@@ -1,16 +1,19 @@
-//! A table of either format behind one read API: what the app's Overview, Schema and Snapshots
-//! tabs show ([`Table::overview`], [`Table::schemas`], [`Table::snapshots`]), as plain serde data.
+//! A table of either format behind one read API: what the app's Overview, Schema, Snapshots and
+//! Files tabs show ([`Table::overview`], [`Table::schemas`], [`Table::snapshots`],
+//! [`Table::files`]), as plain serde data.
 
+mod files;
 mod overview;
 mod schemas;
 mod snapshots;
 
+pub use files::{DataFile, FileDetail, Files};
 pub use overview::{Overview, OverviewDetail};
 pub use schemas::{paimon_schema_changes, Field, SchemaChange, SchemaVersion, Schemas};
 pub use snapshots::{Commit, CommitDetail, SnapshotLog};
 
 use crate::versions::{iceberg_versions, paimon_versions, Versions};
-use crate::{Catalog, Result, TableRef};
+use crate::{Catalog, Result, TableRef, Version};
 use lakescope_iceberg::Table as IcebergTable;
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::Table as PaimonTable;
@@ -76,6 +79,15 @@ impl Table {
         match self {
             Table::Paimon(t) => snapshots::paimon(t).await,
             Table::Iceberg(t) => Ok(snapshots::iceberg(t)),
+        }
+    }
+
+    /// The live files at version `at` (`name`: the table's name in errors; a Paimon branch is
+    /// read on the handle of that branch).
+    pub async fn files(&self, name: &TableRef, at: &Version) -> Result<Files> {
+        match self {
+            Table::Paimon(t) => files::paimon(t, name, at).await,
+            Table::Iceberg(t) => files::iceberg(t, name, at).await,
         }
     }
 
