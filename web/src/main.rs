@@ -23,11 +23,13 @@ mod diff_tab;
 #[cfg(target_arch = "wasm32")]
 mod engine_status;
 #[cfg(target_arch = "wasm32")]
+mod files_content;
+#[cfg(target_arch = "wasm32")]
+mod files_lsm;
+#[cfg(target_arch = "wasm32")]
 mod files_tab;
 #[cfg(target_arch = "wasm32")]
 mod grid;
-#[cfg(target_arch = "wasm32")]
-mod iceberg_files;
 #[cfg(target_arch = "wasm32")]
 mod orc_worker;
 #[cfg(target_arch = "wasm32")]

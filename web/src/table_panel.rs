@@ -1,14 +1,12 @@
-//! The table page: header and tabs (each addressable by URL); every tab but Files serves both
-//! formats (Iceberg tables get the `iceberg_files` variant of Files).
+//! The table page: header and tabs (each addressable by URL), each serving both formats.
 
 use crate::app::{LoadState, Selection};
 use crate::route::{go, use_route, Tab};
-use crate::util::{Busy, Frame};
+use crate::util::Frame;
 use crate::warehouse;
 use lakescope_engine::TableRef;
 use lakescope_engine::{scan::ScanRequest, Version};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 /// The `TableRef` of a selection.
 pub fn table_ref(sel: &Selection, system: Option<&str>) -> TableRef {
@@ -56,10 +54,6 @@ pub fn TablePanel(selection: Selection) -> impl IntoView {
     };
     let sel = StoredValue::new(selection.clone());
     let tab = Memo::new(move |_| route.with(|r| r.tab));
-    // The Files tab has an Iceberg variant: decided once per table (`warehouse::format`).
-    let iceberg = RwSignal::new(None::<bool>);
-    let detect = selection.clone();
-    spawn_local(async move { iceberg.set(Some(is_iceberg(&detect).await)) });
     view! {
         <article class="panel" data-testid="table-panel">
             <header class="panel-head">
@@ -92,21 +86,15 @@ pub fn TablePanel(selection: Selection) -> impl IntoView {
                 {move || {
                     let s = sel.get_value();
                     let t = tab.get();
-                    let per_format = t == Tab::Files;
-                    // Only the per-format tabs track the detection: re-creating another tab
-                    // (e.g. Data, mid-load) when it completes would dispose it under its tasks.
-                    let format = if per_format { iceberg.get() } else { None };
-                    match (t, format) {
-                        (_, None) if per_format => view! { <Busy text="Reading the table layout…" /> }.into_any(),
-                        (Tab::Files, Some(true)) => view! { <crate::iceberg_files::IcebergFilesTab sel=s /> }.into_any(),
-                        (Tab::Overview, _) => view! { <crate::overview_tab::OverviewTab sel=s /> }.into_any(),
-                        (Tab::Schema, _) => view! { <crate::schema_tab::SchemaTab sel=s /> }.into_any(),
-                        (Tab::Snapshots, _) => view! { <crate::snapshots_tab::SnapshotsTab sel=s /> }.into_any(),
-                        (Tab::Data, _) => view! { <crate::data_tab::DataTab sel=s /> }.into_any(),
-                        (Tab::Diff, _) => view! { <crate::diff_tab::DiffTab sel=s /> }.into_any(),
-                        (Tab::Files, _) => view! { <crate::files_tab::FilesTab sel=s /> }.into_any(),
-                        (Tab::Sql, _) => view! { <crate::sql_tab::SqlTab starter=crate::sql_tab::table_starter(&s) /> }.into_any(),
-                        (Tab::Ddl, _) => view! { <crate::ddl_tab::DdlTab sel=s /> }.into_any(),
+                    match t {
+                        Tab::Overview => view! { <crate::overview_tab::OverviewTab sel=s /> }.into_any(),
+                        Tab::Schema => view! { <crate::schema_tab::SchemaTab sel=s /> }.into_any(),
+                        Tab::Snapshots => view! { <crate::snapshots_tab::SnapshotsTab sel=s /> }.into_any(),
+                        Tab::Data => view! { <crate::data_tab::DataTab sel=s /> }.into_any(),
+                        Tab::Diff => view! { <crate::diff_tab::DiffTab sel=s /> }.into_any(),
+                        Tab::Files => view! { <crate::files_tab::FilesTab sel=s /> }.into_any(),
+                        Tab::Sql => view! { <crate::sql_tab::SqlTab starter=crate::sql_tab::table_starter(&s) /> }.into_any(),
+                        Tab::Ddl => view! { <crate::ddl_tab::DdlTab sel=s /> }.into_any(),
                     }
                 }}
             </div>
