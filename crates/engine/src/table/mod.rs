@@ -1,12 +1,14 @@
 //! A table of either format behind one read API: what the app's Overview, Schema, Snapshots and
 //! Files tabs show ([`Table::overview`], [`Table::schemas`], [`Table::snapshots`],
-//! [`Table::files`]), as plain serde data.
+//! [`Table::files`]), as plain serde data, and the Diff tab's rows ([`Table::diff`]).
 
+mod diff;
 mod files;
 mod overview;
 mod schemas;
 mod snapshots;
 
+pub use diff::{DiffRead, TableDiff};
 pub use files::{DataFile, FileDetail, Files};
 pub use overview::{Overview, OverviewDetail};
 pub use schemas::{paimon_schema_changes, Field, SchemaChange, SchemaVersion, Schemas};
@@ -15,6 +17,7 @@ pub use snapshots::{Commit, CommitDetail, SnapshotLog};
 use crate::versions::{iceberg_versions, paimon_versions, Versions};
 use crate::{Catalog, Result, TableRef, Version};
 use lakescope_iceberg::Table as IcebergTable;
+use lakescope_paimon::diff::DiffProgress;
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::Table as PaimonTable;
 use std::rc::Rc;
@@ -88,6 +91,21 @@ impl Table {
         match self {
             Table::Paimon(t) => files::paimon(t, name, at).await,
             Table::Iceberg(t) => files::iceberg(t, name, at).await,
+        }
+    }
+
+    /// The rows that changed from version `from` (`None`: the empty table) to `to`, reporting
+    /// to `progress` (`name`: the table's name in errors and in branch refs).
+    pub async fn diff(
+        &self,
+        name: &TableRef,
+        from: Option<&Version>,
+        to: &Version,
+        progress: &mut dyn FnMut(DiffProgress),
+    ) -> Result<TableDiff> {
+        match self {
+            Table::Paimon(t) => diff::paimon(t, from, to, progress).await,
+            Table::Iceberg(t) => diff::iceberg(t, name, from, to, progress).await,
         }
     }
 
