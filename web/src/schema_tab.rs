@@ -103,7 +103,12 @@ fn schema_view(format: Format, d: Schemas, chosen: Option<i64>) -> AnyView {
     let changes = if idx == 0 {
         view! { <li class="muted">"The table was created with this schema."</li> }.into_any()
     } else if s.changes.is_empty() {
-        view! { <li class="muted">"No changes to columns or options."</li> }.into_any()
+        // Paimon's options are part of its schema; Iceberg's properties are not.
+        let what = match format {
+            Format::Paimon => "No changes to columns or options.",
+            Format::Iceberg => "No changes to columns.",
+        };
+        view! { <li class="muted">{what}</li> }.into_any()
     } else {
         s.changes
             .iter()
