@@ -8,7 +8,7 @@ use crate::util::{bytes, time, Busy, ErrorPanel, Load};
 use crate::warehouse;
 use futures::future::{AbortHandle, Abortable};
 use lakescope_engine::scan::ScanRequest;
-use lakescope_engine::table::{Format, Overview, OverviewDetail};
+use lakescope_engine::table::{CommitDetail, Format, Overview, OverviewDetail};
 use lakescope_engine::Version;
 use lakescope_iceberg::inspect::TableInfo;
 use leptos::prelude::*;
@@ -83,77 +83,75 @@ async fn load(
     files: RwSignal<Load<(usize, i64, i64)>, LocalStorage>,
     rows: RwSignal<Load<usize>, LocalStorage>,
 ) {
-    {
-        let path = sel.table.path.clone();
-        let loaded = async {
-            let format = warehouse::format(&path).await;
-            // A Paimon table's latest snapshot is read while the table opens, and shared with
-            // the Data tab.
-            let latest = async {
-                match format {
-                    Format::Paimon => warehouse::latest_snapshot(&path).await,
-                    Format::Iceberg => Ok(None),
-                }
-            };
-            let (t, latest) = futures::join!(warehouse::any_table(&path), latest);
-            let overview = t?.overview_with_latest(latest?).await;
-            overview.map_err(|e| e.to_string())
-        };
-        let loaded = loaded.await;
-        // The file and row counts describe the snapshot the overview shows.
-        let at = match &loaded {
-            Ok(Overview {
-                current: Some(c), ..
-            }) => Version::SnapshotId(c.id),
-            _ => Version::Latest,
-        };
-        let paimon = matches!(&loaded, Ok(o) if o.format == Format::Paimon);
-        // The file listing's first reads (the manifest list, which the Data tab shares) go out
-        // before the cards are drawn.
-        let files_at = at.clone();
-        let listing = async {
-            if !paimon {
-                return None;
+    let path = sel.table.path.clone();
+    let loaded = async {
+        let format = warehouse::format(&path).await;
+        // A Paimon table's latest snapshot is read while the table opens, and shared with
+        // the Data tab.
+        let latest = async {
+            match format {
+                Format::Paimon => warehouse::latest_snapshot(&path).await,
+                Format::Iceberg => Ok(None),
             }
-            Some(scan_frame(&sel, Some("files"), files_at).await)
         };
-        futures::pin_mut!(listing);
-        let listed = futures::poll!(&mut listing);
-        data.set(loaded.map_or_else(Load::Failed, Load::Ready));
-        let listed = match listed {
-            std::task::Poll::Ready(listed) => listed,
-            std::task::Poll::Pending => listing.await,
-        };
-        if let Some(listed) = listed {
-            files.set(match listed {
-                Ok(f) => {
-                    let (rc, sz) = (f.col("record_count"), f.col("file_size_in_bytes"));
-                    let mut records = 0;
-                    let mut size = 0;
-                    for r in 0..f.len() {
-                        records += rc.and_then(|c| f.int(r, c)).unwrap_or(0);
-                        size += sz.and_then(|c| f.int(r, c)).unwrap_or(0);
-                    }
-                    Load::Ready((f.len(), size, records))
-                }
-                Err(m) => Load::Failed(m),
-            });
+        let (t, latest) = futures::join!(warehouse::any_table(&path), latest);
+        let overview = t?.overview_with_latest(latest?).await;
+        overview.map_err(|e| e.to_string())
+    };
+    let loaded = loaded.await;
+    // The file and row counts describe the snapshot the overview shows.
+    let at = match &loaded {
+        Ok(Overview {
+            current: Some(c), ..
+        }) => Version::SnapshotId(c.id),
+        _ => Version::Latest,
+    };
+    let paimon = matches!(&loaded, Ok(o) if o.format == Format::Paimon);
+    // The file listing's first reads (the manifest list, which the Data tab shares) go out
+    // before the cards are drawn.
+    let files_at = at.clone();
+    let listing = async {
+        if !paimon {
+            return None;
         }
-        // Logical rows: a full scan (merged, deletes applied).
-        let counted = async {
-            let r = table_ref(&sel, None);
-            let request = ScanRequest {
-                at,
-                ..ScanRequest::default()
-            };
-            let out = warehouse::catalog()?
-                .scan(&r, &request)
-                .await
-                .map_err(|e| format!("Counting rows of {r} failed: {e}"))?;
-            Ok::<_, String>(out.batches.iter().map(|b| b.num_rows()).sum())
-        };
-        rows.set(counted.await.map_or_else(Load::Failed, Load::Ready));
+        Some(scan_frame(&sel, Some("files"), files_at).await)
+    };
+    futures::pin_mut!(listing);
+    let listed = futures::poll!(&mut listing);
+    data.set(loaded.map_or_else(Load::Failed, Load::Ready));
+    let listed = match listed {
+        std::task::Poll::Ready(listed) => listed,
+        std::task::Poll::Pending => listing.await,
+    };
+    if let Some(listed) = listed {
+        files.set(match listed {
+            Ok(f) => {
+                let (rc, sz) = (f.col("record_count"), f.col("file_size_in_bytes"));
+                let mut records = 0;
+                let mut size = 0;
+                for r in 0..f.len() {
+                    records += rc.and_then(|c| f.int(r, c)).unwrap_or(0);
+                    size += sz.and_then(|c| f.int(r, c)).unwrap_or(0);
+                }
+                Load::Ready((f.len(), size, records))
+            }
+            Err(m) => Load::Failed(m),
+        });
     }
+    // Logical rows: a full scan (merged, deletes applied).
+    let counted = async {
+        let r = table_ref(&sel, None);
+        let request = ScanRequest {
+            at,
+            ..ScanRequest::default()
+        };
+        let out = warehouse::catalog()?
+            .scan(&r, &request)
+            .await
+            .map_err(|e| format!("Counting rows of {r} failed: {e}"))?;
+        Ok::<_, String>(out.batches.iter().map(|b| b.num_rows()).sum())
+    };
+    rows.set(counted.await.map_or_else(Load::Failed, Load::Ready));
 }
 
 #[component]
@@ -315,10 +313,10 @@ fn contents(o: &Overview, info: Option<&TableInfo>) -> impl IntoView {
         None => "no snapshot yet".to_string(),
         Some(c) => {
             let by = match &c.detail {
-                lakescope_engine::table::CommitDetail::Paimon { commit_user, .. } => {
+                CommitDetail::Paimon { commit_user, .. } => {
                     format!(" · by {commit_user}")
                 }
-                lakescope_engine::table::CommitDetail::Iceberg(_) => String::new(),
+                CommitDetail::Iceberg(_) => String::new(),
             };
             format!(
                 "#{} · {} · {}{by}",
