@@ -4,10 +4,11 @@
 use crate::app::Selection;
 use crate::ddl_editor::DdlEditor;
 use crate::sql_worker;
-use crate::table_panel::{is_iceberg, schema_changes};
+use crate::table_panel::is_iceberg;
 use crate::util::{Busy, ErrorPanel, Load};
 use crate::warehouse;
 use lakescope_engine::session::{ConsoleEvent, PreviewOutcome, ReportOutcome};
+use lakescope_engine::table::paimon_schema_changes;
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_sql::editor::highlight;
 use lakescope_sql::show::quote_ident;
@@ -242,15 +243,18 @@ pub fn DdlTab(sel: Selection) -> impl IntoView {
         }
         .into_any(),
         Check::Valid { current, next } => {
-            let changes = schema_changes(&current, &next);
+            let changes = paimon_schema_changes(&current, &next);
             let head = format!("Preview: schema-{} → schema-{} (not committed)", current.id, next.id);
             let body = if changes.is_empty() {
                 view! { <li class="muted">"No change to columns or options: nothing to commit."</li> }.into_any()
             } else {
                 changes
                     .into_iter()
-                    .map(|(k, t)| view! {
-                        <li data-change=k><span class=format!("chg chg-{k}")>{k}</span>" "<span class="mono">{t}</span></li>
+                    .map(|c| {
+                        let (class, kind) = (format!("chg chg-{}", c.kind), c.kind.clone());
+                        view! {
+                        <li data-change=kind><span class=class>{c.kind}</span>" "<span class="mono">{c.text}</span></li>
+                        }
                     })
                     .collect_view()
                     .into_any()

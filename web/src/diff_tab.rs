@@ -1,6 +1,6 @@
 //! Diff: rows inserted, deleted and changed between two snapshots or tags (a Paimon branch's
-//! too), with changed cells highlighted and counts per partition, for Paimon and (through
-//! [`iceberg_diff`]) Iceberg tables.
+//! too), with changed cells highlighted and counts per partition, for tables of either format
+//! (`lakescope_engine::table::Table::diff`).
 
 use crate::app::Selection;
 use crate::grid::{CellClass, Grid};
@@ -12,17 +12,14 @@ use crate::versions::{
     branch_label, branch_options, load_branch_versions, versions as versions_of,
 };
 use crate::warehouse;
-use lakescope_engine::version::paimon_diff as resolve_diff;
+use lakescope_engine::table::DiffRead;
 use lakescope_engine::versions::Versions;
 use lakescope_engine::Version;
-use lakescope_paimon::diff::{diff_snapshots_with_progress, PartitionCounts};
+use lakescope_paimon::diff::PartitionCounts;
 use lakescope_paimon::table::MAIN_BRANCH;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
-
-#[path = "iceberg_diff.rs"]
-mod iceberg_diff;
 
 /// A computed diff, whichever the table format.
 #[derive(Clone)]
@@ -37,66 +34,49 @@ struct DiffView {
     stack_partitions: bool,
 }
 
-async fn paimon_diff(
-    p: &str,
-    from: Option<&Version>,
-    to: &Version,
-    job: Job,
-) -> Result<DiffView, String> {
-    let t = warehouse::table(p).await?;
-    let sides = resolve_diff(&t, from, to)
-        .await
-        .map_err(|e| e.to_string())?;
-    let d = diff_snapshots_with_progress(&sides.table, sides.from.as_ref(), &sides.to, &mut |p| {
-        job.steps(p.done, p.total)
-    })
-    .await
-    .map_err(|e| e.to_string())?;
-    // which branch each snapshot id is of, once a side is not on main
-    let on = |v: Option<&Version>| {
-        v.and_then(Version::branch)
-            .unwrap_or(MAIN_BRANCH)
-            .to_string()
-    };
-    let (from_branch, to_branch) = (on(from), on(Some(to)));
-    let branches = if from_branch == MAIN_BRANCH && to_branch == MAIN_BRANCH {
-        String::new()
-    } else {
-        format!(" · branch {from_branch} → {to_branch}")
-    };
-    Ok(DiffView {
-        frame: Arc::new(Frame::new(d.schema.clone(), d.batches.clone())),
-        partitions: d.partitions.clone(),
-        from: d.from,
-        to: d.to,
-        read: format!(
-            "read {} bucket(s), {} file(s){branches}",
-            d.buckets_read, d.files_read
-        ),
-        stack_partitions: false,
-    })
-}
-
 /// The diff of the picker values `from` → `to` (a snapshot id, `tag:<name>`, `branch:<name>`,
 /// a branch's own `branch:<name>/<id>` or `branch:<name>/tag:<tag>`; `0` the empty table),
 /// whichever the table format.
-async fn diff(
-    sel: &Selection,
-    iceberg: bool,
-    from: &str,
-    to: &str,
-    job: Job,
-) -> Result<DiffView, String> {
+async fn diff(sel: &Selection, from: &str, to: &str, job: Job) -> Result<DiffView, String> {
     let from = Version::parse_diff_side(from).map_err(|e| e.to_string())?;
     let to = Version::parse_diff_side(to)
         .map_err(|e| e.to_string())?
         .ok_or("Pick the snapshot to compare to.")?;
-    let path = &sel.table.path;
-    if iceberg {
-        iceberg_diff::diff(path, &table_ref(sel, None), from.as_ref(), &to, job).await
-    } else {
-        paimon_diff(path, from.as_ref(), &to, job).await
-    }
+    let t = warehouse::any_table(&sel.table.path).await?;
+    let d = t
+        .diff(&table_ref(sel, None), from.as_ref(), &to, &mut |p| {
+            job.steps(p.done, p.total)
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+    let read = match d.read {
+        DiffRead::Paimon { buckets, files } => {
+            // which branch each snapshot id is of, once a side is not on main
+            let on = |v: Option<&Version>| {
+                v.and_then(Version::branch)
+                    .unwrap_or(MAIN_BRANCH)
+                    .to_string()
+            };
+            let (from_branch, to_branch) = (on(from.as_ref()), on(Some(&to)));
+            let branches = if from_branch == MAIN_BRANCH && to_branch == MAIN_BRANCH {
+                String::new()
+            } else {
+                format!(" · branch {from_branch} → {to_branch}")
+            };
+            format!("read {buckets} bucket(s), {files} file(s){branches}")
+        }
+        DiffRead::Iceberg { files, skipped } => format!(
+            "{files} data file reads over both snapshots, {skipped} unchanged file(s) skipped"
+        ),
+    };
+    Ok(DiffView {
+        stack_partitions: matches!(d.read, DiffRead::Iceberg { .. }),
+        frame: Arc::new(Frame::new(d.schema, d.batches)),
+        partitions: d.partitions,
+        from: d.from,
+        to: d.to,
+        read,
+    })
 }
 
 #[component]
@@ -165,7 +145,7 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
             label(&to)
         ))));
         let s = stored_sel.get_value();
-        let work = async move { diff(&s, is_iceberg, &from, &to, job).await };
+        let work = async move { diff(&s, &from, &to, job).await };
         job.start(work, move |out| {
             cancelled.try_set(out.is_none());
             result.try_set(out.map(|r| match r {

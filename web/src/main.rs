@@ -23,23 +23,23 @@ mod diff_tab;
 #[cfg(target_arch = "wasm32")]
 mod engine_status;
 #[cfg(target_arch = "wasm32")]
+mod files_content;
+#[cfg(target_arch = "wasm32")]
+mod files_lsm;
+#[cfg(target_arch = "wasm32")]
 mod files_tab;
 #[cfg(target_arch = "wasm32")]
 mod grid;
 #[cfg(target_arch = "wasm32")]
-mod iceberg_files;
-#[cfg(target_arch = "wasm32")]
-mod iceberg_overview;
-#[cfg(target_arch = "wasm32")]
-mod iceberg_schema;
-#[cfg(target_arch = "wasm32")]
-mod iceberg_snapshots;
-#[cfg(target_arch = "wasm32")]
 mod orc_worker;
+#[cfg(target_arch = "wasm32")]
+mod overview_tab;
 #[cfg(target_arch = "wasm32")]
 mod progress;
 #[cfg(target_arch = "wasm32")]
 mod route;
+#[cfg(target_arch = "wasm32")]
+mod schema_tab;
 #[cfg(target_arch = "wasm32")]
 mod snapshots_tab;
 #[cfg(target_arch = "wasm32")]

@@ -4,11 +4,8 @@
 use crate::app::Selection;
 use crate::table_panel::is_iceberg;
 use crate::warehouse;
-use lakescope_engine::versions::{
-    iceberg_versions, paimon_branch_versions, paimon_versions, Versions,
-};
+use lakescope_engine::versions::{paimon_branch_versions, Versions};
 use lakescope_engine::Version;
-use lakescope_iceberg::Table as IcebergTable;
 use lakescope_paimon::table::MAIN_BRANCH;
 use leptos::prelude::*;
 
@@ -76,30 +73,21 @@ pub fn load_branch_versions(path: &str, branch: &str, into: BranchVersions) {
     });
 }
 
-/// Opens the Iceberg table at `path` in the connected warehouse.
-pub async fn open_iceberg(path: &str) -> Result<IcebergTable, String> {
-    warehouse::iceberg_table(path).await
-}
-
-/// The versions of the selected table, and whether it is an Iceberg table.
+/// The versions of the selected table (`Table::versions`), and whether it is an Iceberg table.
 pub async fn versions(sel: &Selection) -> (bool, Result<Versions, String>) {
     let path = &sel.table.path;
-    if is_iceberg(sel).await {
-        let versions = open_iceberg(path).await.map(|t| iceberg_versions(&t));
-        return (true, versions);
-    }
-    let versions = match warehouse::table(path).await {
-        Ok(t) => paimon_versions(&t).await.map_err(|e| e.to_string()),
+    let versions = match warehouse::any_table(path).await {
+        Ok(t) => t.versions().await.map_err(|e| e.to_string()),
         Err(m) => Err(m),
     };
-    (false, versions)
+    (is_iceberg(sel).await, versions)
 }
 
 /// The column names of the table's current schema.
 pub async fn current_columns(sel: &Selection, iceberg: bool) -> Result<Vec<String>, String> {
     let path = &sel.table.path;
     if iceberg {
-        let t = open_iceberg(path).await?;
+        let t = warehouse::iceberg_table(path).await?;
         let schema = t.read_schema(None).map_err(|e| e.to_string())?;
         return Ok(schema.fields.iter().map(|f| f.name.clone()).collect());
     }

@@ -4,6 +4,7 @@
 use crate::catalog_service::{self, CatalogSettings, ServiceKind};
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use lakescope_engine::catalog::TableLocation;
+use lakescope_engine::table::{Format, Table as AnyTable};
 use lakescope_engine::{Catalog, CatalogAddress, DatabaseEntry, TableEntry, TableRef};
 use lakescope_paimon::scan::{plan, PartitionFilter};
 use lakescope_paimon::spec::snapshot::Snapshot;
@@ -61,6 +62,8 @@ thread_local! {
     static LOCATIONS: RefCell<HashMap<String, Locating>> = RefCell::new(HashMap::new());
     /// The open warehouse's cache of immutable objects (cleared with the table handles).
     static CACHE: RefCell<Option<Rc<CachingStore<MeteredStore>>>> = const { RefCell::new(None) };
+    /// The format of each table path, probed once per warehouse (see [`format`]).
+    static FORMATS: RefCell<HashMap<String, Format>> = RefCell::new(HashMap::new());
     /// Opened Paimon tables by path (a table caches its manifests), with when each was last
     /// asked for: at most [`TABLE_HANDLES`].
     static TABLES: RefCell<HashMap<String, (u64, Opening)>> = RefCell::new(HashMap::new());
@@ -212,16 +215,41 @@ pub async fn iceberg_table(path: &str) -> Result<lakescope_iceberg::Table, Strin
     }
 }
 
-/// Whether the table at `path` is an Iceberg table (an Iceberg REST catalog holds only those, a
-/// Paimon REST catalog none).
-pub async fn is_iceberg(path: &str) -> bool {
-    match service() {
+/// The format of the table at `path`, decided once per table: an Iceberg REST catalog holds
+/// only Iceberg tables, a Paimon REST catalog none; a warehouse folder is probed for Iceberg
+/// metadata the first time.
+pub async fn format(path: &str) -> Format {
+    if let Some(known) = FORMATS.with(|f| f.borrow().get(path).copied()) {
+        return known;
+    }
+    let iceberg = match service() {
         Some(kind) => kind == ServiceKind::Iceberg,
         None => match store() {
             Ok(s) => lakescope_iceberg::is_iceberg_table(s.as_ref(), path).await,
-            Err(_) => false,
+            Err(_) => return Format::Paimon,
         },
-    }
+    };
+    let format = if iceberg {
+        Format::Iceberg
+    } else {
+        Format::Paimon
+    };
+    FORMATS.with(|f| f.borrow_mut().insert(path.to_string(), format));
+    format
+}
+
+/// Whether the table at `path` is an Iceberg table (see [`format`]).
+pub async fn is_iceberg(path: &str) -> bool {
+    format(path).await == Format::Iceberg
+}
+
+/// The table at `path` behind the engine's format-neutral API: a Paimon table's shared handle
+/// ([`table`]), an Iceberg table's metadata ([`iceberg_table`]).
+pub async fn any_table(path: &str) -> Result<AnyTable, String> {
+    Ok(match format(path).await {
+        Format::Paimon => AnyTable::Paimon(table(path).await?),
+        Format::Iceberg => AnyTable::Iceberg(Rc::new(iceberg_table(path).await?)),
+    })
 }
 
 /// Opens (or returns the cached handle of) the Paimon table at `path` (`db.db/t`); views that
@@ -335,6 +363,7 @@ fn forget_failed<V>(
 /// snapshots; a dropped and re-created table or a rollback can write an object name again).
 pub fn forget_tables() {
     TABLES.with(|t| t.borrow_mut().clear());
+    FORMATS.with(|f| f.borrow_mut().clear());
     LOCATIONS.with(|l| l.borrow_mut().clear());
     LATEST.with(|l| l.borrow_mut().clear());
     KNOWN_LATEST.with(|k| k.borrow_mut().clear());

@@ -13,6 +13,7 @@ pub mod iceberg_ddl;
 pub mod iceberg_scan;
 pub mod scan;
 pub mod session;
+pub mod table;
 pub mod table_ref;
 pub mod upload;
 pub mod version;

@@ -1,13 +1,10 @@
-//! The Files tab of an Iceberg table: the live data and delete files of the current snapshot
-//! (content, spec id, partition, records, size), a chart of file sizes per partition, and the
-//! manifests (from `lakescope_iceberg::inventory`).
+//! Files of an Iceberg table: the live data and delete files of a snapshot (content, spec id,
+//! partition, records, size), a chart of file sizes per partition coloured by content, and the
+//! manifests.
 
-use crate::app::Selection;
-use crate::iceberg_overview::open_table;
-use crate::progress::{Cancelled, Job, JobProgress};
-use crate::util::{bytes, ErrorPanel, Load};
-use lakescope_iceberg::inventory::{snapshot_files, Content, FileInfo, SnapshotFiles};
-use lakescope_iceberg::SnapshotSelector;
+use crate::util::bytes;
+use lakescope_engine::table::{DataFile, FileDetail, Files};
+use lakescope_iceberg::inventory::Content;
 use leptos::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,8 +20,20 @@ fn file_name(key: &str) -> String {
     key.rsplit('/').next().unwrap_or_default().to_string()
 }
 
+/// What an Iceberg file holds, its spec id and sequence number (a Paimon file: data, spec 0).
+fn iceberg(f: &DataFile) -> (Content, i32, i64) {
+    match f.detail {
+        FileDetail::Iceberg {
+            content,
+            spec_id,
+            sequence_number,
+        } => (content, spec_id, sequence_number),
+        FileDetail::Paimon { .. } => (Content::Data, 0, 0),
+    }
+}
+
 /// Files grouped by (spec id, partition).
-type Groups<'a> = BTreeMap<(i32, String), Vec<&'a FileInfo>>;
+type Groups<'a> = BTreeMap<(i32, String), Vec<&'a DataFile>>;
 
 fn chart(groups: &Groups) -> impl IntoView {
     let max = groups
@@ -49,8 +58,8 @@ fn chart(groups: &Groups) -> impl IntoView {
                     let rx = x;
                     x += fw;
                     view! {
-                        <rect class=format!("file {}", content_class(f.content)) x=rx y=y + 3.0 width=fw height=row_h - 6.0>
-                            <title>{format!("{}\n{} · {} · {} records", file_name(&f.key), f.content.label(), bytes(f.size), f.record_count)}</title>
+                        <rect class=format!("file {}", content_class(iceberg(f).0)) x=rx y=y + 3.0 width=fw height=row_h - 6.0>
+                            <title>{format!("{}\n{} · {} · {} records", file_name(&f.path), iceberg(f).0.label(), bytes(f.size), f.records)}</title>
                         </rect>
                     }
                 })
@@ -73,19 +82,20 @@ fn chart(groups: &Groups) -> impl IntoView {
     }
 }
 
-fn files_view(d: SnapshotFiles) -> impl IntoView {
-    let count = |c: Content| d.files.iter().filter(|f| f.content == c).count();
+/// The content-kinds panel.
+pub fn content_panel(d: Files) -> impl IntoView {
+    let count = |c: Content| d.files.iter().filter(|f| iceberg(f).0 == c).count();
     let (data, pos, eq) = (
         count(Content::Data),
         count(Content::PositionDeletes),
         count(Content::EqualityDeletes),
     );
     let total: i64 = d.files.iter().map(|f| f.size).sum();
-    let specs: BTreeSet<i32> = d.files.iter().map(|f| f.spec_id).collect();
+    let specs: BTreeSet<i32> = d.files.iter().map(|f| iceberg(f).1).collect();
     let mut groups: Groups = BTreeMap::new();
     for f in &d.files {
         groups
-            .entry((f.spec_id, f.partition.clone()))
+            .entry((iceberg(f).1, f.partition.clone()))
             .or_default()
             .push(f);
     }
@@ -94,15 +104,15 @@ fn files_view(d: SnapshotFiles) -> impl IntoView {
         .iter()
         .map(|f| {
             view! {
-                <tr data-testid="iceberg-file" data-content=content_class(f.content) data-spec=f.spec_id>
-                    <td><span class=format!("ice-content {}", content_class(f.content))>{f.content.label()}</span></td>
-                    <td class="num">{f.spec_id}</td>
+                <tr data-testid="iceberg-file" data-content=content_class(iceberg(f).0) data-spec=iceberg(f).1>
+                    <td><span class=format!("ice-content {}", content_class(iceberg(f).0))>{iceberg(f).0.label()}</span></td>
+                    <td class="num">{iceberg(f).1}</td>
                     <td class="mono">{if f.partition.is_empty() { "—".to_string() } else { f.partition.clone() }}</td>
-                    <td class="num">{f.record_count}</td>
+                    <td class="num">{f.records}</td>
                     <td class="num">{bytes(f.size)}</td>
-                    <td class="num">{f.sequence_number}</td>
+                    <td class="num">{iceberg(f).2}</td>
                     <td class="mono">{f.format.clone()}</td>
-                    <td class="mono ellipsis" title=f.key.clone()>{file_name(&f.key)}</td>
+                    <td class="mono ellipsis" title=f.path.clone()>{file_name(&f.path)}</td>
                 </tr>
             }
         })
@@ -160,48 +170,5 @@ fn files_view(d: SnapshotFiles) -> impl IntoView {
                 <tbody>{manifest_rows}</tbody>
             </table>
         </section>
-    }
-}
-
-#[component]
-pub fn IcebergFilesTab(sel: Selection) -> impl IntoView {
-    let data = RwSignal::new_local(Load::<SnapshotFiles>::Loading("Reading manifests…".into()));
-    let job = Job::new();
-    let cancelled = RwSignal::new(false);
-    let sel = StoredValue::new(sel);
-    let rerun = RwSignal::new(0u32);
-    Effect::new(move |_| {
-        rerun.track();
-        cancelled.set(false);
-        data.set(Load::Loading("Reading manifests…".into()));
-        let sel = sel.get_value();
-        let work = async move {
-            let t = open_table(&sel).await?;
-            let snap = t
-                .snapshot(&SnapshotSelector::Current)
-                .map_err(|e| e.to_string())?;
-            snapshot_files(&t, snap).await.map_err(|e| {
-                format!("Reading the manifests of {} failed: {e}. Check that the files the metadata names are in the warehouse.", sel.table.path)
-            })
-        };
-        job.start(work, move |out| match out {
-            Some(r) => {
-                data.try_set(r.map_or_else(Load::Failed, Load::Ready));
-            }
-            None => {
-                cancelled.try_set(true);
-            }
-        });
-    });
-    move || match data.get() {
-        _ if cancelled.get() => view! {
-            <Cancelled what="Listing the files" rerun=move || rerun.update(|n| *n += 1) />
-        }
-        .into_any(),
-        Load::Loading(t) => view! { <JobProgress job text=t unit="" /> }.into_any(),
-        Load::Failed(m) => {
-            view! { <ErrorPanel title="Cannot list the files" message=m /> }.into_any()
-        }
-        Load::Ready(d) => files_view(d).into_any(),
     }
 }
