@@ -53,6 +53,19 @@ pub trait StoreOpener {
             operation: "storage credentials vended by a catalog".to_string(),
         })
     }
+
+    /// How to reach the catalog service at `uri` (a REST catalog a SQL session connects to).
+    /// By default there is none: a build that opens only warehouses refuses, naming the
+    /// service.
+    fn catalog_transport(
+        &self,
+        uri: &str,
+    ) -> lakescope_storage::Result<Rc<dyn lakescope_storage::transport::HttpTransport>> {
+        Err(lakescope_storage::Error::Unsupported {
+            store: uri.to_string(),
+            operation: "connecting to a REST catalog service from this build".to_string(),
+        })
+    }
 }
 
 /// Where a table's files are: a store and the key of the table folder in it, and how its

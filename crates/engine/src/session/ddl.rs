@@ -4,6 +4,7 @@ use super::catalogs::{CatalogKind, Location, SessionTable};
 use super::convert::{literal_datum, paimon_type};
 use super::dml::Shape;
 use super::{at, show, Outcome, Session, StatementError, StatementResult};
+use crate::catalog::TableLocation;
 use crate::write::Overwrite;
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_paimon::spec::types::DataField;
@@ -148,6 +149,7 @@ impl Session {
                 ));
             }
         }
+        target.refuse_service(t.name.pos, "CREATE TABLE")?;
         if kind == CatalogKind::Iceberg {
             return self.create_iceberg_table(t, &target, pos).await;
         }
@@ -301,7 +303,8 @@ impl Session {
                 "[INFO] no such table: nothing done (IF EXISTS)".into(),
             ));
         }
-        if let Some(Location::Iceberg { .. }) = &target.location {
+        target.refuse_service(a.name.pos, "ALTER TABLE")?;
+        if let Some(Location::Iceberg(_)) = &target.location {
             return self.alter_iceberg(a, &target, pos).await;
         }
         let table = self.paimon_table(&target, a.name.pos, "altering").await?;
@@ -409,7 +412,7 @@ impl Session {
             ));
         }
         let catalog = self.catalog(&from.catalog, pos)?;
-        let (Some(store), Some(Location::Paimon { path, .. })) =
+        let (Some(store), Some(Location::Paimon(TableLocation { path, .. }))) =
             (catalog.store.clone(), from.location.clone())
         else {
             return Err(StatementError::new(
@@ -455,11 +458,12 @@ impl Session {
             }
             target.existing(name.pos)?;
         }
+        target.refuse_service(name.pos, "DROP TABLE")?;
         match (
             &target.location,
             self.catalog(&target.catalog, name.pos)?.store.clone(),
         ) {
-            (Some(Location::Paimon { path, .. }), Some(store)) => {
+            (Some(Location::Paimon(TableLocation { path, .. })), Some(store)) => {
                 drop_table(store.as_ref(), path)
                     .await
                     .map_err(|e| at(name.pos, e))?;
@@ -494,7 +498,7 @@ impl Session {
         ];
         let ddl = if let Some(declared) = self.declared(&target) {
             show_declared(&parts, declared)
-        } else if let Some(Location::Iceberg { .. }) = &target.location {
+        } else if let Some(Location::Iceberg(_)) = &target.location {
             let table = self.iceberg_table(&target, name.pos).await?;
             crate::iceberg_ddl::show_create_table(&parts, table.metadata()).map_err(|e| {
                 at(
@@ -517,7 +521,7 @@ impl Session {
         if let Some(declared) = self.declared(&target) {
             return Ok(show::describe_declared(declared));
         }
-        if let Some(Location::Iceberg { .. }) = &target.location {
+        if let Some(Location::Iceberg(_)) = &target.location {
             let table = self.iceberg_table(&target, name.pos).await?;
             let columns = crate::iceberg_ddl::describe(table.metadata())
                 .map_err(|e| at(name.pos, format!("DESCRIBE {}: {e}", target.qualified())))?;

@@ -103,15 +103,13 @@ impl Session {
         target: &Resolved,
         pos: Pos,
     ) -> StatementResult<lakescope_iceberg::Table> {
-        let Some(Location::Iceberg { store, path }) = &target.location else {
+        let Some(Location::Iceberg(location)) = &target.location else {
             return Err(StatementError::new(
                 pos,
                 format!("{} is not an Iceberg table", target.qualified()),
             ));
         };
-        lakescope_iceberg::Table::open(store.clone(), path)
-            .await
-            .map_err(|e| at(pos, e))
+        location.open().await.map_err(|e| at(pos, e))
     }
 
     /// INSERT INTO an Iceberg table (an upsert when the table says `write.upsert.enabled`);

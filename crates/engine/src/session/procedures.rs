@@ -151,6 +151,7 @@ impl Session {
         };
         let target = self.resolve(&table_name).await?;
         target.refuse_non_main(&[], table_pos, &format!("CALL {procedure} on"))?;
+        target.refuse_service(table_pos, &format!("CALL {procedure} on"))?;
         let table = self.paimon_table(&target, table_pos, "CALL on").await?;
         let message = match name.as_str() {
             "create_tag" => {
