@@ -5,8 +5,11 @@
 use crate::catalog_services::{IcebergService, PaimonService};
 use crate::{Error, Result, TableRef};
 use lakescope_iceberg::rest::RestCatalog as IcebergRest;
+use lakescope_iceberg::write::IcebergTableDefinition;
 use lakescope_paimon::commit::SnapshotCommit;
 use lakescope_paimon::rest::RestCatalog as PaimonRest;
+use lakescope_paimon::write::schema::TableDefinition;
+use lakescope_paimon::write::WriteEnv;
 use lakescope_storage::{join, ObjectStore};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -104,6 +107,36 @@ pub(crate) trait CatalogService {
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation>;
     /// The Iceberg table `table_ref` names, opened (`None`: the service holds Paimon tables).
     async fn open_iceberg(&self, table_ref: &TableRef) -> Result<Option<lakescope_iceberg::Table>>;
+    /// Creates a database (namespace).
+    async fn create_database(&self, name: &str) -> Result<()>;
+    /// Drops an empty database (namespace).
+    async fn drop_database(&self, name: &str) -> Result<()>;
+    /// Creates a Paimon table.
+    async fn create_table(
+        &self,
+        database: &str,
+        name: &str,
+        def: &TableDefinition,
+        env: &dyn WriteEnv,
+    ) -> Result<()>;
+    /// Creates an Iceberg table.
+    async fn create_iceberg_table(
+        &self,
+        database: &str,
+        name: &str,
+        def: &IcebergTableDefinition,
+        env: &dyn WriteEnv,
+    ) -> Result<()>;
+    /// Drops a table.
+    async fn drop_table(&self, database: &str, name: &str) -> Result<()>;
+    /// Creates a tag of a Paimon table at a snapshot (the latest when `None`).
+    async fn create_tag(
+        &self,
+        table_ref: &TableRef,
+        tag: &str,
+        snapshot_id: Option<i64>,
+        time_retained: Option<&str>,
+    ) -> Result<()>;
 }
 
 /// Where a catalog's names come from.
@@ -189,6 +222,64 @@ impl Catalog {
             }),
             Source::Service(service) => service.locate(table_ref).await,
         }
+    }
+
+    /// The catalog service, or an error naming `what` (a warehouse has no service to ask:
+    /// its databases and tables are folders).
+    pub(crate) fn service(&self, what: &str) -> Result<&Rc<dyn CatalogService>> {
+        match &self.source {
+            Source::Service(service) => Ok(service),
+            Source::Warehouse(_) => Err(Error::Invalid(format!(
+                "{what} is done through a REST catalog service; a warehouse's databases and tables are folders"
+            ))),
+        }
+    }
+
+    /// Creates a database (namespace) through the catalog service.
+    pub async fn create_database(&self, name: &str) -> Result<()> {
+        self.service("creating a database")?
+            .create_database(name)
+            .await
+    }
+
+    /// Drops an empty database (namespace) through the catalog service.
+    pub async fn drop_database(&self, name: &str) -> Result<()> {
+        self.service("dropping a database")?
+            .drop_database(name)
+            .await
+    }
+
+    /// Creates an Iceberg table through the catalog service (the service chooses its location).
+    pub async fn create_iceberg_table_with(
+        &self,
+        env: &dyn WriteEnv,
+        database: &str,
+        name: &str,
+        def: &IcebergTableDefinition,
+    ) -> Result<()> {
+        self.service("creating an Iceberg table")?
+            .create_iceberg_table(database, name, def, env)
+            .await
+    }
+
+    /// Drops a table through the catalog service.
+    pub async fn drop_table(&self, database: &str, name: &str) -> Result<()> {
+        self.service("dropping a table")?
+            .drop_table(database, name)
+            .await
+    }
+
+    /// Creates a tag of a Paimon table through the catalog service (its tags endpoint).
+    pub async fn create_tag(
+        &self,
+        table_ref: &TableRef,
+        tag: &str,
+        snapshot_id: Option<i64>,
+        time_retained: Option<&str>,
+    ) -> Result<()> {
+        self.service("creating a tag")?
+            .create_tag(table_ref, tag, snapshot_id, time_retained)
+            .await
     }
 
     /// Database names (folders named `<db>.db`, and Iceberg namespace folders; a catalog

@@ -118,18 +118,6 @@ impl SessionCatalog {
         }
     }
 
-    /// Refuses `verb` on a REST catalog service (`name`) until lakescope runs it through the
-    /// service.
-    fn refuse_service(&self, name: &str, pos: Pos, verb: &str) -> StatementResult<()> {
-        if self.service.is_none() {
-            return Ok(());
-        }
-        Err(StatementError::new(
-            pos,
-            format!("{verb} through REST catalog {name} is not supported yet (nothing was created or dropped)"),
-        ))
-    }
-
     /// Key of a table folder in the warehouse.
     pub(super) fn table_key(&self, database: &str, table: &str) -> String {
         match self.kind {
@@ -456,7 +444,6 @@ impl Session {
     ) -> StatementResult<Outcome> {
         let (catalog_name, db) = self.database_name(&c.name)?;
         let catalog = self.catalog(&catalog_name, c.name.pos)?;
-        catalog.refuse_service(&catalog_name, c.name.pos, "CREATE DATABASE")?;
         let exists = catalog
             .databases()
             .await
@@ -470,6 +457,14 @@ impl Session {
                 c.name.pos,
                 format!("Database {db} already exists in Catalog {catalog_name}."),
             ));
+        }
+        if let Some(service) = &catalog.service {
+            // the service keeps its databases: nothing to remember in the session
+            service
+                .create_database(&db)
+                .await
+                .map_err(|e| at(c.name.pos, e))?;
+            return Ok(done("Execute statement succeeded."));
         }
         if catalog.kind == CatalogKind::Iceberg {
             self.create_namespace(&catalog_name, &db, c.name.pos)
@@ -488,7 +483,6 @@ impl Session {
     ) -> StatementResult<Outcome> {
         let (catalog_name, db) = self.database_name(name)?;
         let catalog = self.catalog(&catalog_name, name.pos)?;
-        catalog.refuse_service(&catalog_name, name.pos, "DROP DATABASE")?;
         let databases = catalog.databases().await.map_err(|e| at(name.pos, e))?;
         if !databases.contains(&db) {
             if if_exists {
@@ -514,6 +508,12 @@ impl Session {
             self.drop_table(&object, false, true).await?;
         }
         let catalog = self.catalog_mut(&catalog_name, name.pos)?;
+        if let Some(service) = &catalog.service {
+            service
+                .drop_database(&db)
+                .await
+                .map_err(|e| at(name.pos, e))?;
+        }
         catalog.databases.remove(&db);
         Ok(done("Execute statement succeeded."))
     }

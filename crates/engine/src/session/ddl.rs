@@ -149,19 +149,16 @@ impl Session {
                 ));
             }
         }
-        target.refuse_service(t.name.pos, "CREATE TABLE")?;
         if kind == CatalogKind::Iceberg {
             return self.create_iceberg_table(t, &target, pos).await;
         }
-        let Some(store) = self.catalog(&target.catalog, pos)?.store.clone() else {
+        // the warehouse's folders, or the REST catalog service
+        let Some(catalog) = self.catalog(&target.catalog, pos)?.warehouse() else {
             return Err(StatementError::new(
                 t.name.pos,
                 "the catalog has no warehouse",
             ));
         };
-        let path = self
-            .catalog(&target.catalog, pos)?
-            .table_key(&target.database, &target.table);
         let (schema, rows) = if let Some(q) = &t.as_select {
             let out = self.query(q, pos).await?;
             let sources = self.source_fields(q).await;
@@ -183,14 +180,15 @@ impl Session {
         } else {
             (self.plain_schema(t, TableFormat::Paimon).await?, None)
         };
-        create_table(
-            store.as_ref(),
-            &path,
-            &definition(&schema),
-            self.env.as_ref(),
-        )
-        .await
-        .map_err(|e| at(pos, e))?;
+        catalog
+            .create_table_with(
+                self.env.as_ref(),
+                &target.database,
+                &target.table,
+                &definition(&schema),
+            )
+            .await
+            .map_err(|e| at(pos, e))?;
         let Some(out) = rows else {
             return Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()));
         };
@@ -458,7 +456,13 @@ impl Session {
             }
             target.existing(name.pos)?;
         }
-        target.refuse_service(name.pos, "DROP TABLE")?;
+        if let Some(service) = &self.catalog(&target.catalog, name.pos)?.service {
+            service
+                .drop_table(&target.database, &target.table)
+                .await
+                .map_err(|e| at(name.pos, e))?;
+            return Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()));
+        }
         match (
             &target.location,
             self.catalog(&target.catalog, name.pos)?.store.clone(),

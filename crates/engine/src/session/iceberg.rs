@@ -81,6 +81,13 @@ impl Session {
             },
         )?;
         let def = definition(t)?;
+        if let Some(service) = &self.catalog(&target.catalog, pos)?.service {
+            service
+                .create_iceberg_table_with(self.env.as_ref(), &target.database, &target.table, &def)
+                .await
+                .map_err(|e| at(t.name.pos, e))?;
+            return Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()));
+        }
         self.create_namespace(&target.catalog, &target.database, pos)
             .await?;
         let (hadoop, store) = self.hadoop(&target.catalog, pos)?;
