@@ -407,7 +407,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_paimon_rest_catalog_lists_and_locates_through_the_service_and_refuses_creates() {
+    async fn a_paimon_rest_catalog_lists_locates_and_creates_through_the_service() {
         use lakescope_paimon::rest::{RestCatalog, RestOptions};
         use lakescope_paimon::write::FixedEnv;
         use lakescope_storage::transport::CannedTransport;
@@ -416,6 +416,7 @@ mod tests {
             (200, r#"{"databases":["d"]}"#),
             (200, r#"{"tables":["t"]}"#),
             (200, r#"{"name":"t","path":"file:///wh/d/t","schemaId":0}"#),
+            (200, ""),
         ]));
         let options = RestOptions {
             warehouse: "wh".into(),
@@ -441,17 +442,31 @@ mod tests {
         let asked = transport.asked();
         assert_eq!(asked[3], "http://h/v1/p/databases/d/tables/t");
 
-        // creating a table is refused before any request: the service owns its tables
-        let env = FixedEnv::new(1, 1);
-        let def = crate::write::Definition::default();
-        let e = cat
-            .create_table_with(&env, "d", "u", &def)
-            .await
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("nothing was written"), "{e}");
-        // and its tables are located with the service's snapshot commit
+        // its tables are located with the service's snapshot commit
         assert!(location.snapshot_commit.is_some());
-        assert_eq!(transport.asked().len(), 4, "no request after the refusal");
+        // a table is created through the service's createTable (the service owns its tables)
+        let env = FixedEnv::new(1, 1);
+        let def = crate::write::Definition {
+            columns: vec![(
+                "id".into(),
+                lakescope_paimon::spec::types::DataType::parse("INT").unwrap(),
+                None,
+            )],
+            ..Default::default()
+        };
+        cat.create_table_with(&env, "d", "u", &def).await.unwrap();
+        let asked = transport.asked();
+        assert_eq!(asked[4], "http://h/v1/p/databases/d/tables");
+        assert_eq!(asked.len(), 5);
+        let sent = transport.sent();
+        let body: serde_json::Value = serde_json::from_slice(&sent[4].body).unwrap();
+        assert_eq!(
+            (
+                sent[4].method,
+                &body["identifier"]["object"],
+                &body["schema"]["fields"][0]["name"]
+            ),
+            ("POST", &serde_json::json!("u"), &serde_json::json!("id"))
+        );
     }
 }

@@ -138,3 +138,35 @@ pub fn python_with(module: &str, test: &str) -> Option<PathBuf> {
     );
     None
 }
+
+/// The bearer token of the Paimon mock REST catalog server (`paimon-rest-server.sh`).
+pub const PAIMON_REST_TOKEN: &str = "lakescope-test-token";
+
+/// A fresh folder named `wh` for the Paimon mock REST server (its warehouse is the folder's
+/// name): (the temporary parent, the folder).
+pub fn paimon_rest_warehouse() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let wh = dir.path().join("wh");
+    std::fs::create_dir(&wh).expect("the warehouse folder");
+    (dir, wh)
+}
+
+/// pypaimon 2.1 through the Paimon REST catalog at `url`, warehouse `wh`
+/// (tests/oracles/rest_paimon.py); its stdout.
+pub fn pypaimon_rest(python: &std::path::Path, url: &str, args: &[&str]) -> String {
+    let mut cmd = std::process::Command::new(python);
+    cmd.arg(repo_root().join("tests/oracles/rest_paimon.py"))
+        .args([url, "wh", PAIMON_REST_TOKEN])
+        .args(args);
+    lakescope_test_support::oracles::run(&mut cmd, "pypaimon 2.1 through the REST catalog")
+}
+
+/// pyiceberg 0.12 through the Iceberg REST catalog at `url` with prefix `dev`
+/// (tests/oracles/rest_iceberg.py); its stdout.
+pub fn pyiceberg_rest(python: &std::path::Path, url: &str, token: &str, args: &[&str]) -> String {
+    let mut cmd = std::process::Command::new(python);
+    cmd.arg(repo_root().join("tests/oracles/rest_iceberg.py"))
+        .args([url, token, "dev"])
+        .args(args);
+    lakescope_test_support::oracles::run(&mut cmd, "pyiceberg 0.12 through the REST catalog")
+}

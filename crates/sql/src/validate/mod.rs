@@ -303,14 +303,16 @@ fn create_catalog(name: &Ident, options: &[OptionEntry]) -> Result<()> {
 /// echoed: it may be a secret).
 fn known_rest_options(options: &[OptionEntry], known: &[&str], what: &str) -> Result<()> {
     match options.iter().find(|o| !known.contains(&o.key.as_str())) {
-        Some(o) => Err(SqlError::unsupported(
-            o.key_pos,
-            format!(
-                "option '{}' of a {what} is not supported (nothing was created); lakescope takes {}",
+        Some(o) => {
+            Err(SqlError::unsupported(
+                o.key_pos,
+                format!(
+                "{what}: option '{}' is not supported (nothing was created); lakescope takes {}",
                 o.key,
                 known.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", ")
             ),
-        )),
+            ))
+        }
         None => Ok(()),
     }
 }
