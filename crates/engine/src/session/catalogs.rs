@@ -398,19 +398,20 @@ impl Session {
                 warehouse: text("warehouse").unwrap_or_default(),
             },
         };
+        let refused = |e: &dyn std::fmt::Display| {
+            StatementError::new(
+                uri.value_pos,
+                format!("catalog {}: {e} (nothing was created)", name.name),
+            )
+        };
         let transport = self
             .opener
             .catalog_transport(&uri.value)
-            .map_err(|e| at(uri.value_pos, e))?;
+            .map_err(|e| refused(&e))?;
         address
             .open(text("token"), transport, self.opener.clone())
             .await
-            .map_err(|e| {
-                StatementError::new(
-                    uri.value_pos,
-                    format!("catalog {}: {e} (nothing was created)", name.name),
-                )
-            })
+            .map_err(|e| refused(&e))
     }
 
     /// USE CATALOG: its default database becomes current (`default`, or Flink's `default_database`).

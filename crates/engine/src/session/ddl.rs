@@ -301,6 +301,7 @@ impl Session {
                 "[INFO] no such table: nothing done (IF EXISTS)".into(),
             ));
         }
+        target.existing(a.name.pos)?;
         target.refuse_service(a.name.pos, "ALTER TABLE")?;
         if let Some(Location::Iceberg(_)) = &target.location {
             return self.alter_iceberg(a, &target, pos).await;
