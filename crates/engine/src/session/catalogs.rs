@@ -1,4 +1,4 @@
-//! Catalogs of a session: CREATE/USE CATALOG and DATABASE, SHOW TABLES, and resolving table names.
+//! Catalogs of a session (warehouses, REST catalog services, Flink's in-memory one): CREATE/USE CATALOG and DATABASE, SHOW TABLES, and resolving table names.
 
 use super::{at, show, Outcome, Session, StatementError, StatementResult, DEFAULT_DATABASE};
 pub use crate::catalog::StoreOpener;
