@@ -11,7 +11,8 @@
 
 mod common;
 
-use common::{lakescope, pyiceberg_rest, python_with, start_catalog_server};
+use common::{lakescope, python_with};
+use lakescope_test_support::catalogs::{pyiceberg_rest, start_catalog_server};
 use lakescope_test_support::oracles::{normalize, sections};
 use serde_json::json;
 use std::path::Path;

@@ -9,11 +9,12 @@
 
 mod common;
 
-use common::{
-    lakescope, paimon_rest_warehouse, pypaimon_rest, start_catalog_server, Server,
-    PAIMON_REST_TOKEN,
+use common::lakescope;
+use lakescope_test_support::catalogs::{
+    paimon_rest_warehouse, pypaimon_rest, start_catalog_server, PAIMON_REST_TOKEN,
 };
 use lakescope_test_support::oracles::{normalize, oracles, sections};
+use lakescope_test_support::Server;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -10,9 +10,10 @@
 
 mod common;
 
-use common::{
-    free_port, lakescope, paimon_rest_warehouse, pyiceberg_rest, pypaimon_rest, python_with,
-    start_catalog_server, PAIMON_REST_TOKEN as TOKEN,
+use common::{free_port, lakescope, python_with};
+use lakescope_test_support::catalogs::{
+    paimon_rest_warehouse, pyiceberg_rest, pypaimon_rest, start_catalog_server,
+    PAIMON_REST_TOKEN as TOKEN,
 };
 use lakescope_test_support::oracles::{normalize, oracles, sections};
 use serde_json::{json, Value};
