@@ -4,13 +4,15 @@ usage: rest_paimon.py <uri> <warehouse> <token> write
        rest_paimon.py <uri> <warehouse> <token> read <db.table> <snapshot id>...
        rest_paimon.py <uri> <warehouse> <token> parquet <file> <tag> <id>...
        rest_paimon.py <uri> <warehouse> <token> latest <db.table>
+       rest_paimon.py <uri> <warehouse> <token> tag <db.table> <tag>
 `write` creates database `d` with a primary-key table `d.pk` (partitioned, 2 buckets; three
 commits: insert, upsert of some keys plus new keys, upsert again) and an append table `d.ap`
 (two commits), all through the catalog. `read` prints, per snapshot, "== <id>" and the sorted
 canonical lines of read_pypaimon.py (or "!! <id> <error>"). `parquet` writes the `d.pk` rows
 of these ids (names tagged <tag>) to a Parquet file, for another writer to insert, and prints
 their canonical lines. `latest` prints the catalog's latest snapshot of a table (its snapshot
-endpoint) as JSON: id, commit kind, record count.
+endpoint) as JSON: id, commit kind, record count. `tag` prints the snapshot id of a tag the
+catalog keeps (its tags endpoint).
 """
 import datetime
 import decimal
@@ -96,6 +98,8 @@ elif CMD == 'latest':
     ts = CAT.load_snapshot(sys.argv[5])
     print(json.dumps({'id': ts.snapshot.id, 'commitKind': str(ts.snapshot.commit_kind),
                       'recordCount': ts.record_count}))
+elif CMD == 'tag':
+    print(CAT.get_tag(sys.argv[5], sys.argv[6]).snapshot.id)
 elif CMD == 'parquet':
     import pyarrow.parquet as pq
     rows = pk_rows([int(i) for i in sys.argv[7:]], sys.argv[6])

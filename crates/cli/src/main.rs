@@ -10,7 +10,7 @@ mod stores;
 use clap::{Parser, Subcommand, ValueEnum};
 use lakescope_engine::scan::ScanRequest;
 use lakescope_engine::version::{iceberg_selector, paimon_diff};
-use lakescope_engine::{Catalog, CatalogAddress, TableRef, Version};
+use lakescope_engine::{Catalog, CatalogAddress, StoreOpener, TableRef, Version};
 use lakescope_storage::uri::StoreOptions;
 use std::process::ExitCode;
 use std::rc::Rc;
@@ -260,13 +260,13 @@ fn main() -> ExitCode {
 async fn open_catalog(warehouse: &str) -> Result<Catalog, String> {
     let options = STORE_OPTIONS.get_or_init(StoreOptions::default);
     let address = CatalogAddress::parse(warehouse).map_err(|e| e.to_string())?;
-    let transport =
-        lakescope_storage::transport::ReqwestTransport::new(options.retry.request_timeout)
-            .map_err(|e| format!("{warehouse}: {e}"))?;
-    let token = CATALOG_TOKEN.get().cloned().flatten();
     let stores = std::rc::Rc::new(stores::NativeStores(options.clone()));
+    let transport = stores
+        .catalog_transport(warehouse)
+        .map_err(|e| e.to_string())?;
+    let token = CATALOG_TOKEN.get().cloned().flatten();
     address
-        .open(token, std::rc::Rc::new(transport), stores)
+        .open(token, transport, stores)
         .await
         .map_err(|e| e.to_string())
 }

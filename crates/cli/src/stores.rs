@@ -31,6 +31,19 @@ impl StoreOpener for NativeStores {
         }
         lakescope_storage::uri::open(location, &self.0.with_vended(vended))
     }
+
+    fn catalog_transport(
+        &self,
+        uri: &str,
+    ) -> lakescope_storage::Result<Rc<dyn lakescope_storage::transport::HttpTransport>> {
+        let transport =
+            lakescope_storage::transport::ReqwestTransport::new(self.0.retry.request_timeout)
+                .map_err(|e| lakescope_storage::Error::Unsupported {
+                    store: uri.to_string(),
+                    operation: format!("an HTTP client for the catalog service: {e}"),
+                })?;
+        Ok(Rc::new(transport))
+    }
 }
 
 #[cfg(test)]

@@ -11,18 +11,15 @@
 
 mod common;
 
-use common::{lakescope, python_with, repo_root, start_catalog_server};
-use lakescope_test_support::oracles::{normalize, run, sections};
+use common::{lakescope, python_with};
+use lakescope_test_support::catalogs::{pyiceberg_rest, start_catalog_server};
+use lakescope_test_support::oracles::{normalize, sections};
 use serde_json::json;
 use std::path::Path;
 use std::process::Command;
 
 fn oracle(py: &Path, url: &str, token: &str, args: &[&str]) -> String {
-    let mut cmd = Command::new(py);
-    cmd.arg(repo_root().join("tests/oracles/rest_iceberg.py"))
-        .args([url, token, "dev"])
-        .args(args);
-    run(&mut cmd, "pyiceberg 0.12 through the REST catalog")
+    pyiceberg_rest(py, url, token, args)
 }
 
 /// The snapshots of a table as pyiceberg reads them: (id, canonical rows), oldest first.

@@ -18,8 +18,9 @@ const SECRET: &str = "lakescope-cli-secret";
 
 mod common;
 
-use common::{free_port, repo_root, wait_for_port, Server};
+use common::{free_port, repo_root, wait_for_port};
 use lakescope_test_support::moto::Moto;
+use lakescope_test_support::Server;
 
 fn warehouse() -> PathBuf {
     repo_root().join("../shared/corpus/paimon/warehouse")

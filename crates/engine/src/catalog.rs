@@ -5,8 +5,11 @@
 use crate::catalog_services::{IcebergService, PaimonService};
 use crate::{Error, Result, TableRef};
 use lakescope_iceberg::rest::RestCatalog as IcebergRest;
+use lakescope_iceberg::write::IcebergTableDefinition;
 use lakescope_paimon::commit::SnapshotCommit;
 use lakescope_paimon::rest::RestCatalog as PaimonRest;
+use lakescope_paimon::write::schema::TableDefinition;
+use lakescope_paimon::write::WriteEnv;
 use lakescope_storage::{join, ObjectStore};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -53,6 +56,19 @@ pub trait StoreOpener {
             operation: "storage credentials vended by a catalog".to_string(),
         })
     }
+
+    /// How to reach the catalog service at `uri` (a REST catalog a SQL session connects to).
+    /// By default there is none: a build that opens only warehouses refuses, naming the
+    /// service.
+    fn catalog_transport(
+        &self,
+        uri: &str,
+    ) -> lakescope_storage::Result<Rc<dyn lakescope_storage::transport::HttpTransport>> {
+        Err(lakescope_storage::Error::Unsupported {
+            store: uri.to_string(),
+            operation: "connecting to a REST catalog service from this build".to_string(),
+        })
+    }
 }
 
 /// Where a table's files are: a store and the key of the table folder in it, and how its
@@ -91,6 +107,36 @@ pub(crate) trait CatalogService {
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation>;
     /// The Iceberg table `table_ref` names, opened (`None`: the service holds Paimon tables).
     async fn open_iceberg(&self, table_ref: &TableRef) -> Result<Option<lakescope_iceberg::Table>>;
+    /// Creates a database (namespace).
+    async fn create_database(&self, name: &str) -> Result<()>;
+    /// Drops an empty database (namespace).
+    async fn drop_database(&self, name: &str) -> Result<()>;
+    /// Creates a Paimon table.
+    async fn create_table(
+        &self,
+        database: &str,
+        name: &str,
+        def: &TableDefinition,
+        env: &dyn WriteEnv,
+    ) -> Result<()>;
+    /// Creates an Iceberg table.
+    async fn create_iceberg_table(
+        &self,
+        database: &str,
+        name: &str,
+        def: &IcebergTableDefinition,
+        env: &dyn WriteEnv,
+    ) -> Result<()>;
+    /// Drops a table.
+    async fn drop_table(&self, database: &str, name: &str) -> Result<()>;
+    /// Creates a tag of a Paimon table at a snapshot (the latest when `None`).
+    async fn create_tag(
+        &self,
+        table_ref: &TableRef,
+        tag: &str,
+        snapshot_id: Option<i64>,
+        time_retained: Option<&str>,
+    ) -> Result<()>;
 }
 
 /// Where a catalog's names come from.
@@ -176,6 +222,64 @@ impl Catalog {
             }),
             Source::Service(service) => service.locate(table_ref).await,
         }
+    }
+
+    /// The catalog service, or an error naming `what` (a warehouse has no service to ask:
+    /// its databases and tables are folders).
+    pub(crate) fn service(&self, what: &str) -> Result<&Rc<dyn CatalogService>> {
+        match &self.source {
+            Source::Service(service) => Ok(service),
+            Source::Warehouse(_) => Err(Error::Invalid(format!(
+                "{what} is done through a REST catalog service; a warehouse's databases and tables are folders"
+            ))),
+        }
+    }
+
+    /// Creates a database (namespace) through the catalog service.
+    pub async fn create_database(&self, name: &str) -> Result<()> {
+        self.service("creating a database")?
+            .create_database(name)
+            .await
+    }
+
+    /// Drops an empty database (namespace) through the catalog service.
+    pub async fn drop_database(&self, name: &str) -> Result<()> {
+        self.service("dropping a database")?
+            .drop_database(name)
+            .await
+    }
+
+    /// Creates an Iceberg table through the catalog service (the service chooses its location).
+    pub async fn create_iceberg_table_with(
+        &self,
+        env: &dyn WriteEnv,
+        database: &str,
+        name: &str,
+        def: &IcebergTableDefinition,
+    ) -> Result<()> {
+        self.service("creating an Iceberg table")?
+            .create_iceberg_table(database, name, def, env)
+            .await
+    }
+
+    /// Drops a table through the catalog service.
+    pub async fn drop_table(&self, database: &str, name: &str) -> Result<()> {
+        self.service("dropping a table")?
+            .drop_table(database, name)
+            .await
+    }
+
+    /// Creates a tag of a Paimon table through the catalog service (its tags endpoint).
+    pub async fn create_tag(
+        &self,
+        table_ref: &TableRef,
+        tag: &str,
+        snapshot_id: Option<i64>,
+        time_retained: Option<&str>,
+    ) -> Result<()> {
+        self.service("creating a tag")?
+            .create_tag(table_ref, tag, snapshot_id, time_retained)
+            .await
     }
 
     /// Database names (folders named `<db>.db`, and Iceberg namespace folders; a catalog
@@ -303,7 +407,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_paimon_rest_catalog_lists_and_locates_through_the_service_and_refuses_creates() {
+    async fn a_paimon_rest_catalog_lists_locates_and_creates_through_the_service() {
         use lakescope_paimon::rest::{RestCatalog, RestOptions};
         use lakescope_paimon::write::FixedEnv;
         use lakescope_storage::transport::CannedTransport;
@@ -312,6 +416,7 @@ mod tests {
             (200, r#"{"databases":["d"]}"#),
             (200, r#"{"tables":["t"]}"#),
             (200, r#"{"name":"t","path":"file:///wh/d/t","schemaId":0}"#),
+            (200, ""),
         ]));
         let options = RestOptions {
             warehouse: "wh".into(),
@@ -337,17 +442,31 @@ mod tests {
         let asked = transport.asked();
         assert_eq!(asked[3], "http://h/v1/p/databases/d/tables/t");
 
-        // creating a table is refused before any request: the service owns its tables
-        let env = FixedEnv::new(1, 1);
-        let def = crate::write::Definition::default();
-        let e = cat
-            .create_table_with(&env, "d", "u", &def)
-            .await
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("nothing was written"), "{e}");
-        // and its tables are located with the service's snapshot commit
+        // its tables are located with the service's snapshot commit
         assert!(location.snapshot_commit.is_some());
-        assert_eq!(transport.asked().len(), 4, "no request after the refusal");
+        // a table is created through the service's createTable (the service owns its tables)
+        let env = FixedEnv::new(1, 1);
+        let def = crate::write::Definition {
+            columns: vec![(
+                "id".into(),
+                lakescope_paimon::spec::types::DataType::parse("INT").unwrap(),
+                None,
+            )],
+            ..Default::default()
+        };
+        cat.create_table_with(&env, "d", "u", &def).await.unwrap();
+        let asked = transport.asked();
+        assert_eq!(asked[4], "http://h/v1/p/databases/d/tables");
+        assert_eq!(asked.len(), 5);
+        let sent = transport.sent();
+        let body: serde_json::Value = serde_json::from_slice(&sent[4].body).unwrap();
+        assert_eq!(
+            (
+                sent[4].method,
+                &body["identifier"]["object"],
+                &body["schema"]["fields"][0]["name"]
+            ),
+            ("POST", &serde_json::json!("u"), &serde_json::json!("id"))
+        );
     }
 }

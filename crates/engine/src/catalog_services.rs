@@ -4,7 +4,10 @@
 use crate::catalog::{CatalogService, StoreOpener, TableLocation};
 use crate::{Error, Result, TableRef};
 use lakescope_iceberg::rest::{RestCatalog as IcebergRest, TableStores};
+use lakescope_iceberg::write::IcebergTableDefinition;
 use lakescope_paimon::rest::{RestCatalog as PaimonRest, RestSnapshotCommit};
+use lakescope_paimon::write::schema::{initial_schema, TableDefinition};
+use lakescope_paimon::write::WriteEnv;
 use lakescope_storage::ObjectStore;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -46,6 +49,56 @@ impl CatalogService for PaimonService {
     async fn open_iceberg(&self, _: &TableRef) -> Result<Option<lakescope_iceberg::Table>> {
         Ok(None)
     }
+
+    async fn create_database(&self, name: &str) -> Result<()> {
+        Ok(self.service.create_database(name).await?)
+    }
+
+    async fn drop_database(&self, name: &str) -> Result<()> {
+        Ok(self.service.drop_database(name).await?)
+    }
+
+    async fn create_table(
+        &self,
+        database: &str,
+        name: &str,
+        def: &TableDefinition,
+        env: &dyn WriteEnv,
+    ) -> Result<()> {
+        // the schema a filesystem catalog would write as schema-0 (validated, ids assigned)
+        let schema = initial_schema(def, env.now_millis())?;
+        Ok(self.service.create_table(database, name, &schema).await?)
+    }
+
+    async fn create_iceberg_table(
+        &self,
+        database: &str,
+        name: &str,
+        _: &IcebergTableDefinition,
+        _: &dyn WriteEnv,
+    ) -> Result<()> {
+        Err(Error::Invalid(format!(
+            "{database}.{name}: a Paimon REST catalog holds Paimon tables, not Iceberg tables (nothing was created)"
+        )))
+    }
+
+    async fn drop_table(&self, database: &str, name: &str) -> Result<()> {
+        Ok(self.service.drop_table(database, name).await?)
+    }
+
+    async fn create_tag(
+        &self,
+        table_ref: &TableRef,
+        tag: &str,
+        snapshot_id: Option<i64>,
+        time_retained: Option<&str>,
+    ) -> Result<()> {
+        let (database, table) = (&table_ref.database, &table_ref.table);
+        Ok(self
+            .service
+            .create_tag(database, table, tag, snapshot_id, time_retained)
+            .await?)
+    }
 }
 
 /// An Iceberg REST catalog: namespaces and tables from the service, each table loaded through
@@ -74,6 +127,53 @@ impl CatalogService for IcebergService {
             .load_table(&table_ref.database, &table_ref.table)
             .await?;
         Ok(Some(table))
+    }
+
+    async fn create_database(&self, name: &str) -> Result<()> {
+        Ok(self.0.create_namespace(name).await?)
+    }
+
+    async fn drop_database(&self, name: &str) -> Result<()> {
+        Ok(self.0.drop_namespace(name).await?)
+    }
+
+    async fn create_table(
+        &self,
+        database: &str,
+        name: &str,
+        _: &TableDefinition,
+        _: &dyn WriteEnv,
+    ) -> Result<()> {
+        Err(Error::Invalid(format!(
+            "{database}.{name}: an Iceberg REST catalog holds Iceberg tables, not Paimon tables (nothing was created)"
+        )))
+    }
+
+    async fn create_iceberg_table(
+        &self,
+        database: &str,
+        name: &str,
+        def: &IcebergTableDefinition,
+        env: &dyn WriteEnv,
+    ) -> Result<()> {
+        self.0.create_table(database, name, def, env).await?;
+        Ok(())
+    }
+
+    async fn drop_table(&self, database: &str, name: &str) -> Result<()> {
+        Ok(self.0.drop_table(database, name).await?)
+    }
+
+    async fn create_tag(
+        &self,
+        table_ref: &TableRef,
+        tag: &str,
+        _: Option<i64>,
+        _: Option<&str>,
+    ) -> Result<()> {
+        Err(Error::Invalid(format!(
+            "{table_ref}: creating tag {tag} through an Iceberg REST catalog is not supported yet (nothing was created)"
+        )))
     }
 }
 

@@ -25,3 +25,15 @@ pub enum Error {
     #[error("{0}")]
     Invalid(String),
 }
+
+impl Error {
+    /// Whether the table, database or file asked for does not exist (a catalog's `404` among
+    /// them), rather than failing to be read.
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            Self::Paimon(lakescope_paimon::Error::NotFound { .. })
+                | Self::Iceberg(lakescope_iceberg::Error::NotFound { .. })
+        )
+    }
+}

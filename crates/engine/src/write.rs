@@ -1,5 +1,5 @@
 //! Writing Paimon tables through the catalog: CREATE TABLE, INSERT INTO and INSERT OVERWRITE
-//! (a REST catalog's tables commit through the service; creating them there is refused).
+//! (a REST catalog's tables are created and commit through the service).
 
 use crate::{Catalog, Result, TableRef};
 use arrow_array::RecordBatch;
@@ -13,7 +13,8 @@ pub use lakescope_paimon::commit::{CommitOutcome, Overwrite};
 pub use lakescope_paimon::write::schema::TableDefinition as Definition;
 
 impl Catalog {
-    /// Creates a Paimon table `<database>.<name>` (writes `schema/schema-0`; fails if it exists).
+    /// Creates a Paimon table `<database>.<name>`: writes `schema/schema-0` in a warehouse, or
+    /// asks the REST catalog service to create it (fails if it exists).
     pub async fn create_table_with(
         &self,
         env: &dyn WriteEnv,
@@ -26,8 +27,13 @@ impl Catalog {
             table: name.to_string(),
             system: None,
         };
-        refuse_catalog_service(self, &table)?;
-        create_table(self.store()?.as_ref(), &table.path(), def, env).await?;
+        if self.is_service() {
+            self.service("creating a table")?
+                .create_table(database, name, def, env)
+                .await?;
+        } else {
+            create_table(self.store()?.as_ref(), &table.path(), def, env).await?;
+        }
         Ok(table)
     }
 
@@ -51,17 +57,6 @@ impl Catalog {
         refuse_non_main_write(table_ref)?;
         self.open_table(table_ref).await
     }
-}
-
-/// Refuses creating a table in a REST catalog service: the service owns its tables (they are
-/// created through its API, which lakescope does not speak yet).
-fn refuse_catalog_service(catalog: &Catalog, table_ref: &TableRef) -> Result<()> {
-    if catalog.is_service() {
-        return Err(crate::Error::Invalid(format!(
-            "{table_ref}: creating a table through a REST catalog is not supported yet (create it with the catalog's own client, then insert with lakescope); nothing was written"
-        )));
-    }
-    Ok(())
 }
 
 /// `Ok` when `table_ref` names the table itself; a branch (`t$branch_dev`) or system table is

@@ -4,8 +4,10 @@
 //! small Paimon tables with a fixed `WriteEnv`; with the `engine` feature, [`engine`] reads
 //! tables through lakescope-engine's catalog as the oracles print them; [`faults`] fails the
 //! k-th mutating storage call (crash tests of the commit protocol); [`moto`] starts a local S3
-//! server; [`modern`] has pypaimon 2.1 write a table with a modern Paimon feature.
+//! server; [`modern`] has pypaimon 2.1 write a table with a modern Paimon feature; [`catalogs`]
+//! starts the REST catalog servers and runs their Python writers.
 
+pub mod catalogs;
 #[cfg(feature = "engine")]
 pub mod engine;
 pub mod faults;
@@ -15,6 +17,16 @@ pub mod oracles;
 pub mod tables;
 
 use std::path::{Path, PathBuf};
+
+/// A child process killed when dropped.
+pub struct Server(pub std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
 
 /// The repository's root folder.
 pub fn repo() -> PathBuf {

@@ -1,12 +1,11 @@
-//! Shared by the CLI tests: the repository root, free ports, child servers (the REST catalog
-//! servers of ../shared/catalogs among them) and S3 buckets.
+//! Shared by the CLI tests: the repository root, free ports, child servers, S3 buckets, and
+//! (from lakescope-test-support) the REST catalog servers of ../shared/catalogs with their oracles.
 
 #![allow(dead_code)] // each test binary uses its own subset
 
 use lakescope_storage::s3::S3Credentials;
 use lakescope_storage::transport::{HttpRequest, HttpTransport, ReqwestTransport};
 use std::path::PathBuf;
-use std::process::Child;
 use std::time::{Duration, Instant};
 
 pub fn repo_root() -> PathBuf {
@@ -18,16 +17,6 @@ pub fn free_port() -> u16 {
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("a free port")
-}
-
-/// A child process killed when dropped.
-pub struct Server(pub Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 pub fn wait_for_port(port: u16, what: &str) {
@@ -56,43 +45,6 @@ pub async fn create_bucket(endpoint: &str, bucket: &str, creds: &S3Credentials) 
         transport.send(request).await.expect("create bucket").status,
         200
     );
-}
-
-/// Starts a REST catalog server of ../shared/catalogs (`script PORT DIR` on a free port) and
-/// waits until it answers: it prints exactly two lines, `<KIND>_REST_URL=<url>` and
-/// `<KIND>_REST_READY <json>`. Returns the server, its URL and the READY JSON.
-pub fn start_catalog_server(
-    script: &str,
-    dir: &std::path::Path,
-) -> (Server, String, serde_json::Value) {
-    use std::io::BufRead;
-    let script = repo_root().join("../shared/catalogs").join(script);
-    let mut child = std::process::Command::new("bash")
-        .arg(&script)
-        .arg("0")
-        .arg(dir)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e}", script.display()));
-    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("the server's stdout"));
-    let server = Server(child);
-    let (mut line, mut ready) = (String::new(), String::new());
-    stdout.read_line(&mut line).expect("the server's URL line");
-    stdout
-        .read_line(&mut ready)
-        .expect("the server's READY line");
-    let url = line
-        .trim()
-        .split_once("_REST_URL=")
-        .map(|(_, url)| url.to_string())
-        .unwrap_or_else(|| panic!("{} printed {line:?}, not its URL", script.display()));
-    let json = ready
-        .trim()
-        .split_once("_REST_READY ")
-        .and_then(|(_, json)| serde_json::from_str(json).ok())
-        .unwrap_or_else(|| panic!("{} printed {ready:?}, not its READY line", script.display()));
-    (server, url, json)
 }
 
 /// Runs the lakescope binary (without a catalog token from the environment): (success, stdout,

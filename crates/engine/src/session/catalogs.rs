@@ -1,9 +1,11 @@
-//! Catalogs of a session: CREATE/USE CATALOG and DATABASE, SHOW TABLES, and resolving table names.
+//! Catalogs of a session (warehouses, REST catalog services, Flink's in-memory one): CREATE/USE CATALOG and DATABASE, SHOW TABLES, and resolving table names.
 
 use super::{at, show, Outcome, Session, StatementError, StatementResult, DEFAULT_DATABASE};
 pub use crate::catalog::StoreOpener;
+use crate::catalog::TableLocation;
+use crate::catalog_address::CatalogAddress;
 use crate::table_ref::{normalize_suffix, split_suffix, BRANCH_PREFIX};
-use crate::Catalog;
+use crate::{Catalog, TableRef};
 use lakescope_sql::ast::{CreateDatabase, CreateTable, Ident, ObjectName, OptionEntry};
 use lakescope_sql::Pos;
 use lakescope_storage::ObjectStore;
@@ -41,6 +43,9 @@ pub(super) struct SessionCatalog {
     pub(super) store: Option<Rc<dyn ObjectStore>>,
     /// The warehouse URI, as given.
     pub(super) warehouse: Option<String>,
+    /// A REST catalog service (Paimon REST, Iceberg REST): it lists and locates the tables,
+    /// and their commits go through it.
+    pub(super) service: Option<Catalog>,
     /// Databases created in this session (object stores have no empty folders).
     pub(super) databases: BTreeSet<String>,
     /// Session tables by (database, table).
@@ -54,14 +59,17 @@ impl SessionCatalog {
             kind: CatalogKind::Memory,
             store: None,
             warehouse: None,
+            service: None,
             databases: BTreeSet::from([DEFAULT_DATABASE.to_string()]),
             tables: BTreeMap::new(),
         }
     }
 
-    /// The warehouse as a browsing catalog.
+    /// The warehouse as a browsing catalog, or the catalog service.
     pub(super) fn warehouse(&self) -> Option<Catalog> {
-        self.store.clone().map(Catalog::new)
+        self.service
+            .clone()
+            .or_else(|| self.store.clone().map(Catalog::new))
     }
 
     /// Database names: those in the warehouse and those created in this session.
@@ -87,6 +95,29 @@ impl SessionCatalog {
         Ok(names.into_iter().collect())
     }
 
+    /// A REST catalog's table, located (Paimon: its folder and the service's snapshot commit)
+    /// or loaded (Iceberg) through the service; `None` when the service does not know it.
+    async fn locate(&self, table_ref: &TableRef, pos: Pos) -> StatementResult<Option<Location>> {
+        let Some(service) = &self.service else {
+            return Ok(None);
+        };
+        let found = match self.kind {
+            CatalogKind::Iceberg => service
+                .open_iceberg(table_ref)
+                .await
+                .map(|t| t.map(|t| Location::Iceberg(IcebergAt::Loaded(Box::new(t))))),
+            _ => service
+                .locate(table_ref)
+                .await
+                .map(|l| Some(Location::Paimon(l))),
+        };
+        match found {
+            Ok(location) => Ok(location),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(at(pos, e)),
+        }
+    }
+
     /// Key of a table folder in the warehouse.
     pub(super) fn table_key(&self, database: &str, table: &str) -> String {
         match self.kind {
@@ -99,18 +130,37 @@ impl SessionCatalog {
 /// Where a table's data is.
 #[derive(Clone)]
 pub(super) enum Location {
-    /// A Paimon table: store and the table folder's key in it.
-    Paimon {
-        store: Rc<dyn ObjectStore>,
-        path: String,
-    },
+    /// A Paimon table: store, the table folder's key in it, and (a REST catalog's table) the
+    /// catalog's snapshot commit.
+    Paimon(TableLocation),
     /// An Iceberg table.
-    Iceberg {
-        store: Rc<dyn ObjectStore>,
-        path: String,
-    },
+    Iceberg(IcebergAt),
     /// A table of a connector only Flink can run.
     Connector(String),
+}
+
+/// Where an Iceberg table is.
+#[derive(Clone)]
+pub(super) enum IcebergAt {
+    /// A folder of a Hadoop catalog's warehouse.
+    Folder {
+        store: Rc<dyn ObjectStore>,
+        path: String,
+    },
+    /// A REST catalog's table, loaded through the service (its writes commit through it).
+    Loaded(Box<lakescope_iceberg::Table>),
+}
+
+impl IcebergAt {
+    /// The table.
+    pub(super) async fn open(&self) -> lakescope_iceberg::Result<lakescope_iceberg::Table> {
+        match self {
+            Self::Folder { store, path } => {
+                lakescope_iceberg::Table::open(store.clone(), path.as_str()).await
+            }
+            Self::Loaded(table) => Ok((**table).clone()),
+        }
+    }
 }
 
 /// A table name resolved against the session.
@@ -124,6 +174,8 @@ pub(super) struct Resolved {
     pub(super) system: Option<String>,
     /// Where it is; `None` if it does not exist.
     pub(super) location: Option<Location>,
+    /// Whether its catalog is a REST catalog service.
+    pub(super) service: bool,
 }
 
 impl Resolved {
@@ -179,6 +231,23 @@ impl Resolved {
             ));
         }
         Ok(())
+    }
+
+    /// Refuses `verb` (a statement lakescope does not yet run through a REST catalog service)
+    /// on a table of one: the service owns its tables' schemas, tags and folders, and a write
+    /// around it would not be seen by its other clients.
+    pub(super) fn refuse_service(&self, pos: Pos, verb: &str) -> StatementResult<()> {
+        if !self.service {
+            return Ok(());
+        }
+        Err(StatementError::new(
+            pos,
+            format!(
+                "{verb} {} through REST catalog {} is not supported yet (nothing was changed); INSERT, UPDATE and DELETE commit through it",
+                self.qualified(),
+                self.catalog
+            ),
+        ))
     }
 
     /// This table read on the branch a `'branch'` hint names (Paimon's `branch` table option, the
@@ -256,8 +325,10 @@ impl Session {
         })
     }
 
-    /// CREATE CATALOG.
-    pub(super) fn create_catalog(
+    /// CREATE CATALOG: a warehouse (Paimon filesystem, Iceberg Hadoop), a REST catalog service
+    /// (Paimon `'metastore' = 'rest'`, Iceberg `'catalog-type' = 'rest'`: connected to now, its
+    /// token kept in memory only), or Flink's in-memory catalog. The options were validated.
+    pub(super) async fn create_catalog(
         &mut self,
         name: &Ident,
         options: &[OptionEntry],
@@ -268,56 +339,25 @@ impl Session {
                 format!("Catalog {} already exists.", name.name),
             ));
         }
-        let kind_of = |o: &OptionEntry| o.value.to_ascii_lowercase();
-        let kind = match option(options, "type").map(kind_of).as_deref() {
-            Some("paimon") => {
-                if let Some(m) = option(options, "metastore") {
-                    if !m.value.eq_ignore_ascii_case("filesystem") {
-                        return Err(StatementError::new(
-                            m.value_pos,
-                            format!(
-                                "'metastore' = '{}' needs a connection to a metastore service (Thrift), which lakescope cannot open from a browser or the CLI; create a filesystem catalog ('metastore' = 'filesystem', the default) over the same warehouse instead",
-                                m.value
-                            ),
-                        ));
-                    }
-                }
-                CatalogKind::Paimon
-            }
-            Some("iceberg") => {
-                let catalog_type = option(options, "catalog-type").map(kind_of);
-                match catalog_type.as_deref() {
-                    Some("hadoop") => CatalogKind::Iceberg,
-                    other => {
-                        let at = option(options, "catalog-type").map_or(name.pos, |o| o.value_pos);
-                        return Err(StatementError::new(
-                            at,
-                            format!(
-                                "Iceberg 'catalog-type' = '{}' is not supported: lakescope reads and writes Iceberg Hadoop catalogs ('catalog-type' = 'hadoop') over object storage",
-                                other.unwrap_or("hive (the default)")
-                            ),
-                        ));
-                    }
-                }
-            }
-            Some("generic_in_memory") => CatalogKind::Memory,
-            Some(other) => {
-                let at = option(options, "type").map_or(name.pos, |o| o.value_pos);
-                return Err(StatementError::new(
-                    at,
-                    format!("unknown catalog 'type' = '{other}': use 'paimon', 'iceberg' or 'generic_in_memory'"),
-                ));
-            }
-            None => {
-                return Err(StatementError::new(
-                    name.pos,
-                    "CREATE CATALOG needs a 'type' option ('paimon' or 'iceberg')",
-                ))
-            }
+        let is = |key: &str, value: &str| {
+            option(options, key).is_some_and(|o| o.value.eq_ignore_ascii_case(value))
+        };
+        let kind = match option(options, "type").map(|o| o.value.to_ascii_lowercase()) {
+            Some(t) if t == "paimon" => CatalogKind::Paimon,
+            Some(t) if t == "iceberg" => CatalogKind::Iceberg,
+            _ => CatalogKind::Memory,
+        };
+        let rest = match kind {
+            CatalogKind::Paimon => is("metastore", "rest"),
+            CatalogKind::Iceberg => is("catalog-type", "rest"),
+            CatalogKind::Memory => false,
         };
         let mut catalog = SessionCatalog::memory();
         catalog.kind = kind;
-        if kind != CatalogKind::Memory {
+        if rest {
+            catalog.databases = BTreeSet::new();
+            catalog.service = Some(self.connect(name, kind, options).await?);
+        } else if kind != CatalogKind::Memory {
             catalog.databases = BTreeSet::from(["default".to_string()]);
             let warehouse = option(options, "warehouse").ok_or_else(|| {
                 StatementError::new(
@@ -334,6 +374,44 @@ impl Session {
         }
         self.catalogs.insert(name.name.clone(), catalog);
         Ok(done("Execute statement succeeded."))
+    }
+
+    /// Connects to the REST catalog service the options of catalog `name` describe (as the CLI
+    /// does for a `paimon+rest://` or `iceberg+rest://` address).
+    async fn connect(
+        &self,
+        name: &Ident,
+        kind: CatalogKind,
+        options: &[OptionEntry],
+    ) -> StatementResult<Catalog> {
+        let uri = option(options, "uri")
+            .ok_or_else(|| StatementError::new(name.pos, "a REST catalog needs a 'uri' option"))?;
+        let text = |key: &str| option(options, key).map(|o| o.value.clone());
+        let address = match kind {
+            CatalogKind::Iceberg => CatalogAddress::IcebergRest {
+                uri: uri.value.clone(),
+                warehouse: text("warehouse"),
+                prefix: text("prefix"),
+            },
+            _ => CatalogAddress::PaimonRest {
+                uri: uri.value.clone(),
+                warehouse: text("warehouse").unwrap_or_default(),
+            },
+        };
+        let refused = |e: &dyn std::fmt::Display| {
+            StatementError::new(
+                uri.value_pos,
+                format!("catalog {}: {e} (nothing was created)", name.name),
+            )
+        };
+        let transport = self
+            .opener
+            .catalog_transport(&uri.value)
+            .map_err(|e| refused(&e))?;
+        address
+            .open(text("token"), transport, self.opener.clone())
+            .await
+            .map_err(|e| refused(&e))
     }
 
     /// USE CATALOG: its default database becomes current (`default`, or Flink's `default_database`).
@@ -381,6 +459,14 @@ impl Session {
                 format!("Database {db} already exists in Catalog {catalog_name}."),
             ));
         }
+        if let Some(service) = &catalog.service {
+            // the service keeps its databases: nothing to remember in the session
+            service
+                .create_database(&db)
+                .await
+                .map_err(|e| at(c.name.pos, e))?;
+            return Ok(done("Execute statement succeeded."));
+        }
         if catalog.kind == CatalogKind::Iceberg {
             self.create_namespace(&catalog_name, &db, c.name.pos)
                 .await?;
@@ -423,6 +509,12 @@ impl Session {
             self.drop_table(&object, false, true).await?;
         }
         let catalog = self.catalog_mut(&catalog_name, name.pos)?;
+        if let Some(service) = &catalog.service {
+            service
+                .drop_database(&db)
+                .await
+                .map_err(|e| at(name.pos, e))?;
+        }
         catalog.databases.remove(&db);
         Ok(done("Execute statement succeeded."))
     }
@@ -483,11 +575,20 @@ impl Session {
         };
         let catalog = self.catalog(&catalog_name, name.pos)?;
         let location = match catalog.tables.get(&(database.clone(), table.clone())) {
-            Some(SessionTable::Paimon { store, path }) => Some(Location::Paimon {
+            Some(SessionTable::Paimon { store, path }) => Some(Location::Paimon(TableLocation {
                 store: store.clone(),
                 path: path.clone(),
-            }),
+                snapshot_commit: None,
+            })),
             Some(SessionTable::Connector(c, _)) => Some(Location::Connector(c.clone())),
+            None if catalog.service.is_some() => {
+                let table_ref = TableRef {
+                    database: database.clone(),
+                    table: table.clone(),
+                    system: None,
+                };
+                catalog.locate(&table_ref, name.pos).await?
+            }
             None => match &catalog.store {
                 None => None,
                 Some(store) => {
@@ -496,28 +597,35 @@ impl Session {
                         CatalogKind::Iceberg => {
                             lakescope_iceberg::is_iceberg_table(store.as_ref(), &key)
                                 .await
-                                .then(|| Location::Iceberg {
-                                    store: store.clone(),
-                                    path: key,
+                                .then(|| {
+                                    Location::Iceberg(IcebergAt::Folder {
+                                        store: store.clone(),
+                                        path: key,
+                                    })
                                 })
                         }
                         _ => lakescope_paimon::table::Table::exists_at(store.as_ref(), &key)
                             .await
                             .unwrap_or(false)
-                            .then(|| Location::Paimon {
-                                store: store.clone(),
-                                path: key,
+                            .then(|| {
+                                Location::Paimon(TableLocation {
+                                    store: store.clone(),
+                                    path: key,
+                                    snapshot_commit: None,
+                                })
                             }),
                     }
                 }
             },
         };
+        let service = catalog.service.is_some();
         Ok(Resolved {
             catalog: catalog_name,
             database,
             table,
             system,
             location,
+            service,
         })
     }
 }

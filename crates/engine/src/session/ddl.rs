@@ -4,6 +4,7 @@ use super::catalogs::{CatalogKind, Location, SessionTable};
 use super::convert::{literal_datum, paimon_type};
 use super::dml::Shape;
 use super::{at, show, Outcome, Session, StatementError, StatementResult};
+use crate::catalog::TableLocation;
 use crate::write::Overwrite;
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_paimon::spec::types::DataField;
@@ -151,15 +152,13 @@ impl Session {
         if kind == CatalogKind::Iceberg {
             return self.create_iceberg_table(t, &target, pos).await;
         }
-        let Some(store) = self.catalog(&target.catalog, pos)?.store.clone() else {
+        // the warehouse's folders, or the REST catalog service
+        let Some(catalog) = self.catalog(&target.catalog, pos)?.warehouse() else {
             return Err(StatementError::new(
                 t.name.pos,
                 "the catalog has no warehouse",
             ));
         };
-        let path = self
-            .catalog(&target.catalog, pos)?
-            .table_key(&target.database, &target.table);
         let (schema, rows) = if let Some(q) = &t.as_select {
             let out = self.query(q, pos).await?;
             let sources = self.source_fields(q).await;
@@ -181,14 +180,15 @@ impl Session {
         } else {
             (self.plain_schema(t, TableFormat::Paimon).await?, None)
         };
-        create_table(
-            store.as_ref(),
-            &path,
-            &definition(&schema),
-            self.env.as_ref(),
-        )
-        .await
-        .map_err(|e| at(pos, e))?;
+        catalog
+            .create_table_with(
+                self.env.as_ref(),
+                &target.database,
+                &target.table,
+                &definition(&schema),
+            )
+            .await
+            .map_err(|e| at(pos, e))?;
         let Some(out) = rows else {
             return Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()));
         };
@@ -301,7 +301,9 @@ impl Session {
                 "[INFO] no such table: nothing done (IF EXISTS)".into(),
             ));
         }
-        if let Some(Location::Iceberg { .. }) = &target.location {
+        target.existing(a.name.pos)?;
+        target.refuse_service(a.name.pos, "ALTER TABLE")?;
+        if let Some(Location::Iceberg(_)) = &target.location {
             return self.alter_iceberg(a, &target, pos).await;
         }
         let table = self.paimon_table(&target, a.name.pos, "altering").await?;
@@ -409,7 +411,7 @@ impl Session {
             ));
         }
         let catalog = self.catalog(&from.catalog, pos)?;
-        let (Some(store), Some(Location::Paimon { path, .. })) =
+        let (Some(store), Some(Location::Paimon(TableLocation { path, .. }))) =
             (catalog.store.clone(), from.location.clone())
         else {
             return Err(StatementError::new(
@@ -455,11 +457,18 @@ impl Session {
             }
             target.existing(name.pos)?;
         }
+        if let Some(service) = &self.catalog(&target.catalog, name.pos)?.service {
+            service
+                .drop_table(&target.database, &target.table)
+                .await
+                .map_err(|e| at(name.pos, e))?;
+            return Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()));
+        }
         match (
             &target.location,
             self.catalog(&target.catalog, name.pos)?.store.clone(),
         ) {
-            (Some(Location::Paimon { path, .. }), Some(store)) => {
+            (Some(Location::Paimon(TableLocation { path, .. })), Some(store)) => {
                 drop_table(store.as_ref(), path)
                     .await
                     .map_err(|e| at(name.pos, e))?;
@@ -494,7 +503,7 @@ impl Session {
         ];
         let ddl = if let Some(declared) = self.declared(&target) {
             show_declared(&parts, declared)
-        } else if let Some(Location::Iceberg { .. }) = &target.location {
+        } else if let Some(Location::Iceberg(_)) = &target.location {
             let table = self.iceberg_table(&target, name.pos).await?;
             crate::iceberg_ddl::show_create_table(&parts, table.metadata()).map_err(|e| {
                 at(
@@ -517,7 +526,7 @@ impl Session {
         if let Some(declared) = self.declared(&target) {
             return Ok(show::describe_declared(declared));
         }
-        if let Some(Location::Iceberg { .. }) = &target.location {
+        if let Some(Location::Iceberg(_)) = &target.location {
             let table = self.iceberg_table(&target, name.pos).await?;
             let columns = crate::iceberg_ddl::describe(table.metadata())
                 .map_err(|e| at(name.pos, format!("DESCRIBE {}: {e}", target.qualified())))?;

@@ -41,12 +41,14 @@ impl Session {
     ) -> StatementResult<Table> {
         match r.existing(pos)? {
             // a branch (`t$branch_dev`) is opened as one: reads see it, writes are refused
-            Location::Paimon { store, path } => match r.branch() {
-                None => Table::open(store.clone(), path.as_str()).await,
-                Some(b) => Table::open_branch(store.clone(), path.as_str(), b).await,
-            }
-            .map_err(|e| at(pos, e)),
-            Location::Iceberg { .. } => Err(StatementError::new(
+            Location::Paimon(location) => match r.branch() {
+                // a REST catalog's table commits through the catalog's snapshot commit
+                None => location.clone().open().await.map_err(|e| at(pos, e)),
+                Some(b) => Table::open_branch(location.store.clone(), location.path.as_str(), b)
+                    .await
+                    .map_err(|e| at(pos, e)),
+            },
+            Location::Iceberg(_) => Err(StatementError::new(
                 pos,
                 format!("{verb} {} (an Iceberg table) is not supported yet", r.qualified()),
             )),
@@ -139,7 +141,7 @@ impl Session {
             "INSERT INTO"
         };
         target.refuse_non_main(&i.hints, i.table.pos, verb)?;
-        if let Some(Location::Iceberg { .. }) = &target.location {
+        if let Some(Location::Iceberg(_)) = &target.location {
             return self.insert_iceberg(i, &target, pos).await;
         }
         let table = self.paimon_table(&target, i.table.pos, "writing").await?;
@@ -250,7 +252,7 @@ impl Session {
         let verb = if is_delete { "DELETE" } else { "UPDATE" };
         let target = self.resolve(&r.table).await?;
         target.refuse_non_main(&[], r.table.pos, verb)?;
-        if let Some(Location::Iceberg { .. }) = &target.location {
+        if let Some(Location::Iceberg(_)) = &target.location {
             return self.row_level_iceberg(r, is_delete, &target, pos).await;
         }
         let table = self.paimon_table(&target, r.table.pos, verb).await?;

@@ -81,6 +81,13 @@ impl Session {
             },
         )?;
         let def = definition(t)?;
+        if let Some(service) = &self.catalog(&target.catalog, pos)?.service {
+            service
+                .create_iceberg_table_with(self.env.as_ref(), &target.database, &target.table, &def)
+                .await
+                .map_err(|e| at(t.name.pos, e))?;
+            return Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()));
+        }
         self.create_namespace(&target.catalog, &target.database, pos)
             .await?;
         let (hadoop, store) = self.hadoop(&target.catalog, pos)?;
@@ -103,15 +110,13 @@ impl Session {
         target: &Resolved,
         pos: Pos,
     ) -> StatementResult<lakescope_iceberg::Table> {
-        let Some(Location::Iceberg { store, path }) = &target.location else {
+        let Some(Location::Iceberg(location)) = &target.location else {
             return Err(StatementError::new(
                 pos,
                 format!("{} is not an Iceberg table", target.qualified()),
             ));
         };
-        lakescope_iceberg::Table::open(store.clone(), path)
-            .await
-            .map_err(|e| at(pos, e))
+        location.open().await.map_err(|e| at(pos, e))
     }
 
     /// INSERT INTO an Iceberg table (an upsert when the table says `write.upsert.enabled`);

@@ -163,7 +163,7 @@ impl Session {
         match statement {
             Statement::CreateCatalog { name, options } => {
                 lakescope_sql::validate(statement, &Default::default())?;
-                self.create_catalog(name, options)
+                self.create_catalog(name, options).await
             }
             Statement::UseCatalog(name) => self.use_catalog(name),
             Statement::ShowCatalogs => Ok(show::names(

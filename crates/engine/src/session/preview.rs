@@ -90,6 +90,7 @@ impl Session {
         }
         let target = self.resolve(&a.name).await?;
         target.refuse_non_main(&[], a.name.pos, "ALTER TABLE on")?;
+        target.refuse_service(a.name.pos, "ALTER TABLE")?;
         let table = self.paimon_table(&target, a.name.pos, "altering").await?;
         let current = (**table.current_schema()).clone();
         lakescope_sql::validate(

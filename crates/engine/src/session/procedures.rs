@@ -1,8 +1,10 @@
 //! CALL sys.* procedures: tags, rollback, full compaction and snapshot expiration (Paimon's
 //! `create_tag`, `delete_tag`, `rollback_to`, `compact`, `expire_snapshots`).
 
+use super::catalogs::Resolved;
 use super::convert::literal_datum;
 use super::{at, Outcome, Session, StatementError, StatementResult};
+use crate::TableRef;
 use lakescope_paimon::commit::expire::{expire_snapshots, ExpireConfig};
 use lakescope_paimon::commit::tags::{
     create_tag, delete_tag, parse_duration, rollback_to, RollbackTarget,
@@ -101,6 +103,62 @@ fn partition_filters(table: &Table, spec: &str, pos: Pos) -> StatementResult<Vec
     Ok(filters)
 }
 
+impl Session {
+    /// `CALL sys.create_tag` on a REST catalog's table: through the service's tags endpoint,
+    /// at the snapshot named or the table's latest.
+    async fn create_service_tag(
+        &self,
+        target: &Resolved,
+        table: &Table,
+        args: &Args<'_>,
+        procedure: &ObjectName,
+        pos: Pos,
+    ) -> StatementResult<Outcome> {
+        let (tag, _) = args.required("tag", procedure)?;
+        let snapshot = match args.text("snapshot_id") {
+            Some((t, p)) => number(&t, "snapshot_id", p)?,
+            None => table
+                .latest_snapshot_id()
+                .await
+                .map_err(|e| at(pos, e))?
+                .ok_or_else(|| {
+                    StatementError::new(
+                        pos,
+                        format!(
+                            "{}: the table has no snapshot to tag (nothing was created)",
+                            target.qualified()
+                        ),
+                    )
+                })?,
+        };
+        let retained = match args.text("time_retained") {
+            Some((t, p)) => {
+                parse_duration(&t).map_err(|e| at(p, e))?;
+                Some(t)
+            }
+            None => None,
+        };
+        let table_ref = TableRef {
+            database: target.database.clone(),
+            table: target.table.clone(),
+            system: None,
+        };
+        let service = self.catalog(&target.catalog, pos)?.warehouse();
+        let Some(service) = service else {
+            return Err(StatementError::new(pos, "the catalog has no service"));
+        };
+        service
+            .create_tag(&table_ref, &tag, Some(snapshot), retained.as_deref())
+            .await
+            .map_err(|e| at(pos, e))?;
+        Ok(Outcome::Done(format!(
+            "[INFO] tag '{tag}' of {} at snapshot {snapshot}, through REST catalog {}",
+            target.qualified(),
+            target.catalog
+        )))
+    }
+}
+
 fn number(text: &str, name: &str, pos: Pos) -> StatementResult<i64> {
     text.trim()
         .parse()
@@ -152,6 +210,12 @@ impl Session {
         let target = self.resolve(&table_name).await?;
         target.refuse_non_main(&[], table_pos, &format!("CALL {procedure} on"))?;
         let table = self.paimon_table(&target, table_pos, "CALL on").await?;
+        if target.service && name == "create_tag" {
+            return self
+                .create_service_tag(&target, &table, &args, procedure, pos)
+                .await;
+        }
+        target.refuse_service(table_pos, &format!("CALL {procedure} on"))?;
         let message = match name.as_str() {
             "create_tag" => {
                 let (tag, _) = args.required("tag", procedure)?;

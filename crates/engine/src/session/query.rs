@@ -42,18 +42,14 @@ impl Session {
             system: r.system.clone(),
         };
         match r.existing(pos)? {
-            Location::Paimon { store, path } => {
-                let table = Table::open(store.clone(), path.as_str())
-                    .await
-                    .map_err(|e| at(pos, e))?;
+            Location::Paimon(location) => {
+                let table = location.clone().open().await.map_err(|e| at(pos, e))?;
                 crate::scan::scan_table(&table, &table_ref, request)
                     .await
                     .map_err(|e| at(pos, e))
             }
-            Location::Iceberg { store, path } => {
-                let table = lakescope_iceberg::Table::open(store.clone(), path.as_str())
-                    .await
-                    .map_err(|e| at(pos, e))?;
+            Location::Iceberg(location) => {
+                let table = location.open().await.map_err(|e| at(pos, e))?;
                 crate::iceberg_scan::scan_table(&table, &table_ref, request)
                     .await
                     .map_err(|e| at(pos, e))
@@ -75,10 +71,12 @@ impl Session {
             let Ok(r) = self.resolve(&t.name).await else {
                 continue;
             };
-            if let Some(Location::Paimon { store, path }) = &r.location {
+            if let Some(Location::Paimon(location)) = &r.location {
                 let table = match r.branch() {
-                    None => Table::open(store.clone(), path.as_str()).await,
-                    Some(b) => Table::open_branch(store.clone(), path.as_str(), b).await,
+                    None => Table::open(location.store.clone(), location.path.as_str()).await,
+                    Some(b) => {
+                        Table::open_branch(location.store.clone(), location.path.as_str(), b).await
+                    }
                 };
                 if let Ok(table) = table {
                     out.extend(table.current_schema().fields.iter().cloned());

@@ -119,6 +119,20 @@ impl RestCatalog {
             .await
     }
 
+    /// Drops an empty namespace.
+    pub async fn drop_namespace(&self, namespace: &str) -> Result<()> {
+        self.client
+            .drop_namespace(&namespace_levels(namespace))
+            .await
+    }
+
+    /// Drops a table (its files are left to the service).
+    pub async fn drop_table(&self, namespace: &str, name: &str) -> Result<()> {
+        self.client
+            .drop_table(&namespace_levels(namespace), name)
+            .await
+    }
+
     /// Loads a table; its writes commit through this catalog.
     pub async fn load_table(self: &Rc<Self>, namespace: &str, name: &str) -> Result<Table> {
         let handle = RestTable {

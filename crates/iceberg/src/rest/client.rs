@@ -192,6 +192,25 @@ impl RestClient {
         self.call("POST", &path, Some(request)).await
     }
 
+    /// Drops an empty namespace (`DELETE …/namespaces/{ns}`).
+    pub async fn drop_namespace(&self, namespace: &[String]) -> Result<()> {
+        let path = format!(
+            "{}/namespaces/{}",
+            self.base(),
+            namespace_segment(namespace)
+        );
+        let _: serde_json::Value = self.call("DELETE", &path, None::<&()>).await?;
+        Ok(())
+    }
+
+    /// Drops a table (`DELETE …/namespaces/{ns}/tables/{t}`, without purging its files).
+    pub async fn drop_table(&self, namespace: &[String], table: &str) -> Result<()> {
+        let _: serde_json::Value = self
+            .call("DELETE", &self.table_path(namespace, table), None::<&()>)
+            .await?;
+        Ok(())
+    }
+
     /// Commits requirements and updates to a table (`updateTable`). A `409` is a
     /// [`CommitOutcome::Conflict`] (nothing applied; the writer plans again). A `5xx` other than
     /// `501`, a failed connection or a garbled answer is [`Error::CommitStateUnknown`]: the

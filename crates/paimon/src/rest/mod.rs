@@ -6,6 +6,7 @@
 //! tells where it is and may vend short-lived storage credentials for it (a *data token*).
 
 mod commit;
+mod ddl;
 
 pub use commit::RestSnapshotCommit;
 
@@ -302,7 +303,13 @@ impl RestCatalog {
                 },
             });
         }
-        serde_json::from_slice(&response.body).map_err(|e| Error::Catalog {
+        // an empty answer (a create or drop) is JSON `null`: `()`
+        let body: &[u8] = if response.body.is_empty() {
+            b"null"
+        } else {
+            &response.body
+        };
+        serde_json::from_slice(body).map_err(|e| Error::Catalog {
             endpoint,
             status: Some(status),
             message: format!("not a Paimon REST answer: {e}"),

@@ -222,6 +222,26 @@ fn option<'a>(options: &'a [OptionEntry], key: &str) -> Option<&'a OptionEntry> 
     options.iter().find(|o| o.key == key)
 }
 
+/// Options of a Paimon REST catalog (Paimon's `RESTCatalogOptions` with a bearer token).
+const PAIMON_REST_OPTIONS: [&str; 6] = [
+    "type",
+    "metastore",
+    "uri",
+    "warehouse",
+    "token.provider",
+    "token",
+];
+
+/// Options of an Iceberg REST catalog (Iceberg's `RESTCatalog` properties lakescope honours).
+const ICEBERG_REST_OPTIONS: [&str; 6] = [
+    "type",
+    "catalog-type",
+    "uri",
+    "warehouse",
+    "prefix",
+    "token",
+];
+
 fn create_catalog(name: &Ident, options: &[OptionEntry]) -> Result<()> {
     let Some(ty) = option(options, "type") else {
         return Err(SqlError::validation(
@@ -233,38 +253,35 @@ fn create_catalog(name: &Ident, options: &[OptionEntry]) -> Result<()> {
         "paimon" => {
             if let Some(m) = option(options, "metastore") {
                 if m.value.eq_ignore_ascii_case("rest") {
-                    return Err(SqlError::unsupported(
-                        m.value_pos,
-                        "'metastore' = 'rest': Flink SQL over a Paimon REST catalog is not supported yet (nothing was created); the CLI reads its tables with `lakescope scan paimon+rest://HOST:PORT/WAREHOUSE db.t --catalog-token T`, and `tables`, `snapshots` and `schema` list them",
-                    ));
+                    return paimon_rest(name, options);
                 }
                 if m.value != "filesystem" {
                     return Err(SqlError::unsupported(
                         m.value_pos,
                         format!(
-                            "Paimon catalogs with 'metastore' = '{}' need a connection to the metastore service (Thrift/JDBC), which lakescope cannot open from a browser or the CLI; use a filesystem catalog (no 'metastore' option) on the same warehouse",
+                            "Paimon catalogs with 'metastore' = '{}' need a connection to the metastore service (Thrift/JDBC), which lakescope cannot open from a browser or the CLI; use a filesystem catalog (no 'metastore' option) on the same warehouse, or a REST catalog ('metastore' = 'rest')",
                             m.value
                         ),
                     ));
                 }
             }
         }
-        "iceberg" => {
-            if let Some(t) = option(options, "catalog-type") {
-                if t.value.eq_ignore_ascii_case("rest") {
-                    return Err(SqlError::unsupported(
-                        t.value_pos,
-                        "Iceberg 'catalog-type' = 'rest': Flink SQL over an Iceberg REST catalog is not supported yet (nothing was created); the CLI reads its tables with `lakescope scan 'iceberg+rest://HOST:PORT?prefix=P' ns.t --catalog-token T`, and `tables` and `diff` work on it",
-                    ));
-                }
-                if t.value != "hadoop" {
-                    return Err(SqlError::unsupported(
-                        t.value_pos,
-                        format!("Iceberg 'catalog-type' = '{}' is not supported; lakescope reads and writes Hadoop (warehouse path) catalogs", t.value),
-                    ));
-                }
+        "iceberg" => match option(options, "catalog-type") {
+            Some(t) if t.value.eq_ignore_ascii_case("rest") => return iceberg_rest(name, options),
+            Some(t) if t.value == "hadoop" => {}
+            Some(t) => {
+                return Err(SqlError::unsupported(
+                    t.value_pos,
+                    format!("Iceberg 'catalog-type' = '{}' is not supported; lakescope reads and writes Hadoop (warehouse path) and REST catalogs", t.value),
+                ))
             }
-        }
+            None => {
+                return Err(SqlError::unsupported(
+                    ty.value_pos,
+                    "Iceberg 'catalog-type' = 'hive' (the default) is not supported; lakescope reads and writes Hadoop ('catalog-type' = 'hadoop') and REST ('catalog-type' = 'rest') catalogs",
+                ))
+            }
+        },
         "generic_in_memory" => return Ok(()),
         other => {
             return Err(SqlError::unsupported(
@@ -279,5 +296,73 @@ fn create_catalog(name: &Ident, options: &[OptionEntry]) -> Result<()> {
             "Catalog options must contain 'warehouse'",
         ));
     }
+    Ok(())
+}
+
+/// Refuses, by name, an option a REST catalog would not honour (an option value is never
+/// echoed: it may be a secret).
+fn known_rest_options(options: &[OptionEntry], known: &[&str], what: &str) -> Result<()> {
+    match options.iter().find(|o| !known.contains(&o.key.as_str())) {
+        Some(o) => {
+            Err(SqlError::unsupported(
+                o.key_pos,
+                format!(
+                "{what}: option '{}' is not supported (nothing was created); lakescope takes {}",
+                o.key,
+                known.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", ")
+            ),
+            ))
+        }
+        None => Ok(()),
+    }
+}
+
+fn required<'a>(
+    name: &Ident,
+    options: &'a [OptionEntry],
+    key: &str,
+    what: &str,
+) -> Result<&'a OptionEntry> {
+    option(options, key)
+        .ok_or_else(|| SqlError::validation(name.pos, format!("a {what} needs the option '{key}'")))
+}
+
+/// `'metastore' = 'rest'`: `uri`, `warehouse` and a bearer token (`'token.provider' = 'bear'`).
+fn paimon_rest(name: &Ident, options: &[OptionEntry]) -> Result<()> {
+    const WHAT: &str = "Paimon REST catalog";
+    if let Some(o) = options
+        .iter()
+        .find(|o| o.key.starts_with("dlf.") || o.key.starts_with("token.refresh"))
+    {
+        return Err(SqlError::unsupported(
+            o.key_pos,
+            format!("option '{}': lakescope authenticates to a Paimon REST catalog with a bearer token only ('token.provider' = 'bear', 'token'); nothing was created", o.key),
+        ));
+    }
+    known_rest_options(options, &PAIMON_REST_OPTIONS, WHAT)?;
+    required(name, options, "uri", WHAT)?;
+    required(name, options, "warehouse", WHAT)?;
+    let provider = required(name, options, "token.provider", WHAT)?;
+    if !provider.value.eq_ignore_ascii_case("bear") {
+        return Err(SqlError::unsupported(
+            provider.value_pos,
+            format!("'token.provider' = '{}' is not supported: lakescope sends a bearer token ('token.provider' = 'bear' with 'token'); nothing was created", provider.value),
+        ));
+    }
+    required(name, options, "token", WHAT)?;
+    Ok(())
+}
+
+/// `'catalog-type' = 'rest'`: `uri`, and optionally `warehouse`, `prefix` and a bearer `token`.
+fn iceberg_rest(name: &Ident, options: &[OptionEntry]) -> Result<()> {
+    const WHAT: &str = "Iceberg REST catalog";
+    if let Some(o) = option(options, "credential") {
+        return Err(SqlError::unsupported(
+            o.key_pos,
+            "option 'credential': OAuth2 client credentials are not supported yet; give the catalog's bearer token as 'token' (nothing was created)",
+        ));
+    }
+    known_rest_options(options, &ICEBERG_REST_OPTIONS, WHAT)?;
+    required(name, options, "uri", WHAT)?;
     Ok(())
 }
