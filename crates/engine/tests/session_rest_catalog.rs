@@ -1,11 +1,10 @@
 //! A SQL session whose opener cannot reach catalog services (the browser's SQL worker) refuses
 //! a REST catalog by name before any request, creates no catalog, and keeps working.
 
-use lakescope_engine::session::{
-    ColumnsNeeded, Outcome, QueryEngine, QueryInput, QueryOutput, Session, StoreOpener,
-};
+use lakescope_engine::session::{Outcome, Session, StoreOpener};
 use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::{MemoryStore, ObjectStore};
+use lakescope_test_support::engine::NoQueries;
 use std::rc::Rc;
 
 /// Opens every warehouse as an empty in-memory store; no catalog transport (the default).
@@ -14,23 +13,6 @@ struct Memory;
 impl StoreOpener for Memory {
     fn open(&self, _uri: &str) -> lakescope_storage::Result<Rc<dyn ObjectStore>> {
         Ok(Rc::new(MemoryStore::new()))
-    }
-}
-
-struct NoQueries;
-
-#[async_trait::async_trait(?Send)]
-impl QueryEngine for NoQueries {
-    async fn columns_needed(
-        &self,
-        sql: &str,
-        _inputs: &[(String, arrow_schema::SchemaRef)],
-    ) -> Result<Vec<ColumnsNeeded>, String> {
-        Err(format!("this test runs no query: {sql}"))
-    }
-
-    async fn run(&self, sql: &str, _inputs: Vec<QueryInput>) -> Result<QueryOutput, String> {
-        Err(format!("this test runs no query: {sql}"))
     }
 }
 
