@@ -6,7 +6,7 @@ use super::types::{
     CreateTableRequest, ErrorResponse, ListNamespacesResponse, ListTablesResponse, LoadTableResult,
 };
 use crate::{Error, Result};
-use lakescope_storage::transport::{HttpRequest, HttpTransport};
+use lakescope_storage::transport::{may_have_applied, HttpRequest, HttpTransport};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -208,7 +208,7 @@ impl RestClient {
                 endpoint,
                 status,
                 message,
-            }) if outcome_unknown(status) => {
+            }) if may_have_applied(status) => {
                 let answer = status.map_or_else(String::new, |s| format!(" answered {s}"));
                 Err(Error::CommitStateUnknown {
                     table,
@@ -293,15 +293,6 @@ impl RestClient {
             status: Some(status),
             message: format!("unexpected answer: {e}"),
         })
-    }
-}
-
-/// Whether a commit answered with `status` (`None`: no answer) may have been applied: no or a
-/// garbled answer, or a server error other than `501 Not Implemented`.
-fn outcome_unknown(status: Option<u16>) -> bool {
-    match status {
-        None => true,
-        Some(s) => (200..300).contains(&s) || (s >= 500 && s != 501),
     }
 }
 
