@@ -12,6 +12,35 @@ use lakescope_paimon::rest::{RestCatalog, RestOptions};
 use lakescope_storage::transport::HttpTransport;
 use std::rc::Rc;
 
+/// The secrets a catalog service is opened with (kept in memory only).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct CatalogSecrets {
+    /// A bearer token sent with every request.
+    pub token: Option<String>,
+    /// OAuth2 client credentials `ID:SECRET` (Iceberg REST), exchanged for the bearer token.
+    pub credential: Option<String>,
+}
+
+impl From<Option<String>> for CatalogSecrets {
+    /// A bearer token alone.
+    fn from(token: Option<String>) -> Self {
+        Self {
+            token,
+            credential: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for CatalogSecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redacted = |s: &Option<String>| s.as_ref().map(|_| "<redacted>");
+        f.debug_struct("CatalogSecrets")
+            .field("token", &redacted(&self.token))
+            .field("credential", &redacted(&self.credential))
+            .finish()
+    }
+}
+
 /// A parsed catalog address.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CatalogAddress {
@@ -74,16 +103,22 @@ impl CatalogAddress {
     }
 
     /// Opens it with `stores`: a warehouse's store, or a catalog service by connecting to it
-    /// (`token` as a bearer token) over `transport`, each of its tables' stores then opened by
-    /// `stores` with the credentials the service vends.
+    /// with `secrets` (a bearer token; OAuth2 client credentials for Iceberg REST) over
+    /// `transport`, each of its tables' stores then opened by `stores` with the credentials the
+    /// service vends.
     pub async fn open(
         &self,
-        token: Option<String>,
+        secrets: impl Into<CatalogSecrets>,
         transport: Rc<dyn HttpTransport>,
         stores: Rc<dyn StoreOpener>,
     ) -> Result<Catalog> {
+        let CatalogSecrets { token, credential } = secrets.into();
         match self {
             Self::Warehouse(uri) => Ok(Catalog::new(stores.open(uri)?)),
+            Self::PaimonRest { .. } if credential.is_some() => Err(Error::Invalid(format!(
+                "{}: OAuth2 client credentials are an Iceberg REST flow; a Paimon REST catalog takes a bearer token (--catalog-token)",
+                self.service_uri()
+            ))),
             Self::PaimonRest { uri, warehouse } => {
                 let options = RestOptions {
                     warehouse: warehouse.clone(),
@@ -101,16 +136,29 @@ impl CatalogAddress {
                 let options = IcebergRestOptions {
                     warehouse: warehouse.clone(),
                     token,
+                    credential,
                     properties: prefix
                         .iter()
                         .map(|p| ("prefix".to_string(), p.clone()))
                         .collect(),
+                    clock: None,
                 };
                 let client = RestClient::connect(uri, &options, transport).await?;
                 let stores = Rc::new(OpenerStores(stores));
                 Ok(Catalog::iceberg_rest(IcebergRestCatalog::new(
                     client, stores,
                 )))
+            }
+        }
+    }
+}
+
+impl CatalogAddress {
+    /// The service's base URL, or the warehouse URI.
+    fn service_uri(&self) -> &str {
+        match self {
+            Self::Warehouse(uri) | Self::PaimonRest { uri, .. } | Self::IcebergRest { uri, .. } => {
+                uri
             }
         }
     }

@@ -21,7 +21,7 @@ pub mod warm_up;
 pub mod write;
 
 pub use catalog::{Catalog, DatabaseEntry, StoreOpener, TableEntry, TableLocation};
-pub use catalog_address::CatalogAddress;
+pub use catalog_address::{CatalogAddress, CatalogSecrets};
 pub use error::{Error, Result};
 pub use table_ref::TableRef;
 pub use version::Version;
