@@ -252,4 +252,36 @@ mod tests {
             .to_string();
         assert!(e.contains("unknown catalog scheme"), "{e}");
     }
+
+    #[tokio::test]
+    async fn a_client_credential_is_refused_for_a_paimon_rest_catalog_before_any_request() {
+        use lakescope_storage::transport::CannedTransport;
+        struct NoStores;
+        impl StoreOpener for NoStores {
+            fn open(
+                &self,
+                uri: &str,
+            ) -> lakescope_storage::Result<Rc<dyn lakescope_storage::ObjectStore>> {
+                panic!("opened {uri}")
+            }
+        }
+        let transport = Rc::new(CannedTransport::new(Vec::<(u16, String)>::new()));
+        let secrets = CatalogSecrets {
+            token: None,
+            credential: Some("id:secret".into()),
+        };
+        let e = CatalogAddress::parse("paimon+rest://h:1/wh")
+            .unwrap()
+            .open(secrets, transport.clone(), Rc::new(NoStores))
+            .await
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("http://h:1") && e.contains("Iceberg REST flow"),
+            "{e}"
+        );
+        assert!(!e.contains("secret"), "{e}");
+        assert!(transport.asked().is_empty());
+    }
 }

@@ -14,6 +14,7 @@ pub mod iceberg_scan;
 pub mod scan;
 pub mod session;
 pub mod table_ref;
+mod token_store;
 pub mod upload;
 pub mod version;
 pub mod versions;
