@@ -39,6 +39,8 @@ mod orc_worker;
 #[cfg(target_arch = "wasm32")]
 mod progress;
 #[cfg(target_arch = "wasm32")]
+mod remembered;
+#[cfg(target_arch = "wasm32")]
 mod route;
 #[cfg(target_arch = "wasm32")]
 mod snapshots_tab;
