@@ -1,15 +1,17 @@
 //! What a user types to open tables: a warehouse URI, or a catalog service address
-//! (`paimon+rest://host:port/<warehouse>`, `iceberg+rest://host:port[/base][?warehouse=W&prefix=P]`,
-//! and their `+https` forms).
+//! (`paimon+rest://host:port/<warehouse>`, `iceberg+rest://host:port[/base][?warehouse=W&prefix=P]`
+//! with the OAuth2 `oauth2-server-uri` and `scope` as further parameters, and their `+https` forms).
 
 use crate::catalog::StoreOpener;
 use crate::catalog_services::OpenerStores;
 use crate::{Catalog, Error, Result};
+use lakescope_iceberg::rest::client::{OAUTH2_SERVER_URI, SCOPE};
 use lakescope_iceberg::rest::{
     RestCatalog as IcebergRestCatalog, RestClient, RestOptions as IcebergRestOptions,
 };
 use lakescope_paimon::rest::{RestCatalog, RestOptions};
 use lakescope_storage::transport::HttpTransport;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// The secrets a catalog service is opened with (kept in memory only).
@@ -61,6 +63,9 @@ pub enum CatalogAddress {
         warehouse: Option<String>,
         /// The path prefix, when the server's config does not give one.
         prefix: Option<String>,
+        /// OAuth2 settings of a client credential: `oauth2-server-uri` (the token endpoint, when
+        /// it is not the catalog's `/v1/oauth/tokens`) and `scope` (default `catalog`).
+        oauth: BTreeMap<String, String>,
     },
 }
 
@@ -132,15 +137,17 @@ impl CatalogAddress {
                 uri,
                 warehouse,
                 prefix,
+                oauth,
             } => {
+                let mut properties = oauth.clone();
+                if let Some(p) = prefix {
+                    properties.insert("prefix".to_string(), p.clone());
+                }
                 let options = IcebergRestOptions {
                     warehouse: warehouse.clone(),
                     token,
                     credential,
-                    properties: prefix
-                        .iter()
-                        .map(|p| ("prefix".to_string(), p.clone()))
-                        .collect(),
+                    properties,
                     clock: None,
                 };
                 let client = RestClient::connect(uri, &options, transport).await?;
@@ -173,7 +180,7 @@ fn iceberg(text: &str, http: &str, rest: &str) -> Result<CatalogAddress> {
             "'{text}': an Iceberg REST catalog address names the service: iceberg+rest://HOST:PORT[/BASE][?warehouse=W&prefix=P]"
         )));
     }
-    let (mut warehouse, mut prefix) = (None, None);
+    let (mut warehouse, mut prefix, mut oauth) = (None, None, BTreeMap::new());
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         let value = percent_encoding::percent_decode_str(value)
@@ -182,9 +189,12 @@ fn iceberg(text: &str, http: &str, rest: &str) -> Result<CatalogAddress> {
         match key {
             "warehouse" => warehouse = Some(value),
             "prefix" => prefix = Some(value),
+            OAUTH2_SERVER_URI | SCOPE => {
+                oauth.insert(key.to_string(), value);
+            }
             other => {
                 return Err(Error::Invalid(format!(
-                    "'{text}': unknown parameter '{other}' (an Iceberg REST catalog address takes warehouse and prefix)"
+                    "'{text}': unknown parameter '{other}' (an Iceberg REST catalog address takes warehouse, prefix, {OAUTH2_SERVER_URI} and {SCOPE})"
                 )))
             }
         }
@@ -193,6 +203,7 @@ fn iceberg(text: &str, http: &str, rest: &str) -> Result<CatalogAddress> {
         uri: format!("{http}://{base}"),
         warehouse,
         prefix,
+        oauth,
     })
 }
 
@@ -232,7 +243,8 @@ mod tests {
             CatalogAddress::IcebergRest {
                 uri: "http://127.0.0.1:8181".into(),
                 warehouse: Some("my wh".into()),
-                prefix: Some("dev".into())
+                prefix: Some("dev".into()),
+                oauth: BTreeMap::new(),
             }
         );
         assert_eq!(
@@ -240,8 +252,25 @@ mod tests {
             CatalogAddress::IcebergRest {
                 uri: "https://h/api/catalog".into(),
                 warehouse: None,
-                prefix: None
+                prefix: None,
+                oauth: BTreeMap::new(),
             }
+        );
+        let CatalogAddress::IcebergRest { oauth, .. } = CatalogAddress::parse(
+            "iceberg+rest://h?oauth2-server-uri=https%3A%2F%2Fidp%2Ftoken&scope=PRINCIPAL_ROLE%3AALL",
+        )
+        .unwrap() else {
+            panic!("not an Iceberg REST address");
+        };
+        assert_eq!(
+            oauth,
+            BTreeMap::from([
+                (
+                    "oauth2-server-uri".to_string(),
+                    "https://idp/token".to_string()
+                ),
+                ("scope".to_string(), "PRINCIPAL_ROLE:ALL".to_string()),
+            ])
         );
         let e = CatalogAddress::parse("iceberg+rest://h?branch=x")
             .unwrap_err()
