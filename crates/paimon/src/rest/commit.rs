@@ -56,9 +56,10 @@ impl SnapshotCommit for RestSnapshotCommit {
     /// `{"success": false}` and `409 Conflict` are lost races (the server kept its latest
     /// snapshot; the committer plans again). A `5xx` (but `501`), no or a cut-off answer, or
     /// an unreadable success is [`Error::CommitStateUnknown`]: the server may have created the
-    /// snapshot, so its files are kept and nothing is retried (as Java's committer, which never
-    /// cleans up after an exception of the commit call). Any other refusal names the endpoint
-    /// and the table and says nothing was committed.
+    /// snapshot, so its files are kept (as Java's committer, which never cleans up after an
+    /// exception of the commit call); the committer then looks for the snapshot and reports the
+    /// unknown outcome when it is not there. Any other refusal names the endpoint and the table
+    /// and says nothing was committed.
     async fn commit(
         &self,
         table: &Table,
@@ -340,5 +341,51 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    /// Writes each posted snapshot where the service would (`snapshot/snapshot-N` of the table's
+    /// store, once known), then answers `500`: the commit was applied, its answer lost.
+    struct AppliedThenFailed {
+        store: std::cell::RefCell<Option<Rc<MemoryStore>>>,
+        inner: CannedTransport,
+    }
+
+    #[async_trait(?Send)]
+    impl HttpTransport for AppliedThenFailed {
+        async fn send(
+            &self,
+            request: lakescope_storage::transport::HttpRequest,
+        ) -> std::result::Result<
+            lakescope_storage::transport::HttpResponse,
+            lakescope_storage::transport::TransportError,
+        > {
+            let store = self.store.borrow().clone();
+            if let (Some(store), "POST") = (store, request.method) {
+                let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+                let id = body["snapshot"]["id"].as_i64().unwrap();
+                let json = serde_json::to_vec(&body["snapshot"]).unwrap();
+                let key = format!("d/t/snapshot/snapshot-{id}");
+                store.put(&key, json.into()).await.unwrap();
+            }
+            self.inner.send(request).await
+        }
+    }
+
+    #[tokio::test]
+    async fn a_commit_applied_whose_answer_was_lost_is_found_and_succeeds() {
+        let transport = Rc::new(AppliedThenFailed {
+            store: std::cell::RefCell::new(None),
+            inner: CannedTransport::new([(200, CONFIG), (500, "lost")]),
+        });
+        let (store, table, message) = table_at("http://h", transport.clone()).await;
+        *transport.store.borrow_mut() = Some(store.clone());
+        let env = FixedEnv::new(1_700_000_000_000, 6);
+        let options = CommitOptions::for_table(&table, "u").unwrap();
+        let outcome = Committer::new(&table, &env, options)
+            .commit(message, None)
+            .await
+            .unwrap();
+        assert_eq!(outcome.snapshot.id, 1);
+        assert_eq!(table.snapshot(1).await.unwrap(), outcome.snapshot);
     }
 }
