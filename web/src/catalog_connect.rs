@@ -114,11 +114,13 @@ pub fn CatalogFields(
                     <input class="input" data-testid="catalog-token" type="password" autocomplete="off"
                         bind:value=c.token />
                 </label>
-                <label class="connect-field" class:hidden=move || !iceberg.get()>
-                    <span>"or OAuth2 client credential (ID:SECRET)"</span>
-                    <input class="input" data-testid="catalog-credential" type="password" autocomplete="off"
-                        placeholder="client-id:client-secret" bind:value=c.credential />
-                </label>
+                <Show when=move || iceberg.get()>
+                    <label class="connect-field">
+                        <span>"or OAuth2 client credential (ID:SECRET)"</span>
+                        <input class="input" data-testid="catalog-credential" type="password" autocomplete="off"
+                            placeholder="client-id:client-secret" bind:value=c.credential />
+                    </label>
+                </Show>
                 <label class="connect-field">
                     <span>"Table files under (optional)"</span>
                     <input class="input" data-testid="catalog-files-location" type="text" spellcheck="false"

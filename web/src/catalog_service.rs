@@ -188,10 +188,16 @@ pub async fn explain(
                 )
             }
         }
-        Some(Some(status @ (401 | 403))) => format!(
-            "The catalog at {origin} refused the token or credential (HTTP {status}): enter a \
-             valid catalog token or client credential. Details: {error}."
-        ),
+        Some(Some(status @ (401 | 403))) => {
+            let secret = match address {
+                CatalogAddress::IcebergRest { .. } => "token or credential",
+                _ => "token",
+            };
+            format!(
+                "The catalog at {origin} refused the {secret} (HTTP {status}): enter a valid \
+                 catalog {secret}. Details: {error}."
+            )
+        }
         _ => format!("Could not open the catalog {uri}: {error}."),
     }
 }
