@@ -45,8 +45,10 @@ function startCatalog(script, warehouse) {
 }
 
 /** A proxy in front of `target` that answers as a service configured for this page's origin:
- * preflights (OPTIONS) itself, and the CORS headers on every answer. */
-async function corsProxy(target) {
+ * preflights (OPTIONS) itself, and the CORS headers on every answer. With `tokenFor`, it is also
+ * the OAuth2 token endpoint (`POST /v1/oauth/tokens`): `tokenFor(form, headers)` gives the access
+ * token for a client-credentials form, or nothing for a `401`. */
+async function corsProxy(target, tokenFor = null) {
   const port = await freePort();
   const cors = {
     "Access-Control-Allow-Origin": ORIGIN,
@@ -57,6 +59,17 @@ async function corsProxy(target) {
   };
   const srv = createHttpServer((req, res) => {
     if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    if (tokenFor && req.method === "POST" && req.url === "/v1/oauth/tokens") {
+      let body = "";
+      req.on("data", (chunk) => (body += chunk));
+      req.on("end", () => {
+        const token = tokenFor(new URLSearchParams(body), req.headers);
+        const json = { ...cors, "Content-Type": "application/json" };
+        if (!token) return res.writeHead(401, json).end(JSON.stringify({ error: "invalid_client", error_description: "unknown client" }));
+        res.writeHead(200, json).end(JSON.stringify({ access_token: token, token_type: "bearer", expires_in: 3600 }));
+      });
+      return;
+    }
     const to = new URL(req.url, target);
     const forward = httpRequest(to, { method: req.method, headers: { ...req.headers, host: to.host } }, (answer) => {
       res.writeHead(answer.statusCode, { ...answer.headers, ...cors });
@@ -262,6 +275,7 @@ test("the token is kept on the device only when the user asks, and Forget remove
   try {
     await connected();
     assert.equal(await stored(), null, "not remembered unless asked");
+    assert.equal(await page.getByTestId("catalog-credential").count(), 0, "OAuth2 is an Iceberg REST flow");
     await page.reload();
     await page.getByTestId("catalog-error").filter({ hasText: /refused the token/ }).waitFor({ timeout: 30_000 });
     assert.equal(await page.getByTestId("catalog-token").inputValue(), "", "a reload forgets the token");
@@ -276,6 +290,50 @@ test("the token is kept on the device only when the user asks, and Forget remove
     await page.getByTestId("catalog-forget").click();
     assert.equal(await stored(), null);
     assert.equal(await page.getByTestId("catalog-token").inputValue(), "");
+  } finally {
+    await close();
+  }
+});
+
+test("an Iceberg catalog's client credential is exchanged for its token, kept only when asked", async () => {
+  const forms = [];
+  const proxy = await corsProxy(iceberg.url, (form) => {
+    forms.push(Object.fromEntries(form));
+    return form.get("client_secret") === "s3cr=t" ? iceberg.token : null;
+  });
+  const address = `iceberg+rest://${proxy.replace("http://", "")}?prefix=dev`;
+  const { page, close } = await openPage(`?warehouse=${encodeURIComponent(address)}`);
+  const stored = () => page.evaluate(() => localStorage.getItem("lakescope-catalog-connection"));
+  try {
+    await page.getByTestId("catalog-error").waitFor({ timeout: 30_000 });
+    await page.getByTestId("catalog-credential").fill("lake-id:wrong");
+    await page.getByTestId("catalog-open").click();
+    // the token endpoint's refusal replaces the catalog's own (opened without secrets)
+    const refused = page.getByTestId("catalog-error").filter({ hasText: /\/v1\/oauth\/tokens answered 401/ });
+    await refused.waitFor({ timeout: 30_000 });
+    const text = await refused.textContent();
+    assert.match(text, /refused the token or credential \(HTTP 401\)/);
+    assert.match(text, /POST http:\/\/127\.0\.0\.1:\d+\/v1\/oauth\/tokens answered 401: invalid_client: unknown client/);
+
+    await page.getByTestId("catalog-credential").fill("lake-id:s3cr=t");
+    await page.getByTestId("catalog-remember").check();
+    await page.getByTestId("catalog-open").click();
+    await page
+      .getByTestId("connection-status")
+      .filter({ hasText: /· \d+ databases · 2 tables$/ })
+      .waitFor({ timeout: 30_000 });
+    assert.deepEqual(forms.at(-1), {
+      grant_type: "client_credentials",
+      client_id: "lake-id",
+      client_secret: "s3cr=t",
+      scope: "catalog",
+    });
+    assert.ok(!page.url().includes("s3cr"), "the credential is never in the URL");
+    assert.match(await stored(), /lake-id:s3cr=t/);
+    await shot(page, "catalogs-credential");
+    await page.getByTestId("catalog-forget").click();
+    assert.equal(await stored(), null);
+    assert.equal(await page.getByTestId("catalog-credential").inputValue(), "");
   } finally {
     await close();
   }

@@ -1,35 +1,34 @@
 //! The catalog form below the warehouse bar for `paimon+rest://` and `iceberg+rest://` addresses:
-//! the catalog token and where the catalog's local table files are served.
+//! the catalog token, an Iceberg catalog's OAuth2 client credential, and where the catalog's local
+//! table files are served.
 //!
-//! As with S3 keys, the token lives in memory for the session and never in the URL; only when the
-//! user ticks "remember on this device" are the settings (token included) kept in localStorage,
+//! As with S3 keys, the secrets live in memory for the session and never in the URL; only when the
+//! user ticks "remember on this device" are the settings (secrets included) kept in localStorage,
 //! until "Forget" removes them.
 
 use crate::catalog_service::CatalogSettings;
+use crate::remembered::{RememberRow, Remembered};
 use leptos::prelude::*;
 
-/// localStorage key of remembered settings (JSON: `token`, `files_location`, `files_url`).
+/// localStorage key of remembered settings (JSON: `token`, `credential`, `files_location`,
+/// `files_url`).
 const KEY: &str = "lakescope-catalog-connection";
-
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok()?
-}
 
 /// The catalog settings being edited (one signal per field).
 #[derive(Debug, Clone, Copy)]
 pub struct CatalogConnection {
     token: RwSignal<String>,
+    credential: RwSignal<String>,
     files_location: RwSignal<String>,
     files_url: RwSignal<String>,
-    remember: RwSignal<bool>,
+    remembered: Remembered,
 }
 
 impl CatalogConnection {
     /// The remembered settings of this device, or empty ones.
     pub fn load() -> Self {
-        let saved = storage()
-            .and_then(|s| s.get_item(KEY).ok().flatten())
-            .and_then(|json| serde_json::from_str::<serde_json::Value>(&json).ok());
+        let (remembered, saved) = Remembered::load(KEY);
+        let saved = saved.and_then(|json| serde_json::from_str::<serde_json::Value>(&json).ok());
         let field = |name: &str| {
             saved
                 .as_ref()
@@ -40,9 +39,10 @@ impl CatalogConnection {
         };
         Self {
             token: RwSignal::new(field("token")),
+            credential: RwSignal::new(field("credential")),
             files_location: RwSignal::new(field("files_location")),
             files_url: RwSignal::new(field("files_url")),
-            remember: RwSignal::new(saved.is_some()),
+            remembered,
         }
     }
 
@@ -53,6 +53,7 @@ impl CatalogConnection {
         };
         CatalogSettings {
             token: text(self.token),
+            credential: text(self.credential),
             files_location: text(self.files_location),
             files_url: text(self.files_url),
         }
@@ -60,27 +61,20 @@ impl CatalogConnection {
 
     /// After an Open: keeps the settings on this device if the user asked to.
     pub fn remember_if_asked(&self) {
-        if !self.remember.get_untracked() {
-            return;
-        }
         let s = self.settings();
         let json = serde_json::json!({
             "token": s.token,
+            "credential": s.credential,
             "files_location": s.files_location,
             "files_url": s.files_url,
         });
-        if let Some(storage) = storage() {
-            let _ = storage.set_item(KEY, &json.to_string());
-        }
+        self.remembered.save_if_asked(&json.to_string());
     }
 
-    /// Removes remembered settings from this device and clears the token in memory.
-    fn forget(&self) {
-        if let Some(s) = storage() {
-            let _ = s.remove_item(KEY);
-        }
-        self.remember.set(false);
+    /// Clears the secrets in memory (after "Forget" removed the remembered settings).
+    fn clear_secrets(&self) {
         self.token.set(String::new());
+        self.credential.set(String::new());
     }
 }
 
@@ -91,7 +85,12 @@ pub fn is_catalog(uri: &str) -> bool {
         .is_some_and(|(scheme, _)| scheme.to_ascii_lowercase().contains("+rest"))
 }
 
-/// The token and file-serving fields of a REST catalog address.
+/// Whether `uri` names an Iceberg REST catalog (the one taking OAuth2 client credentials).
+fn is_iceberg_catalog(uri: &str) -> bool {
+    uri.trim().to_ascii_lowercase().starts_with("iceberg+rest")
+}
+
+/// The token, credential and file-serving fields of a REST catalog address.
 #[component]
 pub fn CatalogFields(
     uri: RwSignal<String>,
@@ -99,12 +98,7 @@ pub fn CatalogFields(
     on_open: impl Fn(String) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let c = connection;
-    let remembered = move || {
-        c.remember.get()
-            && storage()
-                .and_then(|s| s.get_item(KEY).ok().flatten())
-                .is_some()
-    };
+    let iceberg = Memo::new(move |_| is_iceberg_catalog(&uri.get()));
     view! {
         <form
             class="connect-panel"
@@ -120,6 +114,13 @@ pub fn CatalogFields(
                     <input class="input" data-testid="catalog-token" type="password" autocomplete="off"
                         bind:value=c.token />
                 </label>
+                <Show when=move || iceberg.get()>
+                    <label class="connect-field">
+                        <span>"or OAuth2 client credential (ID:SECRET)"</span>
+                        <input class="input" data-testid="catalog-credential" type="password" autocomplete="off"
+                            placeholder="client-id:client-secret" bind:value=c.credential />
+                    </label>
+                </Show>
                 <label class="connect-field">
                     <span>"Table files under (optional)"</span>
                     <input class="input" data-testid="catalog-files-location" type="text" spellcheck="false"
@@ -131,21 +132,8 @@ pub fn CatalogFields(
                         autocomplete="off" placeholder="https://files.example/lake/" bind:value=c.files_url />
                 </label>
             </div>
-            <div class="connect-row">
-                <label class="connect-check">
-                    <input type="checkbox" data-testid="catalog-remember" bind:checked=c.remember />
-                    "Remember on this device"
-                </label>
-                <span class="connect-warning" data-testid="catalog-remember-warning" class:hidden=move || !c.remember.get()>
-                    "The token is then stored unencrypted in this browser's localStorage: only on a device you trust."
-                </span>
-                <button class="btn small" type="button" data-testid="catalog-forget"
-                    disabled=move || !c.remember.get() && !remembered()
-                    on:click=move |_| c.forget()>
-                    "Forget"
-                </button>
-                <button class="btn primary small" type="submit" data-testid="catalog-open">"Connect"</button>
-            </div>
+            <RememberRow id="catalog" secrets="The token and credential are" remembered=c.remembered
+                on_forget=move || c.clear_secrets() />
         </form>
     }
 }

@@ -1,7 +1,7 @@
 //! Opening a REST catalog service (Paimon REST, Iceberg REST) from the page: the stores of the
 //! tables it locates, and plain-words errors (CORS, a refused token, a location a browser cannot read).
 
-use lakescope_engine::{Catalog, CatalogAddress, StoreOpener};
+use lakescope_engine::{Catalog, CatalogAddress, CatalogSecrets, StoreOpener};
 use lakescope_storage::browser::{self, Scheme};
 use lakescope_storage::transport::FetchTransport;
 use lakescope_storage::uri::StoreOptions;
@@ -9,6 +9,10 @@ use lakescope_storage::{IoMeter, MeteredStore, ObjectStore};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// How long one request to a catalog may take (answer and whole body) before it is aborted.
+const CATALOG_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Which protocol the open catalog speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +38,8 @@ impl ServiceKind {
 pub struct CatalogSettings {
     /// The bearer token sent to the catalog.
     pub token: Option<String>,
+    /// OAuth2 client credentials `ID:SECRET` of an Iceberg REST catalog.
+    pub credential: Option<String>,
     /// Table files the catalog places under this location (`file:///srv/lake/`) are read from
     /// [`Self::files_url`] instead: the catalog's machine serves them over HTTP.
     pub files_location: Option<String>,
@@ -125,10 +131,12 @@ pub async fn open(
         meter,
     });
     let text = describe(address);
-    match address
-        .open(settings.token.clone(), Rc::new(FetchTransport), stores)
-        .await
-    {
+    let secrets = CatalogSecrets {
+        token: settings.token.clone(),
+        credential: settings.credential.clone(),
+    };
+    let transport = Rc::new(FetchTransport::with_timeout(CATALOG_TIMEOUT));
+    match address.open(secrets, transport, stores).await {
         Ok(catalog) => Ok((catalog, kind)),
         Err(e) => Err(explain(&text, address, &e).await),
     }
@@ -157,6 +165,11 @@ pub async fn explain(
     };
     let origin = origin_of(service);
     match status(error) {
+        // The transport's timeout (`TransportError::Timeout`): the service answered too slowly.
+        Some(None) if error.to_string().contains("no response within") => format!(
+            "The catalog at {origin} did not answer within {}s. Details: {error}.",
+            CATALOG_TIMEOUT.as_secs()
+        ),
         Some(None) => {
             let page = web_sys::window()
                 .and_then(|w| w.location().origin().ok())
@@ -175,10 +188,16 @@ pub async fn explain(
                 )
             }
         }
-        Some(Some(status @ (401 | 403))) => format!(
-            "The catalog at {origin} refused the token (HTTP {status}): enter a valid catalog \
-             token. Details: {error}."
-        ),
+        Some(Some(status @ (401 | 403))) => {
+            let secret = match address {
+                CatalogAddress::IcebergRest { .. } => "token or credential",
+                _ => "token",
+            };
+            format!(
+                "The catalog at {origin} refused the {secret} (HTTP {status}): enter a valid \
+                 catalog {secret}. Details: {error}."
+            )
+        }
         _ => format!("Could not open the catalog {uri}: {error}."),
     }
 }

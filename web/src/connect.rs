@@ -5,6 +5,7 @@
 //! the connection settings (keys included) kept in localStorage, until "Forget" removes them.
 
 use crate::catalog_connect::{is_catalog, CatalogConnection, CatalogFields};
+use crate::remembered::{RememberRow, Remembered};
 use crate::warehouse::DEMO_WAREHOUSE;
 use lakescope_storage::s3::S3Credentials;
 use lakescope_storage::uri::StoreOptions;
@@ -23,10 +24,6 @@ const AUTH_ANONYMOUS: &str = "anonymous";
 /// Objects copied at once into OPFS.
 const COPY_CONCURRENCY: usize = 6;
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok()?
-}
-
 /// The S3 connection settings being edited (one signal per field).
 #[derive(Debug, Clone, Copy)]
 pub struct Connection {
@@ -38,15 +35,14 @@ pub struct Connection {
     secret_key: RwSignal<String>,
     session_token: RwSignal<String>,
     presign: RwSignal<String>,
-    remember: RwSignal<bool>,
+    remembered: Remembered,
 }
 
 impl Connection {
     /// The remembered settings of this device, or empty ones.
     pub fn load() -> Self {
-        let saved = storage()
-            .and_then(|s| s.get_item(KEY).ok().flatten())
-            .and_then(|json| StoreOptions::from_json(&json).ok());
+        let (remembered, saved) = Remembered::load(KEY);
+        let saved = saved.and_then(|json| StoreOptions::from_json(&json).ok());
         let remember = saved.is_some();
         let o = saved.unwrap_or_default();
         let auth = if o.presign_endpoint.is_some() {
@@ -76,7 +72,7 @@ impl Connection {
             ),
             session_token: RwSignal::new(creds.and_then(|c| c.session_token).unwrap_or_default()),
             presign: RwSignal::new(o.presign_endpoint.unwrap_or_default()),
-            remember: RwSignal::new(remember),
+            remembered,
         }
     }
 
@@ -108,19 +104,11 @@ impl Connection {
 
     /// After an Open: keeps the settings on this device if the user asked to.
     pub fn remember_if_asked(&self) {
-        if self.remember.get_untracked() {
-            if let Some(s) = storage() {
-                let _ = s.set_item(KEY, &self.options().to_json());
-            }
-        }
+        self.remembered.save_if_asked(&self.options().to_json());
     }
 
-    /// Removes remembered settings from this device and clears the secrets in memory.
-    fn forget(&self) {
-        if let Some(s) = storage() {
-            let _ = s.remove_item(KEY);
-        }
-        self.remember.set(false);
+    /// Clears the secrets in memory (after "Forget" removed the remembered settings).
+    fn clear_secrets(&self) {
         self.secret_key.set(String::new());
         self.session_token.set(String::new());
         self.access_key.set(String::new());
@@ -168,12 +156,6 @@ fn S3Fields(
     on_open: impl Fn(String) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let c = connection;
-    let remembered = move || {
-        c.remember.get()
-            && storage()
-                .and_then(|s| s.get_item(KEY).ok().flatten())
-                .is_some()
-    };
     view! {
         <form
             class="connect-panel"
@@ -243,21 +225,8 @@ fn S3Fields(
                 }.into_any(),
                 _ => ().into_any(),
             }}
-            <div class="connect-row">
-                <label class="connect-check">
-                    <input type="checkbox" data-testid="s3-remember" bind:checked=c.remember />
-                    "Remember on this device"
-                </label>
-                <span class="connect-warning" data-testid="s3-remember-warning" class:hidden=move || !c.remember.get()>
-                    "The keys are then stored unencrypted in this browser's localStorage: only on a device you trust."
-                </span>
-                <button class="btn small" type="button" data-testid="s3-forget"
-                    disabled=move || !c.remember.get() && !remembered()
-                    on:click=move |_| c.forget()>
-                    "Forget"
-                </button>
-                <button class="btn primary small" type="submit" data-testid="s3-open">"Connect"</button>
-            </div>
+            <RememberRow id="s3" secrets="The keys are" remembered=c.remembered
+                on_forget=move || c.clear_secrets() />
         </form>
     }
 }

@@ -37,6 +37,8 @@ mod overview_tab;
 #[cfg(target_arch = "wasm32")]
 mod progress;
 #[cfg(target_arch = "wasm32")]
+mod remembered;
+#[cfg(target_arch = "wasm32")]
 mod route;
 #[cfg(target_arch = "wasm32")]
 mod schema_tab;

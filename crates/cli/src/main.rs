@@ -10,7 +10,7 @@ mod stores;
 use clap::{Parser, Subcommand, ValueEnum};
 use lakescope_engine::scan::ScanRequest;
 use lakescope_engine::version::{iceberg_selector, paimon_diff};
-use lakescope_engine::{Catalog, CatalogAddress, StoreOpener, TableRef, Version};
+use lakescope_engine::{Catalog, CatalogAddress, CatalogSecrets, StoreOpener, TableRef, Version};
 use lakescope_storage::uri::StoreOptions;
 use std::process::ExitCode;
 use std::rc::Rc;
@@ -44,7 +44,49 @@ struct RemoteArgs {
     /// default: LAKESCOPE_CATALOG_TOKEN.
     #[arg(long, global = true)]
     catalog_token: Option<String>,
+    /// OAuth2 client credentials ID:SECRET of an Iceberg REST catalog, exchanged for its bearer
+    /// token at the catalog's /v1/oauth/tokens; default: LAKESCOPE_CATALOG_CREDENTIAL.
+    #[arg(long, global = true, value_name = "ID:SECRET")]
+    catalog_credential: Option<String>,
+    /// Seconds a catalog service request (answer and whole body) may take before it fails
+    /// [default: LAKESCOPE_CATALOG_TIMEOUT, or 30].
+    #[arg(long, global = true, value_name = "SECS")]
+    catalog_timeout: Option<f64>,
 }
+
+impl RemoteArgs {
+    /// The catalog secrets of this run: the flags, else the environment (memory only).
+    fn catalog_secrets(&self) -> CatalogSecrets {
+        let pick = |flag: &Option<String>, var: &str| {
+            flag.clone()
+                .or_else(|| std::env::var(var).ok())
+                .filter(|t| !t.is_empty())
+        };
+        CatalogSecrets {
+            token: pick(&self.catalog_token, "LAKESCOPE_CATALOG_TOKEN"),
+            credential: pick(&self.catalog_credential, "LAKESCOPE_CATALOG_CREDENTIAL"),
+        }
+    }
+
+    /// The per-request timeout of catalog services.
+    fn catalog_timeout(&self) -> Result<std::time::Duration, String> {
+        let text = std::env::var("LAKESCOPE_CATALOG_TIMEOUT").ok();
+        let secs = match (self.catalog_timeout, text.as_deref().map(str::trim)) {
+            (Some(s), _) => s,
+            (None, Some(t)) if !t.is_empty() => t
+                .parse()
+                .map_err(|_| format!("LAKESCOPE_CATALOG_TIMEOUT={t}: not a number of seconds"))?,
+            _ => DEFAULT_CATALOG_TIMEOUT_SECS,
+        };
+        std::time::Duration::try_from_secs_f64(secs)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| format!("catalog timeout {secs}: give a positive number of seconds"))
+    }
+}
+
+/// How long a catalog request may take by default (seconds).
+const DEFAULT_CATALOG_TIMEOUT_SECS: f64 = 30.0;
 
 impl RemoteArgs {
     fn store_options(&self) -> StoreOptions {
@@ -71,8 +113,9 @@ impl RemoteArgs {
 /// The remote options of this run (set once in `run`).
 static STORE_OPTIONS: std::sync::OnceLock<StoreOptions> = std::sync::OnceLock::new();
 
-/// The catalog token of this run (set once in `run`).
-static CATALOG_TOKEN: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+/// The catalog secrets and request timeout of this run (set once in `run`).
+static CATALOG: std::sync::OnceLock<(CatalogSecrets, std::time::Duration)> =
+    std::sync::OnceLock::new();
 
 /// How rows are printed.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -255,18 +298,27 @@ fn main() -> ExitCode {
     }
 }
 
+/// This run's catalog secrets and catalog request timeout (`--catalog-*`; the defaults before
+/// the command line is read).
+fn catalog_settings() -> (CatalogSecrets, std::time::Duration) {
+    CATALOG.get().cloned().unwrap_or_else(|| {
+        let default = std::time::Duration::from_secs_f64(DEFAULT_CATALOG_TIMEOUT_SECS);
+        (CatalogSecrets::default(), default)
+    })
+}
+
 /// Opens a warehouse (a path, file://, http(s):// or s3://bucket/prefix) or a catalog service
 /// (paimon+rest://host:port/warehouse).
 async fn open_catalog(warehouse: &str) -> Result<Catalog, String> {
     let options = STORE_OPTIONS.get_or_init(StoreOptions::default);
     let address = CatalogAddress::parse(warehouse).map_err(|e| e.to_string())?;
-    let stores = std::rc::Rc::new(stores::NativeStores(options.clone()));
+    let (secrets, timeout) = catalog_settings();
+    let stores = std::rc::Rc::new(stores::NativeStores::new(options.clone(), timeout));
     let transport = stores
         .catalog_transport(warehouse)
         .map_err(|e| e.to_string())?;
-    let token = CATALOG_TOKEN.get().cloned().flatten();
     address
-        .open(token, transport, stores)
+        .open(secrets, transport, stores)
         .await
         .map_err(|e| e.to_string())
 }
@@ -277,13 +329,8 @@ fn parse_table(text: &str) -> Result<TableRef, String> {
 
 async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
     let options = STORE_OPTIONS.get_or_init(|| cli.remote.store_options());
-    CATALOG_TOKEN.get_or_init(|| {
-        cli.remote
-            .catalog_token
-            .clone()
-            .or_else(|| std::env::var("LAKESCOPE_CATALOG_TOKEN").ok())
-            .filter(|t| !t.is_empty())
-    });
+    let timeout = cli.remote.catalog_timeout()?;
+    CATALOG.get_or_init(|| (cli.remote.catalog_secrets(), timeout));
     match cli.command {
         Command::PresignServer(args) => presign_server::run(&args, options),
         Command::Sql(args) => sql::run(&args, options).await,

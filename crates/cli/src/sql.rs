@@ -40,7 +40,10 @@ pub async fn run(args: &Args, options: &StoreOptions) -> Result<(), String> {
         (None, None) => return Err("give statements with -e or a file with -f".into()),
     };
     let mut session = Session::new(
-        Rc::new(crate::stores::NativeStores(options.clone())),
+        Rc::new(crate::stores::NativeStores::new(
+            options.clone(),
+            crate::catalog_settings().1,
+        )),
         Rc::new(DataFusionEngine),
         Rc::new(lakescope_paimon::write::SystemEnv::default()),
     );

@@ -165,7 +165,11 @@ impl Catalog {
     /// A Paimon REST catalog; `stores` opens the store of each table it loads.
     pub fn paimon_rest(service: PaimonRest, stores: Rc<dyn StoreOpener>) -> Self {
         Self {
-            source: Source::Service(Rc::new(PaimonService { service, stores })),
+            source: Source::Service(Rc::new(PaimonService {
+                service,
+                stores,
+                clock: lakescope_storage::clock::system_clock(),
+            })),
         }
     }
 

@@ -1,16 +1,47 @@
 //! What a user types to open tables: a warehouse URI, or a catalog service address
-//! (`paimon+rest://host:port/<warehouse>`, `iceberg+rest://host:port[/base][?warehouse=W&prefix=P]`,
-//! and their `+https` forms).
+//! (`paimon+rest://host:port/<warehouse>`, `iceberg+rest://host:port[/base][?warehouse=W&prefix=P]`
+//! with the OAuth2 `oauth2-server-uri` and `scope` as further parameters, and their `+https` forms).
 
 use crate::catalog::StoreOpener;
 use crate::catalog_services::OpenerStores;
 use crate::{Catalog, Error, Result};
+use lakescope_iceberg::rest::client::{OAUTH2_SERVER_URI, SCOPE};
 use lakescope_iceberg::rest::{
     RestCatalog as IcebergRestCatalog, RestClient, RestOptions as IcebergRestOptions,
 };
 use lakescope_paimon::rest::{RestCatalog, RestOptions};
 use lakescope_storage::transport::HttpTransport;
+use std::collections::BTreeMap;
 use std::rc::Rc;
+
+/// The secrets a catalog service is opened with (kept in memory only).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct CatalogSecrets {
+    /// A bearer token sent with every request.
+    pub token: Option<String>,
+    /// OAuth2 client credentials `ID:SECRET` (Iceberg REST), exchanged for the bearer token.
+    pub credential: Option<String>,
+}
+
+impl From<Option<String>> for CatalogSecrets {
+    /// A bearer token alone.
+    fn from(token: Option<String>) -> Self {
+        Self {
+            token,
+            credential: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for CatalogSecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redacted = |s: &Option<String>| s.as_ref().map(|_| "<redacted>");
+        f.debug_struct("CatalogSecrets")
+            .field("token", &redacted(&self.token))
+            .field("credential", &redacted(&self.credential))
+            .finish()
+    }
+}
 
 /// A parsed catalog address.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +63,9 @@ pub enum CatalogAddress {
         warehouse: Option<String>,
         /// The path prefix, when the server's config does not give one.
         prefix: Option<String>,
+        /// OAuth2 settings of a client credential: `oauth2-server-uri` (the token endpoint, when
+        /// it is not the catalog's `/v1/oauth/tokens`) and `scope` (default `catalog`).
+        oauth: BTreeMap<String, String>,
     },
 }
 
@@ -74,16 +108,22 @@ impl CatalogAddress {
     }
 
     /// Opens it with `stores`: a warehouse's store, or a catalog service by connecting to it
-    /// (`token` as a bearer token) over `transport`, each of its tables' stores then opened by
-    /// `stores` with the credentials the service vends.
+    /// with `secrets` (a bearer token; OAuth2 client credentials for Iceberg REST) over
+    /// `transport`, each of its tables' stores then opened by `stores` with the credentials the
+    /// service vends.
     pub async fn open(
         &self,
-        token: Option<String>,
+        secrets: impl Into<CatalogSecrets>,
         transport: Rc<dyn HttpTransport>,
         stores: Rc<dyn StoreOpener>,
     ) -> Result<Catalog> {
+        let CatalogSecrets { token, credential } = secrets.into();
         match self {
             Self::Warehouse(uri) => Ok(Catalog::new(stores.open(uri)?)),
+            Self::PaimonRest { .. } if credential.is_some() => Err(Error::Invalid(format!(
+                "{}: OAuth2 client credentials are an Iceberg REST flow; a Paimon REST catalog takes a bearer token (--catalog-token)",
+                self.service_uri()
+            ))),
             Self::PaimonRest { uri, warehouse } => {
                 let options = RestOptions {
                     warehouse: warehouse.clone(),
@@ -97,20 +137,35 @@ impl CatalogAddress {
                 uri,
                 warehouse,
                 prefix,
+                oauth,
             } => {
+                let mut properties = oauth.clone();
+                if let Some(p) = prefix {
+                    properties.insert("prefix".to_string(), p.clone());
+                }
                 let options = IcebergRestOptions {
                     warehouse: warehouse.clone(),
                     token,
-                    properties: prefix
-                        .iter()
-                        .map(|p| ("prefix".to_string(), p.clone()))
-                        .collect(),
+                    credential,
+                    properties,
+                    clock: None,
                 };
                 let client = RestClient::connect(uri, &options, transport).await?;
                 let stores = Rc::new(OpenerStores(stores));
                 Ok(Catalog::iceberg_rest(IcebergRestCatalog::new(
                     client, stores,
                 )))
+            }
+        }
+    }
+}
+
+impl CatalogAddress {
+    /// The service's base URL, or the warehouse URI.
+    fn service_uri(&self) -> &str {
+        match self {
+            Self::Warehouse(uri) | Self::PaimonRest { uri, .. } | Self::IcebergRest { uri, .. } => {
+                uri
             }
         }
     }
@@ -125,7 +180,7 @@ fn iceberg(text: &str, http: &str, rest: &str) -> Result<CatalogAddress> {
             "'{text}': an Iceberg REST catalog address names the service: iceberg+rest://HOST:PORT[/BASE][?warehouse=W&prefix=P]"
         )));
     }
-    let (mut warehouse, mut prefix) = (None, None);
+    let (mut warehouse, mut prefix, mut oauth) = (None, None, BTreeMap::new());
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         let value = percent_encoding::percent_decode_str(value)
@@ -134,9 +189,12 @@ fn iceberg(text: &str, http: &str, rest: &str) -> Result<CatalogAddress> {
         match key {
             "warehouse" => warehouse = Some(value),
             "prefix" => prefix = Some(value),
+            OAUTH2_SERVER_URI | SCOPE => {
+                oauth.insert(key.to_string(), value);
+            }
             other => {
                 return Err(Error::Invalid(format!(
-                    "'{text}': unknown parameter '{other}' (an Iceberg REST catalog address takes warehouse and prefix)"
+                    "'{text}': unknown parameter '{other}' (an Iceberg REST catalog address takes warehouse, prefix, {OAUTH2_SERVER_URI} and {SCOPE})"
                 )))
             }
         }
@@ -145,6 +203,7 @@ fn iceberg(text: &str, http: &str, rest: &str) -> Result<CatalogAddress> {
         uri: format!("{http}://{base}"),
         warehouse,
         prefix,
+        oauth,
     })
 }
 
@@ -184,7 +243,8 @@ mod tests {
             CatalogAddress::IcebergRest {
                 uri: "http://127.0.0.1:8181".into(),
                 warehouse: Some("my wh".into()),
-                prefix: Some("dev".into())
+                prefix: Some("dev".into()),
+                oauth: BTreeMap::new(),
             }
         );
         assert_eq!(
@@ -192,8 +252,25 @@ mod tests {
             CatalogAddress::IcebergRest {
                 uri: "https://h/api/catalog".into(),
                 warehouse: None,
-                prefix: None
+                prefix: None,
+                oauth: BTreeMap::new(),
             }
+        );
+        let CatalogAddress::IcebergRest { oauth, .. } = CatalogAddress::parse(
+            "iceberg+rest://h?oauth2-server-uri=https%3A%2F%2Fidp%2Ftoken&scope=PRINCIPAL_ROLE%3AALL",
+        )
+        .unwrap() else {
+            panic!("not an Iceberg REST address");
+        };
+        assert_eq!(
+            oauth,
+            BTreeMap::from([
+                (
+                    "oauth2-server-uri".to_string(),
+                    "https://idp/token".to_string()
+                ),
+                ("scope".to_string(), "PRINCIPAL_ROLE:ALL".to_string()),
+            ])
         );
         let e = CatalogAddress::parse("iceberg+rest://h?branch=x")
             .unwrap_err()
@@ -203,5 +280,37 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("unknown catalog scheme"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn a_client_credential_is_refused_for_a_paimon_rest_catalog_before_any_request() {
+        use lakescope_storage::transport::CannedTransport;
+        struct NoStores;
+        impl StoreOpener for NoStores {
+            fn open(
+                &self,
+                uri: &str,
+            ) -> lakescope_storage::Result<Rc<dyn lakescope_storage::ObjectStore>> {
+                panic!("opened {uri}")
+            }
+        }
+        let transport = Rc::new(CannedTransport::new(Vec::<(u16, String)>::new()));
+        let secrets = CatalogSecrets {
+            token: None,
+            credential: Some("id:secret".into()),
+        };
+        let e = CatalogAddress::parse("paimon+rest://h:1/wh")
+            .unwrap()
+            .open(secrets, transport.clone(), Rc::new(NoStores))
+            .await
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("http://h:1") && e.contains("Iceberg REST flow"),
+            "{e}"
+        );
+        assert!(!e.contains("secret"), "{e}");
+        assert!(transport.asked().is_empty());
     }
 }

@@ -2,22 +2,26 @@
 //! [`CatalogService`] that lists and finds tables through its protocol client.
 
 use crate::catalog::{CatalogService, StoreOpener, TableLocation};
+use crate::token_store::TokenStore;
 use crate::{Error, Result, TableRef};
 use lakescope_iceberg::rest::{RestCatalog as IcebergRest, TableStores};
 use lakescope_iceberg::write::IcebergTableDefinition;
 use lakescope_paimon::rest::{RestCatalog as PaimonRest, RestSnapshotCommit};
 use lakescope_paimon::write::schema::{initial_schema, TableDefinition};
 use lakescope_paimon::write::WriteEnv;
+use lakescope_storage::clock::Clock;
 use lakescope_storage::ObjectStore;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// A Paimon REST catalog: tables are folders wherever the service says, opened by `stores` with
-/// the data token it vends when `data-token.enabled`; their snapshots are committed through the
+/// the data token it vends when `data-token.enabled` (fetched again before it expires); their snapshots are committed through the
 /// service's commit endpoint.
 pub(crate) struct PaimonService {
     pub(crate) service: PaimonRest,
     pub(crate) stores: Rc<dyn StoreOpener>,
+    /// The clock data tokens expire on.
+    pub(crate) clock: Clock,
 }
 
 #[async_trait::async_trait(?Send)]
@@ -33,14 +37,24 @@ impl CatalogService for PaimonService {
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
         let (database, name) = (&table_ref.database, &table_ref.table);
         let table = self.service.table(database, name).await?;
-        let vended = if self.service.data_token_enabled() {
-            self.service.data_token(database, name).await?.token
+        let store: Rc<dyn ObjectStore> = if self.service.data_token_enabled() {
+            Rc::new(
+                TokenStore::open(
+                    self.service.clone(),
+                    database,
+                    name,
+                    &table.path,
+                    self.stores.clone(),
+                    self.clock.clone(),
+                )
+                .await?,
+            )
         } else {
-            BTreeMap::new()
+            self.stores.open_vended(&table.path, &BTreeMap::new())?
         };
         let commit = RestSnapshotCommit::new(self.service.clone(), database, &table);
         Ok(TableLocation {
-            store: self.stores.open_vended(&table.path, &vended)?,
+            store,
             path: String::new(),
             snapshot_commit: Some(Rc::new(commit)),
         })

@@ -15,6 +15,7 @@ pub mod scan;
 pub mod session;
 pub mod table;
 pub mod table_ref;
+mod token_store;
 pub mod upload;
 pub mod version;
 pub mod versions;
@@ -22,7 +23,7 @@ pub mod warm_up;
 pub mod write;
 
 pub use catalog::{Catalog, DatabaseEntry, StoreOpener, TableEntry, TableLocation};
-pub use catalog_address::CatalogAddress;
+pub use catalog_address::{CatalogAddress, CatalogSecrets};
 pub use error::{Error, Result};
 pub use table_ref::TableRef;
 pub use version::Version;

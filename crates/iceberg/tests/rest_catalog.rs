@@ -3,7 +3,8 @@
 //! killed when the test ends. pyiceberg writes → lakescope lists and reads through REST;
 //! lakescope writes through REST → pyiceberg reads; a pyiceberg commit between lakescope's load
 //! and commit → 409 and a retry that loses nothing; a missing table and a bad token are errors
-//! that name the endpoint.
+//! that name the endpoint; pyiceberg and lakescope exchange an OAuth2 client credential for a
+//! token the same way (against the scripted server of `lakescope_test_support::http_faults`).
 //!
 //! Needs the oracle venv of `scripts/iceberg-oracle.sh` (pyiceberg 0.12); without it these tests
 //! fail, unless LAKESCOPE_SKIP_ORACLES=1 (then they are skipped with a message).
@@ -384,4 +385,74 @@ async fn schema_and_property_changes_commit_through_rest() {
     let more = rows(&[(2, "b")]);
     append(&loaded, &[batch(&more)], &env).await.unwrap();
     assert_eq!(server.pyiceberg_read("db.t").0, rows(&[(1, "a"), (2, "b")]));
+}
+
+/// A form body as its sorted, decoded pairs.
+fn form_pairs(body: &str) -> Vec<(String, String)> {
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(&s.replace('+', " "))
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    let mut pairs: Vec<_> = body
+        .split('&')
+        .filter_map(|p| p.split_once('='))
+        .map(|(k, v)| (decode(k), decode(v)))
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+/// pyiceberg, the reference client, and lakescope exchange a client credential for a token the
+/// same way (the same form at the same endpoint) and send the token with the config request.
+#[tokio::test]
+async fn client_credentials_are_exchanged_as_pyiceberg_does() {
+    use lakescope_test_support::http_faults::{FaultServer, Reply};
+    let Some(py) = python() else { return };
+    let credential = "lake id:s3cr=t/&";
+    // pyiceberg 0.12 fetches a second token after the config (its session is made again)
+    let token = Reply::Answer(
+        200,
+        r#"{"access_token":"t0k","token_type":"bearer","expires_in":3600}"#.into(),
+    );
+    let config = Reply::Answer(200, r#"{"defaults":{},"overrides":{}}"#.into());
+    let script = || vec![token.clone(), config.clone(), token.clone()];
+    let theirs = FaultServer::start(script());
+    let code = "import sys\nfrom pyiceberg.catalog.rest import RestCatalog\nRestCatalog('x', uri=sys.argv[1], credential=sys.argv[2])";
+    let out = Command::new(&py)
+        .args(["-c", code, theirs.url(), credential])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours = FaultServer::start(script());
+    let options = RestOptions {
+        credential: Some(credential.into()),
+        ..Default::default()
+    };
+    let transport = Rc::new(ReqwestTransport::new(Duration::from_secs(30)).unwrap());
+    RestClient::connect(ours.url(), &options, transport)
+        .await
+        .unwrap();
+    let (theirs, ours) = (theirs.requests(), ours.requests());
+    assert_eq!(theirs.len(), 3, "{theirs:?}");
+    assert_eq!(ours.len(), 2, "{ours:?}");
+    for (t, o) in theirs.iter().zip(&ours) {
+        assert_eq!((&t.method, &t.target), (&o.method, &o.target));
+    }
+    assert_eq!(theirs[0].target, "/v1/oauth/tokens");
+    assert_eq!(form_pairs(&theirs[0].body), form_pairs(&ours[0].body));
+    assert_eq!(
+        theirs[0].body, ours[0].body,
+        "byte for byte, the same encoding"
+    );
+    let content_type = |r: &lakescope_test_support::http_faults::Recorded| {
+        r.header("content-type").map(str::to_ascii_lowercase)
+    };
+    assert_eq!(content_type(&theirs[0]), content_type(&ours[0]));
+    assert_eq!(theirs[1].header("authorization"), Some("Bearer t0k"));
+    assert_eq!(ours[1].header("authorization"), Some("Bearer t0k"));
 }

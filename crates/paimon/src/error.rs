@@ -24,6 +24,10 @@ pub enum Error {
     /// The caller asked for something invalid (bad option value, bad predicate, ...).
     #[error("{0}")]
     Invalid(String),
+    /// A snapshot commit a catalog service may or may not have applied (a 5xx, a timeout, a lost
+    /// or unreadable answer); its files are kept.
+    #[error("{table}: the commit may or may not have been applied ({cause}): list the table's snapshots before writing again (its files are kept)")]
+    CommitStateUnknown { table: String, cause: String },
     /// A catalog service (Paimon REST) could not be reached, refused a request or answered
     /// something that is not its protocol.
     #[error("{endpoint}{}: {message}", .status.map(|s| format!(" answered {s}")).unwrap_or_default())]

@@ -68,7 +68,7 @@ pub fn open(uri: &str, options: &StoreOptions) -> Result<Rc<dyn ObjectStore>> {
             open_remote(
                 uri,
                 options,
-                Rc::new(FetchTransport),
+                Rc::new(FetchTransport::default()),
                 Rc::new(BrowserTimer),
                 Rc::new(SeededJitter::new(seed)),
             )

@@ -14,6 +14,7 @@
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub mod browser;
 mod cache;
+pub mod clock;
 mod copy;
 mod error;
 mod fallback;

@@ -23,8 +23,6 @@ use crate::{join, Error, Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
 use async_trait::async_trait;
 use bytes::Bytes;
 use std::ops::Range;
-use std::rc::Rc;
-use std::time::SystemTime;
 
 /// Access keys. `Debug` never prints the secret or the session token (serialising does: it is
 /// how a page hands them to its own worker).
@@ -183,7 +181,7 @@ pub fn encode_query(value: &str) -> String {
 }
 
 /// The time used for signatures (injected: `SystemTime::now` does not work on wasm32).
-pub type Clock = Rc<dyn Fn() -> SystemTime>;
+pub use crate::clock::Clock;
 
 /// What a request addresses.
 enum Target<'a> {
@@ -213,7 +211,7 @@ impl S3Store {
         Self {
             config,
             sender,
-            clock: Rc::new(default_now),
+            clock: crate::clock::system_clock(),
             presigner,
         }
     }
@@ -439,23 +437,6 @@ fn out_of_range(path: &str, range: Option<Range<u64>>, response: &HttpResponse) 
     }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-fn default_now() -> SystemTime {
-    SystemTime::now()
-}
-
-/// In the browser, `Date.now()` (`SystemTime::now` panics on wasm32).
-#[cfg(all(target_arch = "wasm32", feature = "browser"))]
-fn default_now() -> SystemTime {
-    SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(js_sys::Date::now() as u64)
-}
-
-/// wasm32 without the browser has no clock: pass one with [`S3Store::with_clock`].
-#[cfg(all(target_arch = "wasm32", not(feature = "browser")))]
-fn default_now() -> SystemTime {
-    SystemTime::UNIX_EPOCH
-}
-
 #[async_trait(?Send)]
 impl ObjectStore for S3Store {
     fn describe(&self) -> String {
@@ -561,6 +542,8 @@ impl ObjectStore for S3Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::rc::Rc;
+    use std::time::SystemTime;
 
     #[test]
     fn addressing() {

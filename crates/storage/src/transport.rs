@@ -83,6 +83,16 @@ pub enum TransportError {
     Connection(String),
 }
 
+/// Whether a request that changes something (a catalog commit) answered with `status` (`None`:
+/// no complete answer) may have been applied: no, a cut-off or an unreadable answer (a success
+/// status the client cannot read), or a server error other than `501 Not Implemented`.
+pub fn may_have_applied(status: Option<u16>) -> bool {
+    match status {
+        None => true,
+        Some(s) => (200..300).contains(&s) || (s >= 500 && s != 501),
+    }
+}
+
 /// Sends HTTP requests. Implementations apply their own per-request timeout where they can; the
 /// stores also race every request against their retry policy's timeout.
 #[async_trait(?Send)]

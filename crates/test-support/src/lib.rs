@@ -3,14 +3,16 @@
 //! `scripts/oracles.sh`) and parses what they print; [`tables`] builds small batches and writes
 //! small Paimon tables with a fixed `WriteEnv`; with the `engine` feature, [`engine`] reads
 //! tables through lakescope-engine's catalog as the oracles print them; [`faults`] fails the
-//! k-th mutating storage call (crash tests of the commit protocol); [`moto`] starts a local S3
-//! server; [`modern`] has pypaimon 2.1 write a table with a modern Paimon feature; [`catalogs`]
-//! starts the REST catalog servers and runs their Python writers.
+//! k-th mutating storage call (crash tests of the commit protocol); [`http_faults`] is a scripted
+//! HTTP server that misbehaves on demand (catalog clients); [`moto`] starts a local S3 server;
+//! [`modern`] has pypaimon 2.1 write a table with a modern Paimon feature; [`catalogs`] starts
+//! the REST catalog servers and runs their Python writers.
 
 pub mod catalogs;
 #[cfg(feature = "engine")]
 pub mod engine;
 pub mod faults;
+pub mod http_faults;
 pub mod modern;
 pub mod moto;
 pub mod oracles;

@@ -392,6 +392,8 @@ impl Session {
                 uri: uri.value.clone(),
                 warehouse: text("warehouse"),
                 prefix: text("prefix"),
+                // the validator refuses `credential` (OAuth2) for SQL catalogs for now
+                oauth: std::collections::BTreeMap::new(),
             },
             _ => CatalogAddress::PaimonRest {
                 uri: uri.value.clone(),

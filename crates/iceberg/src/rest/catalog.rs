@@ -276,10 +276,12 @@ mod tests {
     use arrow_array::{ArrayRef, Int64Array, RecordBatch};
     use lakescope_paimon::spec::{DataType, TypeKind};
     use lakescope_paimon::write::FixedEnv;
-    use lakescope_storage::transport::CannedTransport;
+    use lakescope_storage::transport::{CannedTransport, HttpTransport, ReqwestTransport};
     use lakescope_storage::MemoryStore;
+    use lakescope_test_support::http_faults::{FaultServer, Reply};
     use serde_json::{json, Value};
     use std::sync::Arc;
+    use std::time::Duration;
 
     fn ids(v: std::ops::Range<i64>) -> RecordBatch {
         let column: ArrayRef = Arc::new(Int64Array::from_iter_values(v));
@@ -313,28 +315,41 @@ mod tests {
         .to_string()
     }
 
-    /// The table `db.t` loaded through a catalog answering `config`, one loadTable of `base`,
-    /// then `answers` (the writer loads the table again before writing and before each attempt).
+    /// The answers before an append's commit: the config, a loadTable of `base`, and the two
+    /// loads of the append (before writing and before its first attempt).
+    fn until_commit(base: &Value) -> Vec<(u16, String)> {
+        let mut script = vec![(200, r#"{"defaults":{}}"#.to_string())];
+        script.extend((0..3).map(|_| (200, loaded(1, base))));
+        script
+    }
+
+    /// The table `db.t` loaded through a catalog answering [`until_commit`], then `answers`.
     async fn load(
         store: &Rc<MemoryStore>,
         base: &Value,
         answers: Vec<(u16, String)>,
     ) -> (Table, Rc<CannedTransport>) {
-        let mut script = vec![
-            (200, r#"{"defaults":{}}"#.to_string()),
-            (200, loaded(1, base)),
-        ];
+        let mut script = until_commit(base);
         script.extend(answers);
         let transport = Rc::new(CannedTransport::new(script));
-        let client = RestClient::connect("http://cat", &Default::default(), transport.clone())
+        let table = load_at(store, "http://cat", transport.clone()).await;
+        (table, transport)
+    }
+
+    /// The table `db.t` of the catalog at `uri`, over `transport`, its files in `store`.
+    async fn load_at(
+        store: &Rc<MemoryStore>,
+        uri: &str,
+        transport: Rc<dyn HttpTransport>,
+    ) -> Table {
+        let client = RestClient::connect(uri, &Default::default(), transport)
             .await
             .unwrap();
         let stores = Rc::new(WarehouseStores::new(store.clone(), "s3://b"));
-        let table = RestCatalog::new(client, stores)
+        RestCatalog::new(client, stores)
             .load_table("db", "t")
             .await
-            .unwrap();
-        (table, transport)
+            .unwrap()
     }
 
     fn commits(transport: &CannedTransport) -> Vec<Value> {
@@ -388,8 +403,6 @@ mod tests {
             &store,
             &v1,
             vec![
-                (200, loaded(1, &v1)),
-                (200, loaded(1, &v1)),
                 (409, CONFLICT.to_string()),
                 (200, loaded(2, &v2)),
                 (200, loaded(3, &v2)),
@@ -450,8 +463,6 @@ mod tests {
             &store,
             &v1,
             vec![
-                (200, loaded(1, &v1)),
-                (200, loaded(1, &v1)),
                 (409, CONFLICT.to_string()),
                 (200, loaded(1, &v1)),
                 (409, CONFLICT.to_string()),
@@ -483,8 +494,10 @@ mod tests {
         ] {
             let env = FixedEnv::new(1_700_000_000_000, 9);
             let (store, v1, _) = table_raced_by_another_writer(&env).await;
-            let mut answers = vec![(200, loaded(1, &v1)), (200, loaded(1, &v1))];
-            answers.extend(answer.map(|(s, b)| (s, b.to_string())));
+            let answers = answer
+                .map(|(s, b)| (s, b.to_string()))
+                .into_iter()
+                .collect();
             let (table, transport) = load(&store, &v1, answers).await;
             let err = append(&table, &[ids(0..3)], &env).await.unwrap_err();
             let Error::CommitStateUnknown { table: name, cause } = &err else {
@@ -512,16 +525,7 @@ mod tests {
         let before = keys(&store).await;
         let forbidden =
             r#"{"error":{"message":"not allowed","type":"ForbiddenException","code":403}}"#;
-        let (table, transport) = load(
-            &store,
-            &v1,
-            vec![
-                (200, loaded(1, &v1)),
-                (200, loaded(1, &v1)),
-                (403, forbidden.to_string()),
-            ],
-        )
-        .await;
+        let (table, transport) = load(&store, &v1, vec![(403, forbidden.to_string())]).await;
         let err = append(&table, &[ids(0..3)], &env).await.unwrap_err();
         let text = err.to_string();
         assert!(
@@ -548,6 +552,138 @@ mod tests {
             before,
             "the files of the refused commit are deleted"
         );
+    }
+
+    /// [`until_commit`] as the fault server's replies, then `fault`.
+    fn replies_until(base: &Value, fault: Reply) -> Vec<Reply> {
+        let mut script: Vec<Reply> = until_commit(base)
+            .into_iter()
+            .map(|(s, b)| Reply::Answer(s, b))
+            .collect();
+        script.push(fault);
+        script
+    }
+
+    #[tokio::test]
+    async fn a_commit_meeting_a_5xx_cut_off_garbled_or_no_answer_keeps_its_files() {
+        let committed =
+            json!({"metadata-location": "s3://b/t/metadata/v2.metadata.json", "metadata": {}});
+        for fault in [
+            Reply::Answer(503, "upstream down".into()),
+            Reply::Truncated(200, committed.to_string()),
+            Reply::Answer(200, "<html>proxy</html>".into()),
+            Reply::Silent,
+        ] {
+            let env = FixedEnv::new(1_700_000_000_000, 11);
+            let (store, v1, _) = table_raced_by_another_writer(&env).await;
+            let server = FaultServer::start(replies_until(&v1, fault.clone()));
+            let transport = Rc::new(ReqwestTransport::new(Duration::from_millis(500)).unwrap());
+            let table = load_at(&store, server.url(), transport).await;
+            let err = append(&table, &[ids(0..3)], &env).await.unwrap_err();
+            let Error::CommitStateUnknown { table: name, cause } = &err else {
+                panic!("{fault:?}: {err}");
+            };
+            assert_eq!(name, "db.t");
+            let endpoint = format!("POST {}/v1/namespaces/db/tables/t", server.url());
+            assert!(cause.contains(&endpoint), "{fault:?}: {cause}");
+            let posts: Vec<_> = server
+                .requests()
+                .into_iter()
+                .filter(|r| r.method == "POST")
+                .collect();
+            assert_eq!(posts.len(), 1, "{fault:?}: not retried");
+            let body: Value = serde_json::from_str(&posts[0].body).unwrap();
+            assert!(
+                keys(&store).await.contains(&manifest_list_key(&body)),
+                "{fault:?}: the files are kept"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_commit_refused_with_501_commits_nothing() {
+        let env = FixedEnv::new(1_700_000_000_000, 12);
+        let (store, v1, _) = table_raced_by_another_writer(&env).await;
+        let before = keys(&store).await;
+        let server = FaultServer::start(replies_until(
+            &v1,
+            Reply::Answer(501, "no commits here".into()),
+        ));
+        let transport = Rc::new(ReqwestTransport::new(Duration::from_secs(5)).unwrap());
+        let table = load_at(&store, server.url(), transport).await;
+        let err = append(&table, &[ids(0..3)], &env).await.unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(
+                err,
+                Error::Catalog {
+                    status: Some(501),
+                    ..
+                }
+            ) && text.contains("no commits here")
+                && text.contains("nothing was committed"),
+            "{text}"
+        );
+        assert_eq!(
+            keys(&store).await,
+            before,
+            "the refused commit's files are deleted"
+        );
+    }
+
+    #[tokio::test]
+    async fn listing_and_loading_name_the_endpoint_and_cause_of_bad_answers() {
+        let cases = [
+            (
+                Reply::Answer(200, "<html>login</html>".into()),
+                "unexpected answer",
+            ),
+            (
+                Reply::Answer(200, r#"{"namespaces":3,"identifiers":3}"#.into()),
+                "unexpected answer",
+            ),
+            (Reply::Answer(500, "boom".into()), "answered 500: boom"),
+            (
+                Reply::Truncated(200, r#"{"namespaces":[["a"]],"identifiers":[]}"#.into()),
+                "error decoding response body",
+            ),
+            (Reply::Silent, "no response within 300ms"),
+        ];
+        for (fault, cause) in cases {
+            let mut script = vec![Reply::Answer(200, "{}".into())];
+            script.extend([fault.clone(), fault.clone(), fault.clone()]);
+            let server = FaultServer::start(script);
+            let transport = Rc::new(ReqwestTransport::new(Duration::from_millis(300)).unwrap());
+            let client = RestClient::connect(server.url(), &Default::default(), transport)
+                .await
+                .unwrap();
+            let stores = Rc::new(WarehouseStores::new(Rc::new(MemoryStore::new()), "s3://b"));
+            let catalog = RestCatalog::new(client, stores);
+            let base = server.url();
+            let results = [
+                (
+                    catalog.list_namespaces().await.map(|_| ()),
+                    format!("GET {base}/v1/namespaces"),
+                ),
+                (
+                    catalog.list_tables("db").await.map(|_| ()),
+                    format!("GET {base}/v1/namespaces/db/tables"),
+                ),
+                (
+                    catalog.load_table("db", "t").await.map(|_| ()),
+                    format!("GET {base}/v1/namespaces/db/tables/t"),
+                ),
+            ];
+            for (result, endpoint) in results {
+                let e = result.unwrap_err();
+                assert!(matches!(e, Error::Catalog { .. }), "{fault:?}: {e}");
+                let e = e.to_string();
+                assert!(
+                    e.starts_with(&endpoint) && e.contains(cause),
+                    "{fault:?}: {e}"
+                );
+            }
+        }
     }
 
     #[test]

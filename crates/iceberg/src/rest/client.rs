@@ -1,27 +1,53 @@
 //! The REST catalog client: configuration, namespaces, tables, load, create and commit over
-//! lakescope's [`HttpTransport`] (reqwest natively, fetch in the browser).
+//! lakescope's [`HttpTransport`] (reqwest natively, fetch in the browser), with a bearer token or
+//! OAuth2 client credentials.
 
+use super::oauth::{ClientCredentials, DEFAULT_SCOPE};
 use super::types::{
     CommitTableRequest, CommitTableResponse, ConfigResponse, CreateNamespaceRequest,
     CreateTableRequest, ErrorResponse, ListNamespacesResponse, ListTablesResponse, LoadTableResult,
 };
 use crate::{Error, Result};
-use lakescope_storage::transport::{HttpRequest, HttpTransport};
+use lakescope_storage::clock::{system_clock, Clock};
+use lakescope_storage::transport::{may_have_applied, HttpRequest, HttpTransport};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// Options a client is created with (`uri` is separate).
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RestOptions {
     /// The `warehouse` the server is asked to configure the client for.
     pub warehouse: Option<String>,
     /// A bearer token sent with every request.
     pub token: Option<String>,
+    /// OAuth2 client credentials `ID:SECRET` (or a bare secret), exchanged for the bearer token
+    /// at the token endpoint (`oauth2-server-uri`, default `{uri}/v1/oauth/tokens`; `scope`,
+    /// default `catalog`, among the properties).
+    pub credential: Option<String>,
     /// Other catalog properties (overridden by the server's `overrides`).
     pub properties: BTreeMap<String, String>,
+    /// The clock OAuth2 tokens expire on (default: the system clock).
+    pub clock: Option<Clock>,
 }
+
+impl std::fmt::Debug for RestOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redacted = |s: &Option<String>| s.as_ref().map(|_| "<redacted>");
+        f.debug_struct("RestOptions")
+            .field("warehouse", &self.warehouse)
+            .field("token", &redacted(&self.token))
+            .field("credential", &redacted(&self.credential))
+            .field("properties", &self.properties)
+            .finish()
+    }
+}
+
+/// The property naming the OAuth2 token endpoint (iceberg-java's `OAuth2Properties`).
+pub const OAUTH2_SERVER_URI: &str = "oauth2-server-uri";
+/// The property naming the OAuth2 scope.
+pub const SCOPE: &str = "scope";
 
 /// The outcome of a commit request.
 #[derive(Debug)]
@@ -38,6 +64,7 @@ pub struct RestClient {
     uri: String,
     prefix: Option<String>,
     token: Option<String>,
+    oauth: Option<Rc<ClientCredentials>>,
     properties: BTreeMap<String, String>,
     transport: Rc<dyn HttpTransport>,
 }
@@ -69,15 +96,32 @@ fn encode(s: &str) -> String {
 impl RestClient {
     /// Connects to the catalog at `uri`: `GET /v1/config` and the merged properties (the
     /// server's defaults, then `options`, then the server's overrides; `prefix` among them).
+    /// With a credential, every request carries the OAuth2 token it is exchanged for.
     pub async fn connect(
         uri: &str,
         options: &RestOptions,
         transport: Rc<dyn HttpTransport>,
     ) -> Result<Self> {
+        let uri = uri.trim_end_matches('/').to_string();
+        let oauth = options.credential.as_deref().map(|credential| {
+            let property = |k: &str| options.properties.get(k).filter(|v| !v.is_empty());
+            let endpoint = property(OAUTH2_SERVER_URI)
+                .cloned()
+                .unwrap_or_else(|| format!("{uri}/v1/oauth/tokens"));
+            let scope = property(SCOPE).map_or(DEFAULT_SCOPE, String::as_str);
+            let clock = options.clock.clone().unwrap_or_else(system_clock);
+            Rc::new(ClientCredentials::new(
+                credential,
+                endpoint,
+                scope.to_string(),
+                clock,
+            ))
+        });
         let mut client = Self {
-            uri: uri.trim_end_matches('/').to_string(),
+            uri,
             prefix: None,
             token: options.token.clone(),
+            oauth,
             properties: BTreeMap::new(),
             transport,
         };
@@ -227,7 +271,7 @@ impl RestClient {
                 endpoint,
                 status,
                 message,
-            }) if outcome_unknown(status) => {
+            }) if may_have_applied(status) => {
                 let answer = status.map_or_else(String::new, |s| format!(" answered {s}"));
                 Err(Error::CommitStateUnknown {
                     table,
@@ -265,7 +309,11 @@ impl RestClient {
         let endpoint = format!("{method} {}/{path}", self.uri);
         let mut request = HttpRequest::new(method, format!("{}/{path}", self.uri))
             .header("accept", "application/json");
-        if let Some(t) = &self.token {
+        let token = match &self.oauth {
+            Some(oauth) => Some(oauth.token(self.transport.as_ref()).await?),
+            None => self.token.clone(),
+        };
+        if let Some(t) = token {
             request = request.header("authorization", format!("Bearer {t}"));
         }
         if let Some(b) = body {
@@ -315,15 +363,6 @@ impl RestClient {
     }
 }
 
-/// Whether a commit answered with `status` (`None`: no answer) may have been applied: no or a
-/// garbled answer, or a server error other than `501 Not Implemented`.
-fn outcome_unknown(status: Option<u16>) -> bool {
-    match status {
-        None => true,
-        Some(s) => (200..300).contains(&s) || (s >= 500 && s != 501),
-    }
-}
-
 /// What a path asks for, for a not-found error (`table ns.t`, `namespace ns`).
 fn path_what(path: &str) -> String {
     let decode = |s: &str| {
@@ -338,5 +377,150 @@ fn path_what(path: &str) -> String {
         }
         Some(i) if parts.len() > i + 1 => format!("namespace {}", decode(parts[i + 1])),
         _ => path.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lakescope_storage::transport::CannedTransport;
+    use std::cell::Cell;
+    use std::time::{Duration, SystemTime};
+
+    /// A clock at `secs` seconds after the epoch, moved by the test.
+    fn clock(secs: &Rc<Cell<u64>>) -> Clock {
+        let secs = secs.clone();
+        Rc::new(move || SystemTime::UNIX_EPOCH + Duration::from_secs(secs.get()))
+    }
+
+    fn bearer(r: &HttpRequest) -> Option<&str> {
+        r.headers
+            .iter()
+            .find(|(k, _)| k == "authorization")
+            .map(|(_, v)| v.as_str())
+    }
+
+    #[tokio::test]
+    async fn client_credentials_are_exchanged_for_a_token_refreshed_before_it_expires() {
+        let now = Rc::new(Cell::new(1_000));
+        let transport = Rc::new(CannedTransport::new([
+            (
+                200,
+                r#"{"access_token":"tok1","token_type":"bearer","expires_in":3600}"#,
+            ),
+            (200, r#"{"defaults":{}}"#),
+            (200, r#"{"namespaces":[]}"#),
+            (
+                200,
+                r#"{"access_token":"tok2","token_type":"bearer","expires_in":3600}"#,
+            ),
+            (200, r#"{"namespaces":[]}"#),
+        ]));
+        let options = RestOptions {
+            credential: Some("lake id:s3cr=t/&".into()),
+            clock: Some(clock(&now)),
+            ..RestOptions::default()
+        };
+        let client = RestClient::connect("http://cat/api", &options, transport.clone())
+            .await
+            .unwrap();
+        // refreshed five minutes before it expires (a tenth of its lifetime, at most 5 minutes)
+        now.set(1_000 + 3600 - 300 - 1);
+        client.list_namespaces().await.unwrap();
+        now.set(1_000 + 3600 - 300);
+        client.list_namespaces().await.unwrap();
+        let sent = transport.sent();
+        let urls: Vec<_> = sent.iter().map(|r| (r.method, r.url.as_str())).collect();
+        assert_eq!(
+            urls,
+            vec![
+                ("POST", "http://cat/api/v1/oauth/tokens"),
+                ("GET", "http://cat/api/v1/config"),
+                ("GET", "http://cat/api/v1/namespaces"),
+                ("POST", "http://cat/api/v1/oauth/tokens"),
+                ("GET", "http://cat/api/v1/namespaces"),
+            ]
+        );
+        assert_eq!(
+            std::str::from_utf8(&sent[0].body).unwrap(),
+            "grant_type=client_credentials&client_id=lake+id&client_secret=s3cr%3Dt%2F%26&scope=catalog"
+        );
+        assert_eq!(
+            sent[0]
+                .headers
+                .iter()
+                .find(|(k, _)| k == "content-type")
+                .map(|(_, v)| v.as_str()),
+            Some("application/x-www-form-urlencoded")
+        );
+        assert_eq!(
+            bearer(&sent[0]),
+            None,
+            "the credential goes in the form only"
+        );
+        let tokens: Vec<_> = [1, 2, 4].iter().map(|&i| bearer(&sent[i])).collect();
+        assert_eq!(
+            tokens,
+            vec![
+                Some("Bearer tok1"),
+                Some("Bearer tok1"),
+                Some("Bearer tok2")
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn the_token_endpoint_and_scope_can_be_set_and_a_refusal_names_it() {
+        let transport = Rc::new(CannedTransport::new([(
+            401,
+            r#"{"error":"invalid_client","error_description":"unknown client"}"#,
+        )]));
+        let options = RestOptions {
+            credential: Some("secret-only".into()),
+            properties: [
+                (
+                    OAUTH2_SERVER_URI.to_string(),
+                    "https://idp/token".to_string(),
+                ),
+                (SCOPE.to_string(), "PRINCIPAL_ROLE:ALL".to_string()),
+            ]
+            .into(),
+            ..RestOptions::default()
+        };
+        let e = RestClient::connect("http://cat", &options, transport.clone())
+            .await
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            matches!(
+                e,
+                Error::Catalog {
+                    status: Some(401),
+                    ..
+                }
+            ) && text
+                .starts_with("POST https://idp/token answered 401: invalid_client: unknown client")
+                && text.contains("check the catalog credential"),
+            "{text}"
+        );
+        let sent = transport.sent();
+        assert_eq!(
+            std::str::from_utf8(&sent[0].body).unwrap(),
+            "grant_type=client_credentials&client_secret=secret-only&scope=PRINCIPAL_ROLE%3AALL"
+        );
+    }
+
+    #[test]
+    fn options_never_print_secrets() {
+        let options = RestOptions {
+            token: Some("tok".into()),
+            credential: Some("id:secret".into()),
+            ..RestOptions::default()
+        };
+        let shown = format!("{options:?}");
+        assert!(
+            !shown.contains("tok\"") && !shown.contains("secret"),
+            "{shown}"
+        );
     }
 }

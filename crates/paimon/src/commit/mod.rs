@@ -494,18 +494,39 @@ impl<'a> Committer<'a> {
             writer_version: None,
             operation: None,
         };
-        if table
+        match table
             .snapshot_commit()
             .commit(table, latest.as_ref(), &snapshot, &entries)
-            .await?
+            .await
         {
-            return Ok(Attempt::Done(Box::new(snapshot)));
+            Ok(true) => return Ok(Attempt::Done(Box::new(snapshot))),
+            Ok(false) => {}
+            // As Java's next attempt does: the service may have created the snapshot after all.
+            Err(e @ Error::CommitStateUnknown { .. }) => {
+                return match self.landed(&snapshot).await {
+                    true => Ok(Attempt::Done(Box::new(snapshot))),
+                    false => Err(e),
+                }
+            }
+            Err(e) => return Err(e),
         }
         for name in written {
             // Best effort: leftovers are orphans, never referenced.
             let _ = table.store().delete(&self.manifest_key(&name)).await;
         }
         Ok(Attempt::Lost)
+    }
+
+    /// Whether `snapshot` exists as this commit made it (same commit user, identifier, kind and
+    /// uuid): a commit whose answer was lost may have been applied.
+    async fn landed(&self, snapshot: &Snapshot) -> bool {
+        matches!(
+            self.table.snapshot(snapshot.id).await,
+            Ok(s) if s.commit_user == snapshot.commit_user
+                && s.commit_identifier == snapshot.commit_identifier
+                && s.commit_kind == snapshot.commit_kind
+                && s.uuid == snapshot.uuid
+        )
     }
 
     /// Writes the changelog manifest and manifest list of `changelog` (as Java's

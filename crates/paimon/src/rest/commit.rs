@@ -8,6 +8,7 @@ use crate::spec::manifest::ManifestEntry;
 use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
 use async_trait::async_trait;
+use lakescope_storage::transport::may_have_applied;
 use serde::{Deserialize, Serialize};
 
 /// `CommitTableRequest`, as pypaimon 2.1 sends it.
@@ -53,8 +54,12 @@ impl RestSnapshotCommit {
 #[async_trait(?Send)]
 impl SnapshotCommit for RestSnapshotCommit {
     /// `{"success": false}` and `409 Conflict` are lost races (the server kept its latest
-    /// snapshot; the committer plans again). Any other failure names the endpoint and the
-    /// table; after a 5xx or a lost answer the commit may have happened.
+    /// snapshot; the committer plans again). A `5xx` (but `501`), no or a cut-off answer, or
+    /// an unreadable success is [`Error::CommitStateUnknown`]: the server may have created the
+    /// snapshot, so its files are kept (as Java's committer, which never cleans up after an
+    /// exception of the commit call); the committer then looks for the snapshot and reports the
+    /// unknown outcome when it is not there. Any other refusal names the endpoint and the table
+    /// and says nothing was committed.
     async fn commit(
         &self,
         table: &Table,
@@ -89,20 +94,32 @@ impl SnapshotCommit for RestSnapshotCommit {
                 endpoint,
                 status,
                 message,
-            }) => {
-                let outcome = match status {
-                    Some(s) if s < 500 => "nothing was committed",
-                    _ => "the snapshot may or may not have been committed: list the table's snapshots before writing again",
-                };
-                Err(Error::Catalog {
-                    endpoint,
-                    status,
-                    message: format!(
-                        "committing snapshot {} of table {name}: {message} ({outcome})",
-                        snapshot.id
-                    ),
+            }) if may_have_applied(status) => {
+                let answer = status.map_or_else(String::new, |s| format!(" answered {s}"));
+                Err(Error::CommitStateUnknown {
+                    table: name,
+                    cause: format!("snapshot {}: {endpoint}{answer}: {message}", snapshot.id),
                 })
             }
+            Err(Error::Catalog {
+                endpoint,
+                status,
+                message,
+            }) => Err(Error::Catalog {
+                endpoint,
+                status,
+                message: format!(
+                    "committing snapshot {} of table {name}: {message} (nothing was committed)",
+                    snapshot.id
+                ),
+            }),
+            Err(Error::NotFound { what, context }) => Err(Error::NotFound {
+                what,
+                context: Some(format!(
+                    "{}; nothing was committed",
+                    context.unwrap_or_default()
+                )),
+            }),
             Err(e) => Err(e),
         }
     }
@@ -117,10 +134,12 @@ mod tests {
     use crate::write::schema::{create_table, TableDefinition};
     use crate::write::{write, FixedEnv};
     use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
-    use lakescope_storage::transport::CannedTransport;
+    use lakescope_storage::transport::{CannedTransport, HttpTransport, ReqwestTransport};
     use lakescope_storage::{MemoryStore, ObjectStore};
+    use lakescope_test_support::http_faults::{FaultServer, Reply};
     use std::rc::Rc;
     use std::sync::Arc;
+    use std::time::Duration;
 
     /// A partitioned table `d/t` in memory, committing through a catalog answering `answers`
     /// after its config; two rows are written (partitions `a` and `b`).
@@ -132,6 +151,19 @@ mod tests {
         Rc<CannedTransport>,
         crate::write::CommitMessage,
     ) {
+        let mut script = vec![(200, r#"{"defaults":{"prefix":"pre"}}"#)];
+        script.extend(answers);
+        let transport = Rc::new(CannedTransport::new(script));
+        let (store, table, message) = table_at("http://h", transport.clone()).await;
+        (store, table, transport, message)
+    }
+
+    /// The table of [`table_and_write`] with a catalog at `uri` over `transport` (which answers
+    /// the config first).
+    async fn table_at(
+        uri: &str,
+        transport: Rc<dyn HttpTransport>,
+    ) -> (Rc<MemoryStore>, Table, crate::write::CommitMessage) {
         let store = Rc::new(MemoryStore::new());
         let env = FixedEnv::new(1_700_000_000_000, 5);
         let def = TableDefinition {
@@ -149,14 +181,11 @@ mod tests {
         create_table(store.as_ref(), "d/t", &def, &env)
             .await
             .unwrap();
-        let mut script = vec![(200, r#"{"defaults":{"prefix":"pre"}}"#)];
-        script.extend(answers);
-        let transport = Rc::new(CannedTransport::new(script));
         let options = RestOptions {
             warehouse: "wh".into(),
             ..RestOptions::default()
         };
-        let catalog = RestCatalog::connect("http://h", &options, transport.clone())
+        let catalog = RestCatalog::connect(uri, &options, transport)
             .await
             .unwrap();
         let loaded = RestTable {
@@ -176,7 +205,7 @@ mod tests {
         ])
         .unwrap();
         let message = write(&table, &env, &[batch], 0).await.unwrap();
-        (store, table, transport, message)
+        (store, table, message)
     }
 
     #[tokio::test]
@@ -232,7 +261,7 @@ mod tests {
             .to_string();
         assert!(
             e.contains("POST http://h/v1/pre/databases/d/tables/t/commit")
-                && e.contains("table d.t")
+                && e.starts_with("d.t: ")
                 && e.contains("disk full")
                 && e.contains("may or may not"),
             "{e}"
@@ -249,5 +278,114 @@ mod tests {
             e.contains("check the catalog token") && e.contains("nothing was committed"),
             "{e}"
         );
+    }
+
+    /// The config answer of the fault server's catalog.
+    const CONFIG: &str = r#"{"defaults":{"prefix":"pre"}}"#;
+
+    #[tokio::test]
+    async fn a_commit_the_server_may_have_applied_keeps_its_files() {
+        let body = r#"{"success":true}"#.to_string();
+        for reply in [
+            Reply::Answer(503, r#"{"message":"overloaded"}"#.into()),
+            Reply::Truncated(200, body.clone()),
+            Reply::Answer(200, "<html>proxy</html>".into()),
+            Reply::Silent,
+        ] {
+            let server = FaultServer::start(vec![Reply::Answer(200, CONFIG.into()), reply.clone()]);
+            let transport = Rc::new(ReqwestTransport::new(Duration::from_millis(500)).unwrap());
+            let (store, table, message) = table_at(server.url(), transport).await;
+            let env = FixedEnv::new(1_700_000_000_000, 6);
+            let options = CommitOptions::for_table(&table, "u").unwrap();
+            let e = Committer::new(&table, &env, options)
+                .commit(message, None)
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(e, Error::CommitStateUnknown { .. }),
+                "{reply:?}: {e}"
+            );
+            let text = e.to_string();
+            let endpoint = format!("POST {}/v1/pre/databases/d/tables/t/commit", server.url());
+            assert!(
+                text.starts_with("d.t: the commit may or may not have been applied")
+                    && text.contains(&endpoint),
+                "{reply:?}: {text}"
+            );
+            assert_eq!(server.requests().len(), 2, "{reply:?}: not retried");
+            let manifests = store.list_dir("d/t/manifest").await.unwrap().files;
+            assert!(!manifests.is_empty(), "{reply:?}: the files are kept");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_commit_refused_with_501_or_400_commits_nothing() {
+        for status in [501, 400] {
+            let server = FaultServer::start(vec![
+                Reply::Answer(200, CONFIG.into()),
+                Reply::Answer(status, r#"{"message":"not here"}"#.into()),
+            ]);
+            let transport = Rc::new(ReqwestTransport::new(Duration::from_secs(5)).unwrap());
+            let (_, table, message) = table_at(server.url(), transport).await;
+            let env = FixedEnv::new(1_700_000_000_000, 6);
+            let options = CommitOptions::for_table(&table, "u").unwrap();
+            let e = Committer::new(&table, &env, options)
+                .commit(message, None)
+                .await
+                .unwrap_err();
+            let text = e.to_string();
+            assert!(
+                matches!(e, Error::Catalog { status: Some(s), .. } if s == status)
+                    && text.contains("not here")
+                    && text.contains("nothing was committed"),
+                "{text}"
+            );
+        }
+    }
+
+    /// Writes each posted snapshot where the service would (`snapshot/snapshot-N` of the table's
+    /// store, once known), then answers `500`: the commit was applied, its answer lost.
+    struct AppliedThenFailed {
+        store: std::cell::RefCell<Option<Rc<MemoryStore>>>,
+        inner: CannedTransport,
+    }
+
+    #[async_trait(?Send)]
+    impl HttpTransport for AppliedThenFailed {
+        async fn send(
+            &self,
+            request: lakescope_storage::transport::HttpRequest,
+        ) -> std::result::Result<
+            lakescope_storage::transport::HttpResponse,
+            lakescope_storage::transport::TransportError,
+        > {
+            let store = self.store.borrow().clone();
+            if let (Some(store), "POST") = (store, request.method) {
+                let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+                let id = body["snapshot"]["id"].as_i64().unwrap();
+                let json = serde_json::to_vec(&body["snapshot"]).unwrap();
+                let key = format!("d/t/snapshot/snapshot-{id}");
+                store.put(&key, json.into()).await.unwrap();
+            }
+            self.inner.send(request).await
+        }
+    }
+
+    #[tokio::test]
+    async fn a_commit_applied_whose_answer_was_lost_is_found_and_succeeds() {
+        let transport = Rc::new(AppliedThenFailed {
+            store: std::cell::RefCell::new(None),
+            inner: CannedTransport::new([(200, CONFIG), (500, "lost")]),
+        });
+        let (store, table, message) = table_at("http://h", transport.clone()).await;
+        *transport.store.borrow_mut() = Some(store.clone());
+        let env = FixedEnv::new(1_700_000_000_000, 6);
+        let options = CommitOptions::for_table(&table, "u").unwrap();
+        let outcome = Committer::new(&table, &env, options)
+            .commit(message, None)
+            .await
+            .unwrap();
+        assert_eq!(outcome.snapshot.id, 1);
+        assert_eq!(table.snapshot(1).await.unwrap(), outcome.snapshot);
     }
 }

@@ -403,4 +403,64 @@ mod tests {
         let e = cat.tables("d").await.unwrap_err().to_string();
         assert!(e.contains("does not advance"), "{e}");
     }
+
+    #[tokio::test]
+    async fn garbage_5xx_cut_off_and_silent_answers_name_the_endpoint_and_cause() {
+        use lakescope_storage::transport::ReqwestTransport;
+        use lakescope_test_support::http_faults::{FaultServer, Reply};
+        let cases = [
+            (
+                Reply::Answer(200, "<html>login</html>".into()),
+                "not a Paimon REST answer",
+            ),
+            (
+                Reply::Answer(200, r#"{"databases":7}"#.into()),
+                "not a Paimon REST answer",
+            ),
+            (
+                Reply::Answer(502, "bad gateway".into()),
+                "answered 502: bad gateway",
+            ),
+            (
+                Reply::Truncated(200, r#"{"databases":["a","b"]}"#.into()),
+                "connection failed: error decoding response body",
+            ),
+            (Reply::Silent, "no response within 300ms"),
+        ];
+        for (reply, cause) in cases {
+            // each call of the catalog meets the fault: list, load, data token
+            let mut script = vec![Reply::Answer(200, "{}".into())];
+            script.extend([reply.clone(), reply.clone(), reply.clone()]);
+            let server = FaultServer::start(script);
+            let transport =
+                Rc::new(ReqwestTransport::new(std::time::Duration::from_millis(300)).unwrap());
+            let cat = RestCatalog::connect(server.url(), &options(), transport)
+                .await
+                .unwrap();
+            let base = server.url();
+            let errors = [
+                (
+                    cat.databases().await.map(|_| ()),
+                    format!("GET {base}/v1/databases?maxResults=1000"),
+                ),
+                (
+                    cat.table("d", "t").await.map(|_| ()),
+                    format!("GET {base}/v1/databases/d/tables/t"),
+                ),
+                (
+                    cat.data_token("d", "t").await.map(|_| ()),
+                    format!("GET {base}/v1/databases/d/tables/t/token"),
+                ),
+            ];
+            for (result, endpoint) in errors {
+                let e = result.unwrap_err();
+                assert!(matches!(e, Error::Catalog { .. }), "{reply:?}: {e}");
+                let e = e.to_string();
+                assert!(
+                    e.starts_with(&endpoint) && e.contains(cause),
+                    "{reply:?}: {e}"
+                );
+            }
+        }
+    }
 }

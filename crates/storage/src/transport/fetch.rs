@@ -17,9 +17,21 @@ extern "C" {
     fn set_timeout(handler: &js_sys::Function, timeout: i32) -> JsValue;
 }
 
-/// Sends requests with the page's `fetch`; CORS rules of the target apply.
+/// Sends requests with the page's `fetch`; CORS rules of the target apply. With a timeout, a
+/// request (answer and whole body) still running after it is aborted (`AbortController`).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct FetchTransport;
+pub struct FetchTransport {
+    timeout: Option<Duration>,
+}
+
+impl FetchTransport {
+    /// A transport aborting each request after `timeout`.
+    pub fn with_timeout(timeout: Duration) -> Self {
+        Self {
+            timeout: Some(timeout),
+        }
+    }
+}
 
 /// Headers the browser sets itself and refuses from scripts.
 const FORBIDDEN: [&str; 2] = ["host", "content-length"];
@@ -27,21 +39,30 @@ const FORBIDDEN: [&str; 2] = ["host", "content-length"];
 #[async_trait(?Send)]
 impl HttpTransport for FetchTransport {
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
-        let built = web_request(&request)
+        let abort = self.timeout.map(abort_after).transpose().map_err(|e| {
+            TransportError::Connection(format!("cannot set the request's timeout: {e:?}"))
+        })?;
+        let signal = abort.as_ref().map(web_sys::AbortController::signal);
+        // A failure after the abort signal fired is the timeout, whatever fetch calls it.
+        let failed = |cause: String| match (&signal, self.timeout) {
+            (Some(s), Some(timeout)) if s.aborted() => TransportError::Timeout(timeout),
+            _ => TransportError::Connection(cause),
+        };
+        let built = web_request(&request, signal.as_ref())
             .map_err(|e| TransportError::Connection(format!("bad request: {e:?}")))?;
         let response = gloo_net::http::Request::from(built)
             .send()
             .await
             .map_err(|e| {
-                TransportError::Connection(format!(
-                "{e} (network error, or the server's CORS rules do not allow this page's origin)"
-            ))
+                failed(format!(
+                    "{e} (network error, or the server's CORS rules do not allow this page's origin)"
+                ))
             })?;
         let status = response.status();
         let headers = response.headers().entries().collect();
         let body = body_bytes(response)
             .await
-            .map_err(|e| TransportError::Connection(format!("body cut off: {e}")))?;
+            .map_err(|e| failed(format!("body cut off: {e}")))?;
         Ok(HttpResponse {
             status,
             headers,
@@ -99,7 +120,10 @@ const MAX_PREALLOCATED: usize = 256 * 1024 * 1024;
 
 /// The `fetch` request for `request`, with exactly its URL: a signed URL must reach the server
 /// byte for byte (gloo-net's builder would re-serialise it and append `&` to a query string).
-fn web_request(request: &HttpRequest) -> Result<web_sys::Request, JsValue> {
+fn web_request(
+    request: &HttpRequest,
+    signal: Option<&web_sys::AbortSignal>,
+) -> Result<web_sys::Request, JsValue> {
     let headers = web_sys::Headers::new()?;
     for (k, v) in &request.headers {
         if !FORBIDDEN.contains(&k.as_str()) {
@@ -109,10 +133,24 @@ fn web_request(request: &HttpRequest) -> Result<web_sys::Request, JsValue> {
     let init = web_sys::RequestInit::new();
     init.set_method(request.method);
     init.set_headers(&headers);
+    if let Some(signal) = signal {
+        init.set_signal(Some(signal));
+    }
     if !request.body.is_empty() || request.method == "PUT" {
         init.set_body(&js_sys::Uint8Array::from(&request.body[..]));
     }
     web_sys::Request::new_with_str_and_init(&request.url, &init)
+}
+
+/// An `AbortController` that aborts after `timeout` (the global `setTimeout`); aborting a request
+/// that already finished does nothing.
+fn abort_after(timeout: Duration) -> Result<web_sys::AbortController, JsValue> {
+    let controller = web_sys::AbortController::new()?;
+    let fire = controller.clone();
+    let handler = Closure::once_into_js(move || fire.abort());
+    let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+    set_timeout(handler.unchecked_ref(), ms);
+    Ok(controller)
 }
 
 /// Sleeps with the global `setTimeout` (in a window or a worker).
