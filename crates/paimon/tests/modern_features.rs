@@ -498,18 +498,23 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 #[tokio::test]
-async fn lance_data_files_are_refused_naming_the_file() {
-    // pypaimon 2.1 writes them with pylance; lakescope-paimon reads them only with its `lance`
-    // feature.
-    let Some(msg) = refused(
-        "lance_format",
-        &["data file format 'lance'", ".lance", "bucket-0/data-"],
-    )
-    .await
-    else {
-        return;
-    };
-    assert!(msg.contains("lance_format"), "{msg}");
+async fn lance_and_vortex_data_files_are_refused_naming_the_file() {
+    // pypaimon 2.1 writes them with pylance / vortex-data; lakescope reads neither format.
+    for (feature, format) in [("lance_format", "lance"), ("vortex_format", "vortex")] {
+        let Some(msg) = refused(
+            feature,
+            &[
+                &format!("data file format '{format}'"),
+                &format!(".{format}"),
+                "bucket-0/data-",
+            ],
+        )
+        .await
+        else {
+            return;
+        };
+        assert!(msg.contains(feature), "{msg}");
+    }
 }
 
 #[tokio::test]

@@ -13,8 +13,8 @@ import sys
 import pyarrow as pa
 from pypaimon import CatalogFactory, Schema
 
-# pylance and paimon-mosaic for the lance / mosaic tables (scripts/oracles.sh installs them beside
-# the venv); appended, so the venv's own pyarrow and numpy come first.
+# pylance, paimon-mosaic and vortex-data for the lance / mosaic / vortex tables (scripts/oracles.sh
+# installs them beside the venv); appended, so the venv's own pyarrow and numpy come first.
 sys.path.append(os.path.join(os.environ.get('LAKE_TOOLS', os.path.expanduser('~/.cache/lake-oracles')), 'formats'))
 
 WH, FEATURE = sys.argv[1], sys.argv[2]
@@ -245,6 +245,11 @@ def vector_files():
 
 def lance_format():
     t = table(KV, {'file.format': 'lance'})
+    write(t, rows(0, 3, 'a'))
+
+
+def vortex_format():
+    t = table(KV, {'file.format': 'vortex'})
     write(t, rows(0, 3, 'a'))
 
 
