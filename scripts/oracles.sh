@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up the interop oracles idempotently, from PyPI only, under ${LAKE_TOOLS:-~/.cache/lake-oracles}:
 #   venv/           python venv with pypaimon 2.1.0 + pyarrow (reads tables lakescope wrote)
-#   formats/        pylance and paimon-mosaic (pypaimon's lance and mosaic file formats)
+#   formats/        pylance, paimon-mosaic and vortex-data (pypaimon's lance, mosaic and vortex
+#                   file formats)
 #   java/lib/       Java Paimon 0.9.0 (shaded bridge jar from the pypaimon==0.2.0 sdist) + Hadoop
 #                   client jars and snappy-java (from the pyspark==4.1.0 sdist)
 #   java/lakescope-classes/   tests/oracles/ReadJava.java compiled against them
@@ -17,12 +18,14 @@ PY="$ROOT/venv/bin/python"
 if ! "$PY" -c "import pypaimon, pyarrow" 2>/dev/null; then
   "$PY" -m pip install -q "pypaimon==2.1.0" "pyarrow>=19" "fastavro" "numpy"
 fi
-# The extra data file formats pypaimon 2.1 writes (file.format lance / mosaic), for the tests of
-# how lakescope treats such tables; beside the venv (--no-deps: they use the venv's pyarrow and
-# numpy), put on sys.path by tests that need them. (vortex: pypaimon 2.1's writer imports
-# `substrait.algebra_pb2`, which no substrait release that vortex-data 0.93 accepts has.)
-if [ ! -d "$ROOT/formats/lance" ] || [ ! -d "$ROOT/formats/mosaic" ]; then
-  "$PY" -m pip install -q --no-deps --upgrade --target "$ROOT/formats" "pylance==14.0.2" "paimon-mosaic==0.2.0"
+# The extra data file formats pypaimon 2.1 writes (file.format lance / mosaic / vortex), for the
+# tests of how lakescope treats such tables; beside the venv (--no-deps: they use the venv's
+# pyarrow and numpy), put on sys.path by tests that need them. pypaimon 2.1's vortex writer
+# imports `substrait.algebra_pb2`: substrait 0.28 has it (with its protobuf dependencies).
+if [ ! -d "$ROOT/formats/lance" ] || [ ! -d "$ROOT/formats/mosaic" ] || [ ! -d "$ROOT/formats/vortex" ]; then
+  "$PY" -m pip install -q --no-deps --upgrade --target "$ROOT/formats" "pylance==14.0.2" "paimon-mosaic==0.2.0" \
+    "vortex-data==0.93.0" "substrait==0.28.0" "substrait-protobuf==0.79.0" "substrait-extensions==0.79.0" \
+    "protobuf==6.33.6"
 fi
 LIB="$ROOT/java/lib"
 mkdir -p "$LIB" "$ROOT/java/dl"

@@ -145,3 +145,26 @@ fn tags_and_branches_of_a_modern_table_scan_as_pypaimon_reads_them() {
     // The tag is the table before the column update; the branch has its own rows.
     assert_ne!(refs["tag:t1"], refs["branch:dev"]);
 }
+
+#[test]
+fn mosaic_tables_scan_as_pypaimon_reads_them_at_every_snapshot() {
+    // Primary-key mosaic files, and files of two buckets (paged: 20000 rows).
+    for feature in ["mosaic_pk", "mosaic_buckets"] {
+        if every_snapshot_as_pypaimon(feature).is_none() {
+            return;
+        }
+    }
+    // Every type Mosaic stores scans as the same rows written to Parquet, at every snapshot.
+    let Some(dir) = generate("mosaic_format") else {
+        return;
+    };
+    for id in ["1", "2", "3"] {
+        let mosaic = scan(dir.path(), "m.mosaic_format", &["--snapshot", id]);
+        assert!(!mosaic.is_empty(), "snapshot {id}");
+        assert_eq!(
+            mosaic,
+            scan(dir.path(), "m.mosaic_format_parquet", &["--snapshot", id]),
+            "snapshot {id}"
+        );
+    }
+}

@@ -1,4 +1,4 @@
-//! Reading data files (Parquet, ORC, Avro, Paimon's row format) into Arrow record batches, evolved to a read schema.
+//! Reading data files (Parquet, ORC, Avro, Paimon's row and mosaic formats) into Arrow record batches, evolved to a read schema.
 //!
 //! Entry points: [`read_file`] (whole file in memory), [`parquet::read_parquet_async`] (ranged
 //! reads over an [`ObjectStore`](lakescope_storage::ObjectStore)), and
@@ -11,6 +11,7 @@ pub mod avro;
 pub mod blob;
 pub mod deletion_vector;
 pub mod evolution;
+pub(crate) mod mosaic;
 pub mod orc;
 pub mod parquet;
 pub(crate) mod parquet_pages;
@@ -54,6 +55,8 @@ pub enum FileFormat {
     Avro,
     /// Paimon's own row-oriented format (`file.format = row`, [`row_file`]).
     Row,
+    /// Paimon's Mosaic format (`file.format = mosaic`, [`mosaic`]).
+    Mosaic,
 }
 
 impl FileFormat {
@@ -63,13 +66,14 @@ impl FileFormat {
         Self::from_option(ext)
     }
 
-    /// The format from the `file.format` table option (`parquet`, `orc`, `avro`).
+    /// The format from the `file.format` table option (`parquet`, `orc`, `avro`, `row`, `mosaic`).
     pub fn from_option(value: &str) -> Option<Self> {
         match value.trim().to_ascii_lowercase().as_str() {
             "parquet" => Some(Self::Parquet),
             "orc" => Some(Self::Orc),
             "avro" => Some(Self::Avro),
             "row" => Some(Self::Row),
+            "mosaic" => Some(Self::Mosaic),
             _ => None,
         }
     }
@@ -81,6 +85,7 @@ impl FileFormat {
             Self::Orc => "orc",
             Self::Avro => "avro",
             Self::Row => "row",
+            Self::Mosaic => "mosaic",
         }
     }
 }
@@ -200,6 +205,7 @@ pub async fn read_file(
         FileFormat::Orc => orc::decode(file_name, bytes, &wanted).await?,
         FileFormat::Avro => avro::decode(file_name, bytes, &wanted)?,
         FileFormat::Row => row_file::decode(file_name, bytes, file_fields, &wanted)?,
+        FileFormat::Mosaic => mosaic::decode(file_name, bytes, &wanted)?,
     };
     let mut batches = Vec::with_capacity(decoded.len());
     for batch in decoded {

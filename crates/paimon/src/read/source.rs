@@ -10,8 +10,8 @@ use lakescope_storage::ObjectStore;
 
 use super::parquet::{self, FirstPiece, ParquetBatches, RowGroupFile};
 use super::{
-    assemble_batch, avro, evolution, orc, plan_schema, row_file, wanted_columns, ColumnPlan,
-    DeletionVector, FileFormat, FileKind,
+    assemble_batch, avro, evolution, mosaic, orc, plan_schema, row_file, wanted_columns,
+    ColumnPlan, DeletionVector, FileFormat, FileKind,
 };
 use crate::spec::DataField;
 use crate::Result;
@@ -129,6 +129,9 @@ impl FileSource {
                     (FileFormat::Row, _) => Decoded::Batches(
                         row_file::decode(&path, bytes, file.file_fields, &wanted)?.into_iter(),
                     ),
+                    (FileFormat::Mosaic, _) => {
+                        Decoded::Batches(mosaic::decode(&path, bytes, &wanted)?.into_iter())
+                    }
                 }
             }
         };

@@ -13,8 +13,8 @@ import sys
 import pyarrow as pa
 from pypaimon import CatalogFactory, Schema
 
-# pylance and paimon-mosaic for the lance / mosaic tables (scripts/oracles.sh installs them beside
-# the venv); appended, so the venv's own pyarrow and numpy come first.
+# pylance, paimon-mosaic and vortex-data for the lance / mosaic / vortex tables (scripts/oracles.sh
+# installs them beside the venv); appended, so the venv's own pyarrow and numpy come first.
 sys.path.append(os.path.join(os.environ.get('LAKE_TOOLS', os.path.expanduser('~/.cache/lake-oracles')), 'formats'))
 
 WH, FEATURE = sys.argv[1], sys.argv[2]
@@ -248,9 +248,63 @@ def lance_format():
     write(t, rows(0, 3, 'a'))
 
 
-def mosaic_format():
-    t = table(KV, {'file.format': 'mosaic'})
+def vortex_format():
+    t = table(KV, {'file.format': 'vortex'})
     write(t, rows(0, 3, 'a'))
+
+
+def mosaic_types():
+    # TYPES (below) without the ROW column Mosaic cannot store, with nested containers.
+    return pa.schema([f for f in TYPES if f.name != 'r'] + [
+        ('ll', pa.list_(pa.list_(pa.string()))), ('ml', pa.map_(pa.int32(), pa.list_(pa.float64())))])
+
+
+def mosaic_batch(lo, n):
+    """n rows from id lo of every type Mosaic stores (ROW is not one), nulls at the top and inside;
+    columns constant, dictionary-encoded or plain depending on the batch."""
+    import datetime
+    import decimal
+    ids = list(range(lo, lo + n))
+    return pa.table({
+        'id': ids, 'b': [None if i % 4 == 3 else 's%d\u00e9' % (i % 3) for i in ids],
+        'f': [None if i % 5 == 0 else i % 2 == 0 for i in ids], 't8': [i % 100 - 50 for i in ids],
+        't16': [None if i % 2 else -300 + i for i in ids], 'i': [7] * n, 'fl': [i / 4 for i in ids],
+        'd': [None] * n, 'dc': [decimal.Decimal(i * 101) / 100 for i in ids],
+        'dw': [None if i % 3 == 0 else decimal.Decimal('1234567890123456789012.12345') * (i - 4) for i in ids],
+        'dt': [datetime.date(2024, 1, 1) + datetime.timedelta(days=i) for i in ids],
+        'ts3': [datetime.datetime(2024, 1, 2, 3, 4, 5, 678000) + datetime.timedelta(hours=i) for i in ids],
+        'ts6': [datetime.datetime(1969, 12, 31, 23, 59, 59, 999999) + datetime.timedelta(microseconds=i) for i in ids],
+        'ts9': pa.array([1_700_000_000_123_456_789 + i for i in ids], pa.timestamp('ns')),
+        'bin': [bytes([i % 256, 0]) if i % 3 else None for i in ids],
+        'l': [None if i % 4 == 0 else [i, None, -i][:i % 3 + 1] for i in ids],
+        'm': [None if i % 4 == 1 else [('k%d' % j, j if j % 2 else None) for j in range(i % 3)] for i in ids],
+        'll': [[['a', None], [], None][:i % 4] for i in ids],
+        'ml': [[(i, [i / 2, None])] if i % 2 else [] for i in ids]}, schema=mosaic_types())
+
+
+def mosaic_format():
+    # Three commits of every type Mosaic stores, also written to m.mosaic_format_parquet (Parquet)
+    # for the reader to compare both at each snapshot.
+    for name, options in [('m.mosaic_format_parquet', {}), ('m.mosaic_format', {'file.format': 'mosaic'})]:
+        CAT.create_table(name, Schema.from_pyarrow_schema(mosaic_types(), options=options), False)
+        for lo, n in ((0, 3), (3, 40), (43, 1)):
+            write(CAT.get_table(name), mosaic_batch(lo, n))
+
+
+def mosaic_pk():
+    # Primary-key mosaic files (`_KEY_id`, `_SEQUENCE_NUMBER`, `_VALUE_KIND`), updated twice.
+    t = table(PK, {'file.format': 'mosaic', 'bucket': '1'}, pk=['id'])
+    write(t, rows(0, 6, 'x', PK))
+    write(t, rows(3, 9, 'y', PK))
+    write(t, pa.table({'id': pa.array([1, 7], pa.int64()), 'b': [None, 'z']}, schema=PK))
+
+
+def mosaic_buckets():
+    # mosaic.num-buckets 2: columns spread over two buckets; many rows (paged buckets).
+    t = table(KV, {'file.format': 'mosaic', 'mosaic.num-buckets': '2'})
+    write(t, pa.table({'id': pa.array(range(20000), pa.int64()),
+                       'b': ['v%07d' % (i * 7919 % 100003) for i in range(20000)]}, schema=KV))
+    write(t, rows(20000, 20003, 'a'))
 
 
 def avro_xz():

@@ -1,23 +1,23 @@
 //! Bounds-checked little-endian reads (numbers, varints, length-prefixed bytes, null bitmaps).
 
 /// Little-endian reads over a byte slice; every read is bounds-checked.
-pub(super) struct Cursor<'a> {
-    pub(super) data: &'a [u8],
-    pub(super) pos: usize,
+pub(crate) struct Cursor<'a> {
+    pub(crate) data: &'a [u8],
+    pub(crate) pos: usize,
 }
 
-pub(super) type Step<T> = std::result::Result<T, String>;
+pub(crate) type Step<T> = std::result::Result<T, String>;
 
 impl<'a> Cursor<'a> {
-    pub(super) fn new(data: &'a [u8]) -> Self {
+    pub(crate) fn new(data: &'a [u8]) -> Self {
         Self { data, pos: 0 }
     }
 
-    pub(super) fn at_end(&self) -> bool {
+    pub(crate) fn at_end(&self) -> bool {
         self.pos >= self.data.len()
     }
 
-    pub(super) fn take(&mut self, n: usize) -> Step<&'a [u8]> {
+    pub(crate) fn take(&mut self, n: usize) -> Step<&'a [u8]> {
         let end = self
             .pos
             .checked_add(n)
@@ -34,26 +34,26 @@ impl<'a> Cursor<'a> {
         Ok(out)
     }
 
-    pub(super) fn array<const N: usize>(&mut self) -> Step<[u8; N]> {
+    pub(crate) fn array<const N: usize>(&mut self) -> Step<[u8; N]> {
         let mut out = [0u8; N];
         out.copy_from_slice(self.take(N)?);
         Ok(out)
     }
 
-    pub(super) fn u8(&mut self) -> Step<u8> {
+    pub(crate) fn u8(&mut self) -> Step<u8> {
         Ok(self.array::<1>()?[0])
     }
-    pub(super) fn i16(&mut self) -> Step<i16> {
+    pub(crate) fn i16(&mut self) -> Step<i16> {
         Ok(i16::from_le_bytes(self.array()?))
     }
-    pub(super) fn i32(&mut self) -> Step<i32> {
+    pub(crate) fn i32(&mut self) -> Step<i32> {
         Ok(i32::from_le_bytes(self.array()?))
     }
-    pub(super) fn i64(&mut self) -> Step<i64> {
+    pub(crate) fn i64(&mut self) -> Step<i64> {
         Ok(i64::from_le_bytes(self.array()?))
     }
 
-    pub(super) fn varint_u64(&mut self) -> Step<u64> {
+    pub(crate) fn varint_u64(&mut self) -> Step<u64> {
         let mut result = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.u8()?;
@@ -66,7 +66,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A non-negative 32-bit varint (Paimon's `readVarInt`: sizes and lengths).
-    pub(super) fn varint(&mut self) -> Step<usize> {
+    pub(crate) fn varint(&mut self) -> Step<usize> {
         let v = self.varint_u64()?;
         usize::try_from(v)
             .ok()
@@ -74,18 +74,18 @@ impl<'a> Cursor<'a> {
             .ok_or_else(|| format!("size {v} out of range"))
     }
 
-    pub(super) fn bytes(&mut self) -> Step<&'a [u8]> {
+    pub(crate) fn bytes(&mut self) -> Step<&'a [u8]> {
         let len = self.varint()?;
         self.take(len)
     }
 
     /// Whether bit `i` of the bitmap starting at `start` is set.
-    pub(super) fn bit(&self, start: usize, i: usize) -> bool {
+    pub(crate) fn bit(&self, start: usize, i: usize) -> bool {
         self.data[start + i / 8] & (1 << (i % 8)) != 0
     }
 
     /// Skips a null bitmap of `n` bits and returns where it starts.
-    pub(super) fn bitmap(&mut self, n: usize) -> Step<usize> {
+    pub(crate) fn bitmap(&mut self, n: usize) -> Step<usize> {
         let start = self.pos;
         self.take(n.div_ceil(8))?;
         Ok(start)

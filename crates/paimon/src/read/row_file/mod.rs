@@ -15,7 +15,7 @@
 //! where the next one starts, so a file read with the wrong row type is an error, never rows.
 
 mod arrays;
-mod cursor;
+pub(crate) mod cursor;
 mod index;
 mod rows;
 
