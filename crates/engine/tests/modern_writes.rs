@@ -49,6 +49,9 @@ const FEATURES: &[&str] = &[
     "variant_shredded",
     "variant_nested",
     "variant_pk",
+    "mosaic_format",
+    "mosaic_pk",
+    "mosaic_buckets",
 ];
 
 /// Every file under `dir`, as paths relative to it.
