@@ -231,6 +231,7 @@ test("a branch's own snapshots and tags are picked in the app, deep-linked and d
     assert.deepEqual(changed.filter((l) => l.startsWith("update_after|")).map((l) => l.slice(13)).sort(), after);
     assert.deepEqual(changed.filter((l) => l.startsWith("update_before|")).map((l) => l.slice(14)).sort(), only(refs["tag:t1"], refs.latest));
     assert.equal(changed.length, 2 * after.length, "only update pairs");
+    assert.equal(await page.getByTestId("diff-to").inputValue(), "latest", "the picker shows the linked side");
     await shot(page, "paimon-modern-refs-update-diff");
     assert.deepEqual(problems, []);
   } finally {

@@ -173,6 +173,13 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
                 }
             });
             let mut opts = Vec::new();
+            // a link's `latest` (the table's head when the tab opened) is shown as such
+            if cur == "latest" {
+                opts.push(
+                    view! { <option value="latest" selected=true>"latest snapshot"</option> }
+                        .into_any(),
+                );
+            }
             if which == "from" {
                 opts.push(
                     view! { <option value="0" selected=cur == "0">"(empty table)"</option> }
@@ -221,7 +228,7 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
                     {move || if iceberg.get() == Some(true) {
                         "Rows are matched by identifier fields (tables without: as whole rows)."
                     } else {
-                        "Rows are matched by primary key (append tables: by file)."
+                        "Rows are matched by primary key (append tables: by file; data-evolution tables: by row id)."
                     }}
                 </span>
             </div>
