@@ -1,7 +1,8 @@
 //! The catalog flags of the CLI against a scripted server (`lakescope_test_support::http_faults`):
 //! `--catalog-credential` (or LAKESCOPE_CATALOG_CREDENTIAL) is exchanged for an OAuth2 token of an
 //! Iceberg REST catalog, `--catalog-timeout` (or LAKESCOPE_CATALOG_TIMEOUT) bounds each request,
-//! and a credential is refused for a Paimon REST catalog.
+//! and a credential is refused for a Paimon REST catalog. Flink SQL's `CREATE CATALOG … 'credential'`
+//! exchanges it the same way.
 
 use lakescope_test_support::http_faults::{FaultServer, Reply};
 use std::process::{Command, Output};
@@ -135,4 +136,38 @@ fn a_client_credential_is_refused_for_a_paimon_rest_catalog() {
     );
     assert!(!stderr.contains("s3cret"), "{stderr}");
     assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_sql_catalog_exchanges_its_credential_option_for_the_token() {
+    let server = iceberg_catalog();
+    let sql = format!(
+        "CREATE CATALOG i WITH ('type' = 'iceberg', 'catalog-type' = 'rest', 'uri' = '{}', \
+         'credential' = 'sql:s3cret', 'scope' = 'PRINCIPAL_ROLE:ALL'); USE CATALOG i; SHOW DATABASES;",
+        server.url()
+    );
+    let out = lakescope(&["sql", "-e", &sql], &[]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("ns"), "{stdout}");
+    assert!(
+        !stdout.contains("s3cret") && !stderr.contains("s3cret"),
+        "the secret is never printed"
+    );
+    let requests = server.requests();
+    let targets: Vec<_> = requests.iter().map(|r| r.target.as_str()).collect();
+    assert_eq!(
+        targets,
+        ["/v1/oauth/tokens", "/v1/config", "/v1/namespaces"]
+    );
+    assert_eq!(
+        requests[0].body,
+        "grant_type=client_credentials&client_id=sql&client_secret=s3cret&scope=PRINCIPAL_ROLE%3AALL"
+    );
+    assert!(requests[1..]
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer t0k")));
 }

@@ -3,7 +3,7 @@
 use super::{at, show, Outcome, Session, StatementError, StatementResult, DEFAULT_DATABASE};
 pub use crate::catalog::StoreOpener;
 use crate::catalog::TableLocation;
-use crate::catalog_address::CatalogAddress;
+use crate::catalog_address::{CatalogAddress, CatalogSecrets};
 use crate::table_ref::{normalize_suffix, split_suffix, BRANCH_PREFIX};
 use crate::{Catalog, TableRef};
 use lakescope_sql::ast::{CreateDatabase, CreateTable, Ident, ObjectName, OptionEntry};
@@ -392,8 +392,10 @@ impl Session {
                 uri: uri.value.clone(),
                 warehouse: text("warehouse"),
                 prefix: text("prefix"),
-                // the validator refuses `credential` (OAuth2) for SQL catalogs for now
-                oauth: std::collections::BTreeMap::new(),
+                oauth: ["oauth2-server-uri", "scope"]
+                    .into_iter()
+                    .filter_map(|k| text(k).map(|v| (k.to_string(), v)))
+                    .collect(),
             },
             _ => CatalogAddress::PaimonRest {
                 uri: uri.value.clone(),
@@ -411,7 +413,14 @@ impl Session {
             .catalog_transport(&uri.value)
             .map_err(|e| refused(&e))?;
         address
-            .open(text("token"), transport, self.opener.clone())
+            .open(
+                CatalogSecrets {
+                    token: text("token"),
+                    credential: text("credential"),
+                },
+                transport,
+                self.opener.clone(),
+            )
             .await
             .map_err(|e| refused(&e))
     }

@@ -233,13 +233,16 @@ const PAIMON_REST_OPTIONS: [&str; 6] = [
 ];
 
 /// Options of an Iceberg REST catalog (Iceberg's `RESTCatalog` properties lakescope honours).
-const ICEBERG_REST_OPTIONS: [&str; 6] = [
+const ICEBERG_REST_OPTIONS: [&str; 9] = [
     "type",
     "catalog-type",
     "uri",
     "warehouse",
     "prefix",
     "token",
+    "credential",
+    "oauth2-server-uri",
+    "scope",
 ];
 
 fn create_catalog(name: &Ident, options: &[OptionEntry]) -> Result<()> {
@@ -353,15 +356,10 @@ fn paimon_rest(name: &Ident, options: &[OptionEntry]) -> Result<()> {
     Ok(())
 }
 
-/// `'catalog-type' = 'rest'`: `uri`, and optionally `warehouse`, `prefix` and a bearer `token`.
+/// `'catalog-type' = 'rest'`: `uri`, and optionally `warehouse`, `prefix`, a bearer `token` or
+/// OAuth2 client credentials (`credential` = `ID:SECRET`, `oauth2-server-uri`, `scope`).
 fn iceberg_rest(name: &Ident, options: &[OptionEntry]) -> Result<()> {
     const WHAT: &str = "Iceberg REST catalog";
-    if let Some(o) = option(options, "credential") {
-        return Err(SqlError::unsupported(
-            o.key_pos,
-            "option 'credential': OAuth2 client credentials are not supported yet; give the catalog's bearer token as 'token' (nothing was created)",
-        ));
-    }
     known_rest_options(options, &ICEBERG_REST_OPTIONS, WHAT)?;
     required(name, options, "uri", WHAT)?;
     Ok(())
