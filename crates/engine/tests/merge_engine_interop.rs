@@ -16,16 +16,15 @@ use arrow_array::{
     StringArray,
 };
 use arrow_schema::{Field, Schema};
-use lakescope_engine::canonical::batches_to_lines;
 use lakescope_engine::write::Definition;
-use lakescope_engine::{scan::ScanRequest, Version};
-use lakescope_engine::{Catalog, TableRef};
+use lakescope_engine::{Catalog, TableRef, Version};
 use lakescope_paimon::spec::types::MAX_LENGTH;
 use lakescope_paimon::spec::{DataType, TypeKind};
 use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::LocalStore;
-use lakescope_test_support::engine::{local_session, sql};
-use lakescope_test_support::oracles::{normalize, read_pypaimon, run, sections, Oracles, Sections};
+use lakescope_test_support::engine::{canonical_rows, local_session, sql};
+use lakescope_test_support::interop::{agree_at_snapshots, Pypaimon};
+use lakescope_test_support::oracles::{read_pypaimon, run, Oracles};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -46,22 +45,6 @@ fn temp_warehouse(name: &str) -> PathBuf {
     lakescope_test_support::temp_dir("lakescope-mergeeng", name)
 }
 
-fn pypaimon(o: &Oracles, warehouse: &Path, table: &TableRef, ids: &[i64]) -> Sections {
-    read_pypaimon(
-        o,
-        warehouse,
-        &format!("{}.{}", table.database, table.table),
-        ids,
-    )
-}
-
-fn java(o: &Oracles, warehouse: &Path, table: &TableRef, ids: &[i64]) -> Sections {
-    let mut cmd = o.java("ReadJava");
-    cmd.arg("read").arg(warehouse.join(table.path()));
-    cmd.args(ids.iter().map(|i| i.to_string()));
-    sections(&run(&mut cmd, "Java Paimon 0.9"))
-}
-
 /// One commit of Java 0.9's writer; returns the latest snapshot id after it.
 fn java_write(o: &Oracles, warehouse: &Path, table: &TableRef, rows: &[&str]) -> i64 {
     let out = run(
@@ -78,79 +61,9 @@ fn java_write(o: &Oracles, warehouse: &Path, table: &TableRef, rows: &[&str]) ->
 }
 
 async fn ours(catalog: &Catalog, table: &TableRef, id: i64) -> Vec<String> {
-    let r = catalog
-        .scan(
-            table,
-            &ScanRequest {
-                at: Version::SnapshotId(id),
-                ..Default::default()
-            },
-        )
+    canonical_rows(catalog, table, Version::SnapshotId(id))
         .await
-        .unwrap();
-    normalize(batches_to_lines(&r.batches).unwrap())
-}
-
-/// What pypaimon 2.1 is expected to return for a table.
-enum Py {
-    /// The same rows as lakescope.
-    Agrees,
-    /// An error whose message contains all of these.
-    Refuses(&'static [&'static str]),
-    /// Not asked (it cannot read Java 0.9's manifests).
-    Skip,
-}
-
-/// Reads every snapshot in lakescope, Java (must agree) and pypaimon (see [`Py`]); returns our
-/// rows per snapshot.
-async fn check_all(
-    o: &Oracles,
-    catalog: &Catalog,
-    warehouse: &Path,
-    table: &TableRef,
-    ids: &[i64],
-    py: Py,
-) -> BTreeMap<i64, Vec<String>> {
-    let j = java(o, warehouse, table, ids);
-    let p = match py {
-        Py::Skip => BTreeMap::new(),
-        _ => pypaimon(o, warehouse, table, ids),
-    };
-    let mut all = BTreeMap::new();
-    for id in ids {
-        let mine = ours(catalog, table, *id).await;
-        assert_eq!(
-            j.get(id)
-                .unwrap_or_else(|| panic!("{table} {id}: no Java output"))
-                .as_ref(),
-            Ok(&mine),
-            "{table} snapshot {id}: Java 0.9 disagrees with lakescope"
-        );
-        match &py {
-            Py::Agrees => assert_eq!(
-                p.get(id)
-                    .unwrap_or_else(|| panic!("{table} {id}: no pypaimon output"))
-                    .as_ref(),
-                Ok(&mine),
-                "{table} snapshot {id}: pypaimon 2.1 disagrees with lakescope"
-            ),
-            Py::Refuses(parts) => {
-                let got = p
-                    .get(id)
-                    .unwrap_or_else(|| panic!("{table} {id}: no pypaimon output"));
-                let err = got
-                    .as_ref()
-                    .expect_err("pypaimon 2.1 was expected to refuse");
-                for part in *parts {
-                    assert!(err.contains(part), "{table} {id}: pypaimon said {err}");
-                }
-            }
-            Py::Skip => {}
-        }
-        eprintln!("{table} snapshot {id}: {} rows agree", mine.len());
-        all.insert(*id, mine);
-    }
-    all
+        .unwrap()
 }
 
 #[derive(Clone, Copy)]
@@ -300,362 +213,335 @@ async fn insert_err(
         .to_string()
 }
 
-#[tokio::test]
-async fn merge_engine_writes_read_identically_in_java_and_pypaimon() {
-    let Some(o) = oracles() else { return };
-    let wh = temp_warehouse("oracles");
-    let catalog = Catalog::new(Rc::new(LocalStore::new(&wh)));
-    let env = FixedEnv::new(1_790_000_000_000, 11);
+/// Java's writer committing on top of a lakescope-written table: its rows, then what the table
+/// must hold at Java's last snapshot.
+struct JavaOnTop {
+    rows: &'static [&'static str],
+    /// (key, row): the one row containing `key`.
+    expect: &'static [(&'static str, &'static str)],
+    count: Option<usize>,
+}
 
+/// One merge-engine table: its shape, lakescope's commits (a snapshot each), what the oracles
+/// must say of each snapshot, and the rows the merge must give.
+struct Case {
+    name: &'static str,
+    cols: &'static [(&'static str, Ty)],
+    primary_keys: &'static [&'static str],
+    partition_keys: &'static [&'static str],
+    options: &'static [(&'static str, &'static str)],
+    commits: &'static [&'static [&'static str]],
+    /// A commit the merge engine refuses, and words its refusal must contain.
+    refused: Option<(&'static [&'static str], &'static [&'static str])>,
+    /// pypaimon 2.1 on each snapshot of lakescope's commits, in order.
+    pypaimon: &'static [Pypaimon],
+    /// (snapshot, key, row): the one row containing `key` at that snapshot.
+    expect: &'static [(i64, &'static str, &'static str)],
+    /// (snapshot, number of rows).
+    counts: &'static [(i64, usize)],
+    java: Option<JavaOnTop>,
+}
+
+const MERGE_ENGINE_CASES: &[Case] = &[
     // Partial-update, partitioned: full rows, then partial rows (a key twice in one commit).
-    let cols = [
-        ("dt", Ty::Str),
-        ("id", Ty::Int),
-        ("a", Ty::Str),
-        ("b", Ty::Big),
-        ("c", Ty::Dec(10, 2)),
-    ];
-    let def = definition(
-        &cols,
-        &["dt", "id"],
-        &["dt"],
-        &[("merge-engine", "partial-update")],
-    );
-    let pu = catalog
-        .create_table_with(&env, "m", "pu", &def)
-        .await
-        .unwrap();
-    let full: Vec<String> = (0..8)
-        .map(|i| format!("+I;{};{i};a{i};{};{i}.25", ["x", "y"][i % 2], i * 10))
-        .collect();
-    let full: Vec<&str> = full.iter().map(String::as_str).collect();
-    insert(&catalog, &env, &pu, &cols, &full).await;
-    insert(
-        &catalog,
-        &env,
-        &pu,
-        &cols,
-        &[
-            "+U;x;0;a0-new;null;null",
-            "+U;x;0;null;1000;null",
-            "+I;x;2;null;null;2.50",
-            "+I;y;9;only-a;null;null",
-            "+U;x;0;null;null;0.01",
+    Case {
+        name: "pu",
+        cols: &[
+            ("dt", Ty::Str),
+            ("id", Ty::Int),
+            ("a", Ty::Str),
+            ("b", Ty::Big),
+            ("c", Ty::Dec(10, 2)),
         ],
-    )
-    .await;
-    insert(
-        &catalog,
-        &env,
-        &pu,
-        &cols,
-        &["+U;y;9;null;90;9.99", "+U;x;4;a4-new;null;null"],
-    )
-    .await;
-    let err = insert_err(&catalog, &env, &pu, &cols, &["-D;x;2;null;null;null"]).await;
-    assert!(
-        err.contains("partial-update") && err.contains("-U/-D"),
-        "{err}"
-    );
-    let r = check_all(&o, &catalog, &wh, &pu, &[1, 2, 3], Py::Agrees).await;
-    assert_eq!(r[&3].len(), 9);
-    assert_eq!(
-        row_of(&r[&3], "\"id\":0,"),
-        r#"{"dt":"x","id":0,"a":"a0-new","b":1000,"c":"0.01"}"#
-    );
-    assert_eq!(
-        row_of(&r[&3], "\"id\":9,"),
-        r#"{"dt":"y","id":9,"a":"only-a","b":90,"c":"9.99"}"#
-    );
-    // Java's writer on top of our files.
-    let last = java_write(
-        &o,
-        &wh,
-        &pu,
-        &["+U;x;2;java;null;null", "+I;y;11;java;1;null"],
-    );
-    let ids: Vec<i64> = (4..=last).collect();
-    let r = check_all(&o, &catalog, &wh, &pu, &ids, Py::Skip).await;
-    assert_eq!(
-        row_of(&r[&last], "\"id\":2,"),
-        r#"{"dt":"x","id":2,"a":"java","b":20,"c":"2.50"}"#
-    );
-    assert_eq!(r[&last].len(), 10);
-
+        primary_keys: &["dt", "id"],
+        partition_keys: &["dt"],
+        options: &[("merge-engine", "partial-update")],
+        commits: &[
+            &[
+                "+I;x;0;a0;0;0.25",
+                "+I;y;1;a1;10;1.25",
+                "+I;x;2;a2;20;2.25",
+                "+I;y;3;a3;30;3.25",
+                "+I;x;4;a4;40;4.25",
+                "+I;y;5;a5;50;5.25",
+                "+I;x;6;a6;60;6.25",
+                "+I;y;7;a7;70;7.25",
+            ],
+            &[
+                "+U;x;0;a0-new;null;null",
+                "+U;x;0;null;1000;null",
+                "+I;x;2;null;null;2.50",
+                "+I;y;9;only-a;null;null",
+                "+U;x;0;null;null;0.01",
+            ],
+            &["+U;y;9;null;90;9.99", "+U;x;4;a4-new;null;null"],
+        ],
+        refused: Some((&["-D;x;2;null;null;null"], &["partial-update", "-U/-D"])),
+        pypaimon: &[Pypaimon::Agrees; 3],
+        expect: &[
+            (
+                3,
+                "\"id\":0,",
+                r#"{"dt":"x","id":0,"a":"a0-new","b":1000,"c":"0.01"}"#,
+            ),
+            (
+                3,
+                "\"id\":9,",
+                r#"{"dt":"y","id":9,"a":"only-a","b":90,"c":"9.99"}"#,
+            ),
+        ],
+        counts: &[(3, 9)],
+        java: Some(JavaOnTop {
+            rows: &["+U;x;2;java;null;null", "+I;y;11;java;1;null"],
+            expect: &[(
+                "\"id\":2,",
+                r#"{"dt":"x","id":2,"a":"java","b":20,"c":"2.50"}"#,
+            )],
+            count: Some(10),
+        }),
+    },
     // Partial-update with sequence groups (a summed field in a group), retractions.
-    let cols = [
-        ("id", Ty::Int),
-        ("a", Ty::Str),
-        ("ta", Ty::Big),
-        ("b", Ty::Big),
-        ("tb", Ty::Big),
-    ];
-    let def = definition(
-        &cols,
-        &["id"],
-        &[],
-        &[
+    Case {
+        name: "sg",
+        cols: &[
+            ("id", Ty::Int),
+            ("a", Ty::Str),
+            ("ta", Ty::Big),
+            ("b", Ty::Big),
+            ("tb", Ty::Big),
+        ],
+        primary_keys: &["id"],
+        partition_keys: &[],
+        options: &[
             ("merge-engine", "partial-update"),
             ("fields.ta.sequence-group", "a"),
             ("fields.tb.sequence-group", "b"),
             ("fields.b.aggregate-function", "sum"),
         ],
-    );
-    let sg = catalog
-        .create_table_with(&env, "m", "sg", &def)
-        .await
-        .unwrap();
-    insert(
-        &catalog,
-        &env,
-        &sg,
-        &cols,
-        &["+I;1;a1;10;5;10", "+I;2;a2;10;7;10", "+I;3;a3;10;1;10"],
-    )
-    .await;
-    insert(
-        &catalog,
-        &env,
-        &sg,
-        &cols,
-        &[
-            "+U;1;stale;5;null;null",
-            "+U;1;null;null;3;11",
-            "+U;2;a2-new;12;null;null",
-            "+U;1;null;null;4;9",
+        commits: &[
+            &["+I;1;a1;10;5;10", "+I;2;a2;10;7;10", "+I;3;a3;10;1;10"],
+            &[
+                "+U;1;stale;5;null;null",
+                "+U;1;null;null;3;11",
+                "+U;2;a2-new;12;null;null",
+                "+U;1;null;null;4;9",
+            ],
+            &["-U;1;null;null;3;12", "-D;2;x;13;null;null"],
         ],
-    )
-    .await;
-    insert(
-        &catalog,
-        &env,
-        &sg,
-        &cols,
-        &["-U;1;null;null;3;12", "-D;2;x;13;null;null"],
-    )
-    .await;
-    let refused: &[&str] = &["NotImplementedError", "sequence-group"];
-    let r = check_all(&o, &catalog, &wh, &sg, &[1, 2, 3], Py::Refuses(refused)).await;
-    // Key 1: the stale `a` is ignored, b = 5 + 3 + 4 - 3; key 2: group a retracted.
-    assert_eq!(
-        row_of(&r[&3], "\"id\":1,"),
-        r#"{"id":1,"a":"a1","ta":10,"b":9,"tb":12}"#
-    );
-    assert_eq!(
-        row_of(&r[&3], "\"id\":2,"),
-        r#"{"id":2,"a":null,"ta":13,"b":7,"tb":10}"#
-    );
-    let last = java_write(&o, &wh, &sg, &["+U;3;java;20;10;11", "-U;1;null;null;9;13"]);
-    let ids: Vec<i64> = (4..=last).collect();
-    let r = check_all(&o, &catalog, &wh, &sg, &ids, Py::Skip).await;
-    assert_eq!(
-        row_of(&r[&last], "\"id\":3,"),
-        r#"{"id":3,"a":"java","ta":20,"b":11,"tb":11}"#
-    );
-    assert_eq!(
-        row_of(&r[&last], "\"id\":1,"),
-        r#"{"id":1,"a":"a1","ta":10,"b":0,"tb":13}"#
-    );
-
+        refused: None,
+        pypaimon: &[Pypaimon::Refuses(&["NotImplementedError", "sequence-group"]); 3],
+        // Key 1: the stale `a` is ignored, b = 5 + 3 + 4 - 3; key 2: group a retracted.
+        expect: &[
+            (3, "\"id\":1,", r#"{"id":1,"a":"a1","ta":10,"b":9,"tb":12}"#),
+            (3, "\"id\":2,", r#"{"id":2,"a":null,"ta":13,"b":7,"tb":10}"#),
+        ],
+        counts: &[],
+        java: Some(JavaOnTop {
+            rows: &["+U;3;java;20;10;11", "-U;1;null;null;9;13"],
+            expect: &[
+                ("\"id\":3,", r#"{"id":3,"a":"java","ta":20,"b":11,"tb":11}"#),
+                ("\"id\":1,", r#"{"id":1,"a":"a1","ta":10,"b":0,"tb":13}"#),
+            ],
+            count: None,
+        }),
+    },
     // Aggregation without retraction support (max): inserts only, keys repeated.
-    let cols = [
-        ("id", Ty::Int),
-        ("s", Ty::Big),
-        ("d", Ty::Dec(10, 2)),
-        ("mx", Ty::Int),
-        ("l", Ty::Str),
-        ("bo", Ty::Bool),
-    ];
-    let def = definition(
-        &cols,
-        &["id"],
-        &[],
-        &[
+    Case {
+        name: "agg",
+        cols: &[
+            ("id", Ty::Int),
+            ("s", Ty::Big),
+            ("d", Ty::Dec(10, 2)),
+            ("mx", Ty::Int),
+            ("l", Ty::Str),
+            ("bo", Ty::Bool),
+        ],
+        primary_keys: &["id"],
+        partition_keys: &[],
+        options: &[
             ("merge-engine", "aggregation"),
             ("fields.s.aggregate-function", "sum"),
             ("fields.d.aggregate-function", "sum"),
             ("fields.mx.aggregate-function", "max"),
             ("fields.bo.aggregate-function", "bool_or"),
         ],
-    );
-    let agg = catalog
-        .create_table_with(&env, "m", "agg", &def)
-        .await
-        .unwrap();
-    insert(
-        &catalog,
-        &env,
-        &agg,
-        &cols,
-        &[
-            "+I;1;10;1.10;5;first;false",
-            "+I;2;20;2.20;7;two;false",
-            "+I;1;1;0.01;9;null;true",
+        commits: &[
+            &[
+                "+I;1;10;1.10;5;first;false",
+                "+I;2;20;2.20;7;two;false",
+                "+I;1;1;0.01;9;null;true",
+            ],
+            &["+I;1;100;null;3;second;null", "+I;3;3;3.00;null;three;null"],
         ],
-    )
-    .await;
-    insert(
-        &catalog,
-        &env,
-        &agg,
-        &cols,
-        &["+I;1;100;null;3;second;null", "+I;3;3;3.00;null;three;null"],
-    )
-    .await;
-    let err = insert_err(
-        &catalog,
-        &env,
-        &agg,
-        &cols,
-        &["-U;1;100;null;3;second;null"],
-    )
-    .await;
-    assert!(err.contains("'max'") && err.contains("mx"), "{err}");
-    let r = check_all(&o, &catalog, &wh, &agg, &[1, 2], Py::Agrees).await;
-    assert_eq!(
-        row_of(&r[&2], "\"id\":1,"),
-        r#"{"id":1,"s":111,"d":"1.11","mx":9,"l":"second","bo":true}"#
-    );
-    let last = java_write(
-        &o,
-        &wh,
-        &agg,
-        &["+I;1;1000;1.00;4;java;false", "+I;4;4;4.00;4;java;true"],
-    );
-    let ids: Vec<i64> = (3..=last).collect();
-    let r = check_all(&o, &catalog, &wh, &agg, &ids, Py::Skip).await;
-    assert_eq!(
-        row_of(&r[&last], "\"id\":1,"),
-        r#"{"id":1,"s":1111,"d":"2.11","mx":9,"l":"java","bo":true}"#
-    );
-
-    // Aggregation with retractable functions: -U/+U pairs and deletes.
-    let cols = [
-        ("id", Ty::Int),
-        ("s", Ty::Big),
-        ("p", Ty::Dec(10, 2)),
-        ("lv", Ty::Str),
-    ];
-    let def = definition(
-        &cols,
-        &["id"],
-        &[],
-        &[
+        refused: Some((&["-U;1;100;null;3;second;null"], &["'max'", "mx"])),
+        pypaimon: &[Pypaimon::Agrees; 2],
+        expect: &[(
+            2,
+            "\"id\":1,",
+            r#"{"id":1,"s":111,"d":"1.11","mx":9,"l":"second","bo":true}"#,
+        )],
+        counts: &[],
+        java: Some(JavaOnTop {
+            rows: &["+I;1;1000;1.00;4;java;false", "+I;4;4;4.00;4;java;true"],
+            expect: &[(
+                "\"id\":1,",
+                r#"{"id":1,"s":1111,"d":"2.11","mx":9,"l":"java","bo":true}"#,
+            )],
+            count: None,
+        }),
+    },
+    // Aggregation with retractable functions: -U/+U pairs and deletes. pypaimon 2.1's
+    // AggregateMergeFunction does not implement retraction at all.
+    Case {
+        name: "rt",
+        cols: &[
+            ("id", Ty::Int),
+            ("s", Ty::Big),
+            ("p", Ty::Dec(10, 2)),
+            ("lv", Ty::Str),
+        ],
+        primary_keys: &["id"],
+        partition_keys: &[],
+        options: &[
             ("merge-engine", "aggregation"),
             ("fields.s.aggregate-function", "sum"),
             ("fields.p.aggregate-function", "sum"),
             ("fields.lv.aggregate-function", "last_value"),
         ],
-    );
-    let rt = catalog
-        .create_table_with(&env, "m", "rt", &def)
-        .await
-        .unwrap();
-    insert(
-        &catalog,
-        &env,
-        &rt,
-        &cols,
-        &["+I;1;10;1.00;a", "+I;2;20;2.00;b", "+I;3;30;3.00;c"],
-    )
-    .await;
-    insert(
-        &catalog,
-        &env,
-        &rt,
-        &cols,
-        &["-U;1;10;1.00;a", "+U;1;15;1.50;a2", "-D;3;30;3.00;c"],
-    )
-    .await;
-    insert(
-        &catalog,
-        &env,
-        &rt,
-        &cols,
-        &["+I;3;1;0.10;c2", "-D;4;4;4.00;d"],
-    )
-    .await;
-    check_all(&o, &catalog, &wh, &rt, &[1], Py::Agrees).await;
-    // pypaimon 2.1's AggregateMergeFunction does not implement retraction at all.
-    let refused: &[&str] = &["NotImplementedError", "does not yet implement retract"];
-    let r = check_all(&o, &catalog, &wh, &rt, &[2, 3], Py::Refuses(refused)).await;
-    assert_eq!(
-        row_of(&r[&2], "\"id\":1,"),
-        r#"{"id":1,"s":15,"p":"1.50","lv":"a2"}"#
-    );
-    // A retraction merged with its insert leaves an aggregated +I row (Paimon semantics).
-    assert_eq!(
-        row_of(&r[&2], "\"id\":3,"),
-        r#"{"id":3,"s":0,"p":"0.00","lv":null}"#
-    );
-    assert_eq!(
-        r[&3].len(),
-        3,
-        "a lone -D row of key 4 is dropped: {:?}",
-        r[&3]
-    );
-
+        commits: &[
+            &["+I;1;10;1.00;a", "+I;2;20;2.00;b", "+I;3;30;3.00;c"],
+            &["-U;1;10;1.00;a", "+U;1;15;1.50;a2", "-D;3;30;3.00;c"],
+            &["+I;3;1;0.10;c2", "-D;4;4;4.00;d"],
+        ],
+        refused: None,
+        pypaimon: &[
+            Pypaimon::Agrees,
+            Pypaimon::Refuses(&["NotImplementedError", "does not yet implement retract"]),
+            Pypaimon::Refuses(&["NotImplementedError", "does not yet implement retract"]),
+        ],
+        // A retraction merged with its insert leaves an aggregated +I row (Paimon semantics);
+        // a lone -D row of key 4 is dropped.
+        expect: &[
+            (2, "\"id\":1,", r#"{"id":1,"s":15,"p":"1.50","lv":"a2"}"#),
+            (2, "\"id\":3,", r#"{"id":3,"s":0,"p":"0.00","lv":null}"#),
+        ],
+        counts: &[(3, 3)],
+        java: None,
+    },
     // The seed's aggregate_table shape: sums with ignore-retract.
-    let cols = [
-        ("category", Ty::Str),
-        ("item_id", Ty::Big),
-        ("total_amount", Ty::Dec(10, 2)),
-        ("cnt", Ty::Big),
-        ("dt", Ty::Str),
-    ];
-    let def = definition(
-        &cols,
-        &["category", "item_id", "dt"],
-        &["dt"],
-        &[
+    Case {
+        name: "seed_agg",
+        cols: &[
+            ("category", Ty::Str),
+            ("item_id", Ty::Big),
+            ("total_amount", Ty::Dec(10, 2)),
+            ("cnt", Ty::Big),
+            ("dt", Ty::Str),
+        ],
+        primary_keys: &["category", "item_id", "dt"],
+        partition_keys: &["dt"],
+        options: &[
             ("merge-engine", "aggregation"),
             ("fields.total_amount.aggregate-function", "sum"),
             ("fields.cnt.aggregate-function", "sum"),
             ("fields.total_amount.ignore-retract", "true"),
             ("fields.cnt.ignore-retract", "true"),
         ],
+        commits: &[
+            &[
+                "+I;book;1;10.00;1;d1",
+                "+I;book;1;5.50;1;d1",
+                "+I;pen;2;1.00;1;d1",
+            ],
+            &[
+                "-U;book;1;10.00;1;d1",
+                "+U;book;1;12.00;1;d1",
+                "-D;pen;2;1.00;1;d1",
+            ],
+        ],
+        refused: None,
+        pypaimon: &[Pypaimon::Refuses(&["NotImplementedError", "ignore-retract"]); 2],
+        expect: &[(
+            2,
+            "\"book\"",
+            r#"{"category":"book","item_id":1,"total_amount":"27.50","cnt":3,"dt":"d1"}"#,
+        )],
+        counts: &[],
+        java: Some(JavaOnTop {
+            rows: &["+I;book;1;0.50;1;d1"],
+            expect: &[(
+                "\"book\"",
+                r#"{"category":"book","item_id":1,"total_amount":"28.00","cnt":4,"dt":"d1"}"#,
+            )],
+            count: None,
+        }),
+    },
+];
+
+/// Writes one [`Case`] and checks it against the oracles and its expected rows.
+async fn check_case(o: &Oracles, catalog: &Catalog, wh: &Path, env: &FixedEnv, case: &Case) {
+    let def = definition(
+        case.cols,
+        case.primary_keys,
+        case.partition_keys,
+        case.options,
     );
-    let seed = catalog
-        .create_table_with(&env, "m", "seed_agg", &def)
+    let table = catalog
+        .create_table_with(env, "m", case.name, &def)
         .await
         .unwrap();
-    insert(
-        &catalog,
-        &env,
-        &seed,
-        &cols,
-        &[
-            "+I;book;1;10.00;1;d1",
-            "+I;book;1;5.50;1;d1",
-            "+I;pen;2;1.00;1;d1",
-        ],
-    )
-    .await;
-    insert(
-        &catalog,
-        &env,
-        &seed,
-        &cols,
-        &[
-            "-U;book;1;10.00;1;d1",
-            "+U;book;1;12.00;1;d1",
-            "-D;pen;2;1.00;1;d1",
-        ],
-    )
-    .await;
-    let refused: &[&str] = &["NotImplementedError", "ignore-retract"];
-    let r = check_all(&o, &catalog, &wh, &seed, &[1, 2], Py::Refuses(refused)).await;
-    assert_eq!(
-        row_of(&r[&2], "\"book\""),
-        r#"{"category":"book","item_id":1,"total_amount":"27.50","cnt":3,"dt":"d1"}"#
-    );
-    let last = java_write(&o, &wh, &seed, &["+I;book;1;0.50;1;d1"]);
-    let ids: Vec<i64> = (3..=last).collect();
-    let r = check_all(&o, &catalog, &wh, &seed, &ids, Py::Skip).await;
-    assert_eq!(
-        row_of(&r[&last], "\"book\""),
-        r#"{"category":"book","item_id":1,"total_amount":"28.00","cnt":4,"dt":"d1"}"#
-    );
+    for commit in case.commits {
+        insert(catalog, env, &table, case.cols, commit).await;
+    }
+    if let Some((rows, words)) = case.refused {
+        let err = insert_err(catalog, env, &table, case.cols, rows).await;
+        for w in words {
+            assert!(err.contains(w), "{}: {err}", case.name);
+        }
+    }
+    assert_eq!(case.pypaimon.len(), case.commits.len(), "{}", case.name);
+    let mut ours = BTreeMap::new();
+    // Snapshots with the same pypaimon expectation are read in one run of each oracle.
+    let mut first = 0;
+    while first < case.pypaimon.len() {
+        let py = case.pypaimon[first];
+        let run = case.pypaimon[first..]
+            .iter()
+            .take_while(|p| **p == py)
+            .count();
+        let ids: Vec<i64> = (first as i64 + 1..=(first + run) as i64).collect();
+        ours.extend(agree_at_snapshots(o, catalog, wh, &table, &ids, py).await);
+        first += run;
+    }
+    for (id, key, row) in case.expect {
+        assert_eq!(row_of(&ours[id], key), *row, "{} snapshot {id}", case.name);
+    }
+    for (id, count) in case.counts {
+        assert_eq!(ours[id].len(), *count, "{} snapshot {id}", case.name);
+    }
+    // Java's writer on top of our files (pypaimon cannot read Java 0.9's manifests).
+    if let Some(java) = &case.java {
+        let last = java_write(o, wh, &table, java.rows);
+        let ids: Vec<i64> = (case.commits.len() as i64 + 1..=last).collect();
+        let r = agree_at_snapshots(o, catalog, wh, &table, &ids, Pypaimon::Skip).await;
+        for (key, row) in java.expect {
+            assert_eq!(row_of(&r[&last], key), *row, "{} after Java", case.name);
+        }
+        if let Some(count) = java.count {
+            assert_eq!(r[&last].len(), count, "{} after Java", case.name);
+        }
+    }
+}
+
+#[tokio::test]
+async fn merge_engine_writes_read_identically_in_java_and_pypaimon() {
+    let Some(o) = oracles() else { return };
+    let wh = temp_warehouse("oracles");
+    let catalog = Catalog::new(Rc::new(LocalStore::new(&wh)));
+    let env = FixedEnv::new(1_790_000_000_000, 11);
+    for case in MERGE_ENGINE_CASES {
+        check_case(&o, &catalog, &wh, &env, case).await;
+    }
     let _ = std::fs::remove_dir_all(&wh);
 }
 
@@ -847,7 +733,7 @@ async fn compacted_and_first_row_tables_read_identically_in_java_and_pypaimon() 
         kinds(&catalog, &dd).await,
         ["APPEND", "APPEND", "COMPACT", "APPEND", "COMPACT"]
     );
-    let r = check_all(&o, &catalog, &wh, &dd, &[1, 2, 3, 4, 5], Py::Agrees).await;
+    let r = agree_at_snapshots(&o, &catalog, &wh, &dd, &[1, 2, 3, 4, 5], Pypaimon::Agrees).await;
     assert_eq!(r[&5].len(), 12);
     assert_eq!(r[&3], r[&2]);
     assert_eq!(
@@ -864,7 +750,7 @@ async fn compacted_and_first_row_tables_read_identically_in_java_and_pypaimon() 
     let m = sql(&mut session, "CALL sys.compact('m.dd')").await;
     assert!(m.contains(&format!("snapshot {}", last + 1)), "{m}");
     let ids: Vec<i64> = (6..=last + 1).collect();
-    let r = check_all(&o, &catalog, &wh, &dd, &ids, Py::Skip).await;
+    let r = agree_at_snapshots(&o, &catalog, &wh, &dd, &ids, Pypaimon::Skip).await;
     assert_eq!(r[&last], r[&(last + 1)]);
     assert_eq!(
         row_of(&r[&last], r#""dt":"x","id":1,"#),
@@ -891,7 +777,7 @@ async fn compacted_and_first_row_tables_read_identically_in_java_and_pypaimon() 
     insert(&catalog, &env, &agg, &cols, &["+I;1;5;a2", "+I;3;1;c"]).await;
     sql(&mut session, "CALL sys.compact('m.agg_c')").await;
     insert(&catalog, &env, &agg, &cols, &["+I;1;1;a3"]).await;
-    let r = check_all(&o, &catalog, &wh, &agg, &[1, 2, 3, 4], Py::Agrees).await;
+    let r = agree_at_snapshots(&o, &catalog, &wh, &agg, &[1, 2, 3, 4], Pypaimon::Agrees).await;
     assert_eq!(r[&3], r[&2]);
     assert_eq!(row_of(&r[&4], r#""id":1,"#), r#"{"id":1,"s":16,"l":"a3"}"#);
 
@@ -968,7 +854,7 @@ async fn compacted_and_first_row_tables_read_identically_in_java_and_pypaimon() 
     )
     .await;
     let ids: Vec<i64> = (1..=8).collect();
-    let r = check_all(&o, &catalog, &wh, &fr, &ids, Py::Agrees).await;
+    let r = agree_at_snapshots(&o, &catalog, &wh, &fr, &ids, Pypaimon::Agrees).await;
     assert_eq!(r[&8].len(), 7);
     assert_eq!(
         row_of(&r[&8], r#""dt":"x","id":1,"#),
@@ -981,7 +867,7 @@ async fn compacted_and_first_row_tables_read_identically_in_java_and_pypaimon() 
     // Java's writer on top: existing keys keep their first row.
     let last = java_write(&o, &wh, &fr, &["+I;x;3;java;0;0", "+I;x;9;java;9;90"]);
     let ids: Vec<i64> = (9..=last).collect();
-    let r = check_all(&o, &catalog, &wh, &fr, &ids, Py::Skip).await;
+    let r = agree_at_snapshots(&o, &catalog, &wh, &fr, &ids, Pypaimon::Skip).await;
     assert_eq!(r[&last].len(), 8);
     assert_eq!(
         row_of(&r[&last], r#""dt":"x","id":3,"#),
@@ -1054,7 +940,7 @@ async fn sequence_field_writes_read_identically_in_java_and_pypaimon() {
             insert(&catalog, &env, &t, &cols, rows_of_commit).await;
             let id = java_write(&o, &wh, &twin, rows_of_commit);
             ids.push(id);
-            let all = check_all(&o, &catalog, &wh, &t, &[id], Py::Agrees).await;
+            let all = agree_at_snapshots(&o, &catalog, &wh, &t, &[id], Pypaimon::Agrees).await;
             assert_eq!(
                 ours(&catalog, &twin, id).await,
                 all[&id],
@@ -1077,7 +963,7 @@ async fn sequence_field_writes_read_identically_in_java_and_pypaimon() {
         }
         // Java's writer on top: ts 6 wins over 5, ts 0 loses to 2.
         let id = java_write(&o, &wh, &t, &["+I;1;j;j;6", "+I;2;k;k;0"]);
-        let all = check_all(&o, &catalog, &wh, &t, &[id], Py::Skip).await;
+        let all = agree_at_snapshots(&o, &catalog, &wh, &t, &[id], Pypaimon::Skip).await;
         assert!(row_of(&all[&id], "\"id\":1,").contains("\"j\""));
         assert!(!row_of(&all[&id], "\"id\":2,").contains("\"k\""));
     }
@@ -1101,7 +987,9 @@ async fn sequence_field_writes_read_identically_in_java_and_pypaimon() {
         let id = n as i64 + 1;
         let mine = ours(&catalog, &t, id).await;
         assert_eq!(
-            pypaimon(&o, &wh, &t, &[id]).remove(&id).unwrap(),
+            read_pypaimon(&o, &wh, "w.seq_desc", &[id])
+                .remove(&id)
+                .unwrap(),
             Ok(mine.clone()),
             "seq_desc snapshot {id}: pypaimon 2.1 disagrees with lakescope"
         );

@@ -8,81 +8,22 @@ use arrow_array::{
     Int8Array, RecordBatch, StringArray, TimestampMicrosecondArray,
 };
 use lakescope_engine::write::{Definition, Overwrite};
-use lakescope_engine::Version;
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::spec::types::MAX_LENGTH;
 use lakescope_paimon::spec::{Datum, TypeKind};
 use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::LocalStore;
-use lakescope_test_support::engine::canonical_rows;
-use lakescope_test_support::oracles::{oracles, read_java, read_pypaimon, run, Oracles};
+use lakescope_test_support::interop::{agree_at_snapshots, Pypaimon};
+use lakescope_test_support::oracles::{oracles, run};
 use lakescope_test_support::tables::{batch, t};
 use lakescope_test_support::temp_dir;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 
 fn temp_warehouse(name: &str) -> PathBuf {
     temp_dir("lakescope-interop", name)
-}
-
-async fn ours(catalog: &Catalog, table: &TableRef, id: i64) -> Vec<String> {
-    canonical_rows(catalog, table, Version::SnapshotId(id))
-        .await
-        .unwrap()
-}
-
-/// Reads every snapshot with all readers and asserts they agree; returns our rows per snapshot.
-async fn check_all(
-    o: &Oracles,
-    catalog: &Catalog,
-    warehouse: &Path,
-    table: &TableRef,
-    ids: &[i64],
-    with_pypaimon: bool,
-) -> BTreeMap<i64, Vec<String>> {
-    let table_dir = warehouse.join(table.path());
-    let j = read_java(o, &table_dir, ids);
-    let p = if with_pypaimon {
-        read_pypaimon(
-            o,
-            warehouse,
-            &format!("{}.{}", table.database, table.table),
-            ids,
-        )
-    } else {
-        BTreeMap::new()
-    };
-    let mut all = BTreeMap::new();
-    for id in ids {
-        let mine = ours(catalog, table, *id).await;
-        let jr = j
-            .get(id)
-            .unwrap_or_else(|| panic!("{table} snapshot {id}: no Java output"));
-        assert_eq!(
-            jr.as_ref(),
-            Ok(&mine),
-            "{table} snapshot {id}: Java 0.9 disagrees with lakescope"
-        );
-        if with_pypaimon {
-            let pr = p
-                .get(id)
-                .unwrap_or_else(|| panic!("{table} snapshot {id}: no pypaimon output"));
-            assert_eq!(
-                pr.as_ref(),
-                Ok(&mine),
-                "{table} snapshot {id}: pypaimon 2.1 disagrees with lakescope"
-            );
-        }
-        eprintln!(
-            "{table} snapshot {id}: {} rows agree (Java{})",
-            mine.len(),
-            if with_pypaimon { ", pypaimon" } else { "" }
-        );
-        all.insert(*id, mine);
-    }
-    all
 }
 
 fn app_rows(ids: std::ops::Range<i64>, dt: impl Fn(i64) -> &'static str) -> RecordBatch {
@@ -239,7 +180,7 @@ async fn lakescope_written_tables_read_identically_in_java_and_pypaimon() {
         )
         .await
         .unwrap();
-    let rows = check_all(&o, &catalog, &wh, &app, &[1, 2, 3, 4], true).await;
+    let rows = agree_at_snapshots(&o, &catalog, &wh, &app, &[1, 2, 3, 4], Pypaimon::Agrees).await;
     // 3: dt=2024-01-02 replaced by 3 rows; 4: dt=2024-01-01 replaced by 2 rows.
     assert_eq!(rows[&3].len(), 25 - 7 + 3);
     assert_eq!(rows[&4].len(), 21 - 7 + 2);
@@ -330,7 +271,7 @@ async fn lakescope_written_tables_read_identically_in_java_and_pypaimon() {
         .insert_with(&env, &pk, &[kv("a", vec![2, 100], "v3", None)], None)
         .await
         .unwrap();
-    let rows = check_all(&o, &catalog, &wh, &pk, &[1, 2, 3, 4, 5], true).await;
+    let rows = agree_at_snapshots(&o, &catalog, &wh, &pk, &[1, 2, 3, 4, 5], Pypaimon::Agrees).await;
     assert_eq!(rows[&1].len(), 30);
     assert_eq!(rows[&2].len(), 30);
     assert_eq!(rows[&3].len(), 26);
@@ -376,7 +317,7 @@ async fn lakescope_written_tables_read_identically_in_java_and_pypaimon() {
         .insert_with(&env, &dynamic, &[idv((5..15).collect(), "b", kinds)], None)
         .await
         .unwrap();
-    let rows = check_all(&o, &catalog, &wh, &dynamic, &[1, 2], true).await;
+    let rows = agree_at_snapshots(&o, &catalog, &wh, &dynamic, &[1, 2], Pypaimon::Agrees).await;
     assert_eq!((rows[&1].len(), rows[&2].len()), (10, 14));
     assert!(
         wh.join("w.db/dyn/bucket-3").exists(),
@@ -391,7 +332,7 @@ async fn lakescope_written_tables_read_identically_in_java_and_pypaimon() {
             .args(["1", "java", "13", "java", "99", "java"]),
         "Java upsert into the dynamic-bucket table",
     );
-    let rows = check_all(&o, &catalog, &wh, &dynamic, &[3], false).await;
+    let rows = agree_at_snapshots(&o, &catalog, &wh, &dynamic, &[3], Pypaimon::Skip).await;
     // (pypaimon 2.1 cannot read the Java 0.9 manifests of snapshot 3.)
     assert_eq!(rows[&3].len(), 15, "{:?}", rows[&3]);
     assert_eq!(rows[&3].iter().filter(|l| l.contains("java")).count(), 3);
@@ -460,7 +401,7 @@ async fn lakescope_appends_on_java_written_tables() {
         .await
         .unwrap();
     // Java 0.9 manifests lack `_VALUE_STATS_COLS`, so pypaimon 2.1 cannot read these tables at all.
-    let rows = check_all(&o, &catalog, &wh, &app, &[1, 2], false).await;
+    let rows = agree_at_snapshots(&o, &catalog, &wh, &app, &[1, 2], Pypaimon::Skip).await;
     assert_eq!((rows[&1].len(), rows[&2].len()), (6, 10));
     let pk: TableRef = "jw.pk".parse().unwrap();
     let kv = batch(vec![
@@ -473,7 +414,7 @@ async fn lakescope_appends_on_java_written_tables() {
         ("_VALUE_KIND", Arc::new(Int8Array::from(vec![2, 0, 3]))),
     ]);
     catalog.insert_with(&env, &pk, &[kv], None).await.unwrap();
-    let rows = check_all(&o, &catalog, &wh, &pk, &[1, 2], false).await;
+    let rows = agree_at_snapshots(&o, &catalog, &wh, &pk, &[1, 2], Pypaimon::Skip).await;
     assert_eq!((rows[&1].len(), rows[&2].len()), (6, 6));
     assert!(rows[&2].iter().any(|l| l.contains("ls0")), "{:?}", rows[&2]);
     // Our upsert of key (x, 0) landed in the bucket Java's writer chose for it.
@@ -605,7 +546,7 @@ async fn parquet_encodings_and_options_read_identically_in_java_and_pypaimon() {
             .insert_with(&env, &table, &[rows(10_000..20_000, 10)], None)
             .await
             .unwrap();
-        let got = check_all(&o, &catalog, &wh, &table, &[1, 2], true).await;
+        let got = agree_at_snapshots(&o, &catalog, &wh, &table, &[1, 2], Pypaimon::Agrees).await;
         assert_eq!(got[&2].len(), 30_000, "{name}");
     }
 }

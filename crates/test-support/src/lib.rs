@@ -2,7 +2,8 @@
 //! [`oracles`] finds and runs the interop oracles (Java Paimon 0.9 and pypaimon 2.1, set up by
 //! `scripts/oracles.sh`) and parses what they print; [`tables`] builds small batches and writes
 //! small Paimon tables with a fixed `WriteEnv`; with the `engine` feature, [`engine`] reads
-//! tables through lakescope-engine's catalog as the oracles print them; [`faults`] fails the
+//! tables through lakescope-engine's catalog as the oracles print them, and [`interop`] asserts
+//! that lakescope, Java 0.9 and pypaimon read a table alike at each snapshot; [`faults`] fails the
 //! k-th mutating storage call (crash tests of the commit protocol); [`http_faults`] is a scripted
 //! HTTP server that misbehaves on demand (catalog clients); [`moto`] starts a local S3 server;
 //! [`modern`] has pypaimon 2.1 write a table with a modern Paimon feature; [`catalogs`] starts
@@ -13,6 +14,8 @@ pub mod catalogs;
 pub mod engine;
 pub mod faults;
 pub mod http_faults;
+#[cfg(feature = "engine")]
+pub mod interop;
 pub mod modern;
 pub mod moto;
 pub mod oracles;
