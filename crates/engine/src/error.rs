@@ -18,7 +18,9 @@ pub enum Error {
     /// Arrow failed to build or convert a batch.
     #[error("{context}: {source}")]
     Arrow {
+        /// What was being built or converted.
         context: String,
+        /// Arrow's error.
         source: arrow_schema::ArrowError,
     },
     /// The request is invalid (unknown column, unknown system table, ...).

@@ -1,4 +1,5 @@
 //! The engine façade: what the web app and the CLI both call, so every feature is testable natively.
+#![warn(missing_docs)]
 
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub mod browser_env;

@@ -11,29 +11,49 @@ pub enum Error {
     Storage(#[from] lakescope_storage::Error),
     /// A metadata or data file is malformed (truncated, corrupt, or not what its name says).
     #[error("{file}: {reason}")]
-    Corrupt { file: String, reason: String },
+    Corrupt {
+        /// The file's path.
+        file: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The table, snapshot, tag, schema or column asked for does not exist.
     #[error("{what} not found{}", .context.as_deref().map(|c| format!(" ({c})")).unwrap_or_default())]
     NotFound {
+        /// What was asked for (e.g. `snapshot 7`).
         what: String,
+        /// Where it was looked for, if that helps.
         context: Option<String>,
     },
     /// The table uses a feature this reader does not support yet.
     #[error("{file}: unsupported: {feature}")]
-    Unsupported { file: String, feature: String },
+    Unsupported {
+        /// The table or file that uses the feature.
+        file: String,
+        /// The feature, named as Paimon names it.
+        feature: String,
+    },
     /// The caller asked for something invalid (bad option value, bad predicate, ...).
     #[error("{0}")]
     Invalid(String),
     /// A snapshot commit a catalog service may or may not have applied (a 5xx, a timeout, a lost
     /// or unreadable answer); its files are kept.
     #[error("{table}: the commit may or may not have been applied ({cause}): list the table's snapshots before writing again (its files are kept)")]
-    CommitStateUnknown { table: String, cause: String },
+    CommitStateUnknown {
+        /// The table committed to.
+        table: String,
+        /// Why the outcome is unknown.
+        cause: String,
+    },
     /// A catalog service (Paimon REST) could not be reached, refused a request or answered
     /// something that is not its protocol.
     #[error("{endpoint}{}: {message}", .status.map(|s| format!(" answered {s}")).unwrap_or_default())]
     Catalog {
+        /// The endpoint asked (method and path).
         endpoint: String,
+        /// The HTTP status, if an answer came.
         status: Option<u16>,
+        /// What went wrong, with the service's own message where it sent one.
         message: String,
     },
 }

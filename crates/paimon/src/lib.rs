@@ -1,6 +1,7 @@
 //! Apache Paimon tables: metadata (`spec`), scan planning, merge-on-read and system tables.
 //!
 //! Everything reads through [`lakescope_storage::ObjectStore`]; nothing here knows about HTTP or browsers.
+#![warn(missing_docs)]
 
 pub mod commit;
 pub mod compact;

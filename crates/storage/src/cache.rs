@@ -173,8 +173,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Hits, misses and bytes held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheStats {
+    /// Reads answered from the cache.
     pub hits: u64,
+    /// Reads that went to the inner store.
     pub misses: u64,
+    /// Bytes held now.
     pub bytes: u64,
 }
 

@@ -8,36 +8,64 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// The object does not exist.
     #[error("object not found: {path}")]
-    NotFound { path: String },
+    NotFound {
+        /// The object's key.
+        path: String,
+    },
     /// The store refused access.
     #[error("access denied to {path}: {hint}")]
-    PermissionDenied { path: String, hint: String },
+    PermissionDenied {
+        /// The object's key.
+        path: String,
+        /// What to check (credentials, CORS, bucket policy).
+        hint: String,
+    },
     /// A range reached past the end of the object.
     #[error("{path}: asked for bytes {start}..{end} but the object has {size} bytes")]
     OutOfRange {
+        /// The object's key.
         path: String,
+        /// First byte asked for.
         start: u64,
+        /// One past the last byte asked for.
         end: u64,
+        /// The object's size in bytes.
         size: u64,
     },
     /// The store returned fewer bytes than asked for.
     #[error("{path}: expected {expected} bytes but received {received}")]
     ShortRead {
+        /// The object's key.
         path: String,
+        /// Bytes asked for.
         expected: u64,
+        /// Bytes the store returned.
         received: u64,
     },
     /// This store cannot do the operation (e.g. writing to a static web host).
     #[error("{store} does not support {operation}")]
-    Unsupported { store: String, operation: String },
+    Unsupported {
+        /// The kind of store (e.g. `HTTP store`).
+        store: String,
+        /// What was asked of it (e.g. `put`).
+        operation: String,
+    },
     /// The listing index of a static host is malformed.
     #[error("invalid listing index {path}: {reason}")]
-    BadIndex { path: String, reason: String },
+    BadIndex {
+        /// The index file's key.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Any other IO failure.
     #[error("{operation} {path}: {message}")]
     Io {
+        /// The operation that failed (`get`, `put`, `list`, …).
         operation: &'static str,
+        /// The object's key.
         path: String,
+        /// The underlying error's message.
         message: String,
     },
 }

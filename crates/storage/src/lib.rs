@@ -10,6 +10,7 @@
 //! (natively `ReqwestTransport`, feature `native-http`); [`uri::open`] opens a store from a URI;
 //! [`CachingStore`], [`LimitedStore`], [`MeteredStore`] (I/O counts for progress) and
 //! [`TracedStore`] (requests and their round-trip depth) wrap any store; [`copy_objects`] copies between stores.
+#![warn(missing_docs)]
 
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub mod browser;

@@ -102,9 +102,13 @@ pub fn is_retryable_status(status: u16) -> bool {
 /// Everything a store needs to send requests robustly.
 #[derive(Clone)]
 pub struct Sender {
+    /// The transport whose requests are retried.
     pub transport: Rc<dyn HttpTransport>,
+    /// Waits between attempts.
     pub timer: Rc<dyn Timer>,
+    /// Spreads the waits (injected randomness).
     pub jitter: Rc<dyn Jitter>,
+    /// How many attempts, and how long to wait between them.
     pub policy: RetryPolicy,
 }
 

@@ -28,8 +28,11 @@ use std::ops::Range;
 /// how a page hands them to its own worker).
 #[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct S3Credentials {
+    /// The access key id (`AWS_ACCESS_KEY_ID`).
     pub access_key_id: String,
+    /// The secret access key (`AWS_SECRET_ACCESS_KEY`); kept in memory only.
     pub secret_access_key: String,
+    /// A session token for temporary credentials (`AWS_SESSION_TOKEN`).
     pub session_token: Option<String>,
 }
 
@@ -66,20 +69,26 @@ pub enum S3Auth {
     /// SigV4 with these keys (natively, or in the browser when the user enters keys).
     Keys(S3Credentials),
     /// Every request uses a URL from this presign endpoint (credentials stay on that server).
-    Presigned { endpoint: String },
+    Presigned {
+        /// The presign server's URL.
+        endpoint: String,
+    },
 }
 
 /// Where a bucket is and how to reach it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct S3Config {
+    /// The bucket's name.
     pub bucket: String,
     /// Key prefix of the warehouse inside the bucket, without leading or trailing `/`.
     pub prefix: String,
+    /// The region the requests are signed for (e.g. `us-east-1`).
     pub region: String,
     /// e.g. `http://127.0.0.1:9000`; default `https://s3.<region>.amazonaws.com`.
     pub endpoint: Option<String>,
     /// `endpoint/bucket/key` instead of `bucket.endpoint/key`.
     pub path_style: bool,
+    /// How requests are authorised.
     pub auth: S3Auth,
     /// Page size of listings (`max-keys`; default: the server's, 1000 on S3).
     pub max_keys: Option<u32>,

@@ -25,9 +25,13 @@ use std::time::Duration;
 /// One HTTP request. Header names are lower-case.
 #[derive(Debug, Clone)]
 pub struct HttpRequest {
+    /// The HTTP method (`GET`, `PUT`, …).
     pub method: &'static str,
+    /// The absolute URL.
     pub url: String,
+    /// Header names and values, in order.
     pub headers: Vec<(String, String)>,
+    /// The body (empty for a GET).
     pub body: Bytes,
 }
 
@@ -52,8 +56,11 @@ impl HttpRequest {
 /// One HTTP response. Header names are lower-case.
 #[derive(Debug, Clone)]
 pub struct HttpResponse {
+    /// The HTTP status code.
     pub status: u16,
+    /// Header names and values as received.
     pub headers: Vec<(String, String)>,
+    /// The body.
     pub body: Bytes,
 }
 

@@ -50,8 +50,11 @@ pub(crate) const BATCH_SIZE: usize = 8192;
 /// The format of a data file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FileFormat {
+    /// Apache Parquet (`file.format = parquet`, Paimon's default).
     Parquet,
+    /// Apache ORC (`file.format = orc`).
     Orc,
+    /// Apache Avro object container files (`file.format = avro`).
     Avro,
     /// Paimon's own row-oriented format (`file.format = row`, [`row_file`]).
     Row,

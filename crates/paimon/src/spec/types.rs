@@ -32,21 +32,36 @@ pub struct DataType {
 /// The kinds of Paimon types.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TypeKind {
+    /// BOOLEAN.
     Boolean,
+    /// TINYINT: 8-bit signed integer.
     TinyInt,
+    /// SMALLINT: 16-bit signed integer.
     SmallInt,
+    /// INT: 32-bit signed integer.
     Int,
+    /// BIGINT: 64-bit signed integer.
     BigInt,
+    /// FLOAT: 32-bit IEEE 754.
     Float,
+    /// DOUBLE: 64-bit IEEE 754.
     Double,
+    /// DECIMAL(precision, scale).
     Decimal {
+        /// Total number of digits (1 to 38).
         precision: u8,
+        /// Digits after the point.
         scale: u8,
     },
+    /// CHAR(n): fixed-length string of n characters.
     Char(u32),
+    /// VARCHAR(n); STRING is VARCHAR(2147483647).
     VarChar(u32),
+    /// BINARY(n): fixed-length bytes.
     Binary(u32),
+    /// VARBINARY(n); BYTES is VARBINARY(2147483647).
     VarBinary(u32),
+    /// DATE: days since 1970-01-01.
     Date,
     /// TIME(p): time of day with p fractional second digits.
     Time(u8),
@@ -54,10 +69,15 @@ pub enum TypeKind {
     Timestamp(u8),
     /// TIMESTAMP(p) WITH LOCAL TIME ZONE (TIMESTAMP_LTZ).
     LocalZonedTimestamp(u8),
+    /// ARRAY<T>.
     Array(Box<DataType>),
+    /// MULTISET<T>: stored as a map from element to its count.
     Multiset(Box<DataType>),
+    /// MAP<K, V>.
     Map(Box<DataType>, Box<DataType>),
+    /// ROW<...>: named, typed fields.
     Row(Vec<DataField>),
+    /// VARIANT: semi-structured values (Parquet's variant encoding, plain or shredded).
     Variant,
     /// VECTOR<T, n>: exactly n elements of a numeric or boolean type, never null elements.
     Vector(Box<DataType>, u32),

@@ -6,8 +6,11 @@ use quick_xml::Reader;
 /// One page of a ListObjectsV2 answer; keys are full bucket keys.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct ListPage {
+    /// The objects listed: key and size in bytes.
     pub objects: Vec<(String, u64)>,
+    /// The common prefixes ("folders") of a delimited listing.
     pub prefixes: Vec<String>,
+    /// The continuation token of the next page, if the listing is truncated.
     pub next_token: Option<String>,
 }
 
