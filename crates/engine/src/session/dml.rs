@@ -124,12 +124,34 @@ impl Session {
         Ok(batches)
     }
 
-    /// The rows an INSERT writes: its VALUES or its query, run.
-    pub(super) async fn insert_rows(&self, i: &Insert, pos: Pos) -> StatementResult<QueryOutput> {
-        match &i.source {
+    /// The rows an INSERT writes (its VALUES or its query, run), shaped to the table: its
+    /// column list, or every column but the static `PARTITION (c = v)` ones, in order.
+    pub(super) async fn insert_rows(
+        &self,
+        i: &Insert,
+        schema: &TableSchema,
+        table_name: &str,
+        pos: Pos,
+    ) -> StatementResult<Vec<RecordBatch>> {
+        let out = match &i.source {
             InsertSource::Values { text, .. } => self.query_text(text, pos).await,
             InsertSource::Select(q) => self.query(q, pos).await,
-        }
+        }?;
+        let targets: Vec<String> = if i.columns.is_empty() {
+            schema
+                .fields
+                .iter()
+                .filter(|f| !i.partition.iter().any(|p| p.key == f.name))
+                .map(|f| f.name.clone())
+                .collect()
+        } else {
+            i.columns.iter().map(|c| c.name.clone()).collect()
+        };
+        let shape = Shape {
+            targets,
+            statics: &i.partition,
+        };
+        self.shape_rows(&out, schema, &shape, table_name, pos)
     }
 
     /// INSERT INTO / INSERT OVERWRITE.
@@ -159,22 +181,9 @@ impl Session {
                 ));
             }
         }
-        let targets: Vec<String> = if i.columns.is_empty() {
-            schema
-                .fields
-                .iter()
-                .filter(|f| !i.partition.iter().any(|p| p.key == f.name))
-                .map(|f| f.name.clone())
-                .collect()
-        } else {
-            i.columns.iter().map(|c| c.name.clone()).collect()
-        };
-        let out = self.insert_rows(i, pos).await?;
-        let shape = Shape {
-            targets,
-            statics: &i.partition,
-        };
-        let batches = self.shape_rows(&out, &schema, &shape, &target.qualified(), pos)?;
+        let batches = self
+            .insert_rows(i, &schema, &target.qualified(), pos)
+            .await?;
         let overwrite = if i.overwrite {
             let dynamic = !i.hints.iter().any(|h| {
                 h.key == "dynamic-partition-overwrite" && h.value.eq_ignore_ascii_case("false")

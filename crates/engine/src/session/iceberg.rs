@@ -138,22 +138,9 @@ impl Session {
                 ));
             }
         }
-        let targets: Vec<String> = if i.columns.is_empty() {
-            schema
-                .fields
-                .iter()
-                .filter(|f| !i.partition.iter().any(|p| p.key == f.name))
-                .map(|f| f.name.clone())
-                .collect()
-        } else {
-            i.columns.iter().map(|c| c.name.clone()).collect()
-        };
-        let out = self.insert_rows(i, pos).await?;
-        let shape = Shape {
-            targets,
-            statics: &i.partition,
-        };
-        let batches = self.shape_rows(&out, &schema, &shape, &target.qualified(), pos)?;
+        let batches = self
+            .insert_rows(i, &schema, &target.qualified(), pos)
+            .await?;
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         if rows == 0 {
             // As Flink: no rows, no commit (an OVERWRITE without rows replaces nothing).
