@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 /// Starts a REST catalog server of ../shared/catalogs (`script PORT DIR` on a free port) and
 /// waits until it answers: it prints exactly two lines, `<KIND>_REST_URL=<url>` and
-/// `<KIND>_REST_READY <json>`. Returns the server, its URL and the READY JSON.
+/// `<KIND>_REST_READY <json>`. Returns the server, its URL and the READY JSON. A server that
+/// fails to start panics with the end of what it wrote to stderr.
 pub fn start_catalog_server(
     script: &str,
     dir: &std::path::Path,
@@ -19,9 +20,10 @@ pub fn start_catalog_server(
         .arg("0")
         .arg(dir)
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("{}: {e}", script.display()));
+    let stderr = drain_tail(child.stderr.take().expect("the server's stderr"));
     let mut stdout = std::io::BufReader::new(child.stdout.take().expect("the server's stdout"));
     let server = Server(child);
     let (mut line, mut ready) = (String::new(), String::new());
@@ -29,17 +31,53 @@ pub fn start_catalog_server(
     stdout
         .read_line(&mut ready)
         .expect("the server's READY line");
-    let url = line
-        .trim()
-        .split_once("_REST_URL=")
-        .map(|(_, url)| url.to_string())
-        .unwrap_or_else(|| panic!("{} printed {line:?}, not its URL", script.display()));
-    let json = ready
+    let failed = |what: &str, got: &str| -> ! {
+        // The script has exited (or closed stdout): give its stderr a moment to arrive.
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let tail = stderr.lock().map(|t| t.clone()).unwrap_or_default();
+        panic!(
+            "{} printed {got:?}, not its {what}; its stderr ended with:\n{tail}",
+            script.display()
+        )
+    };
+    let url = match line.trim().split_once("_REST_URL=") {
+        Some((_, url)) => url.to_string(),
+        None => failed("URL", &line),
+    };
+    let json = match ready
         .trim()
         .split_once("_REST_READY ")
         .and_then(|(_, json)| serde_json::from_str(json).ok())
-        .unwrap_or_else(|| panic!("{} printed {ready:?}, not its READY line", script.display()));
+    {
+        Some(json) => json,
+        None => failed("READY line", &ready),
+    };
     (server, url, json)
+}
+
+/// Reads `stream` to its end on a thread, keeping the last 4 KiB (a server's log stays bounded
+/// however long it runs).
+fn drain_tail(
+    stream: impl std::io::Read + Send + 'static,
+) -> std::sync::Arc<std::sync::Mutex<String>> {
+    use std::io::BufRead;
+    const KEEP: usize = 4096;
+    let tail = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let sink = tail.clone();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            let Ok(mut t) = sink.lock() else { break };
+            t.push_str(&line);
+            t.push('\n');
+            if t.len() > 2 * KEEP {
+                let cut = t.len() - KEEP;
+                let cut = (cut..t.len()).find(|&i| t.is_char_boundary(i)).unwrap_or(0);
+                t.drain(..cut);
+            }
+        }
+    });
+    tail
 }
 
 /// The bearer token of the Paimon mock REST catalog server (`paimon-rest-server.sh`).
