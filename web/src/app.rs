@@ -1,14 +1,14 @@
 //! The app shell: header, connection bar, catalog sidebar and the main panel.
 
-use crate::catalog_connect::CatalogConnection;
-use crate::catalog_tree::CatalogTree;
-use crate::connect::{ConnectPanel, Connection};
-use crate::route::{go, go_replace, Route, Tab};
-use crate::sql_tab::{console_starter, SqlTab};
-use crate::table_panel::{TablePanel, Welcome};
-use crate::theme;
+use crate::state::route::{go, go_replace, Route, Tab};
+use crate::state::warehouse::{self, Warehouse, DEMO_WAREHOUSE};
+use crate::tabs::panel::{TablePanel, Welcome};
+use crate::tabs::sql::{console_starter, SqlTab};
 use crate::util::ErrorPanel;
-use crate::warehouse::{self, Warehouse, DEMO_WAREHOUSE};
+use crate::widgets::catalog_connect::CatalogConnection;
+use crate::widgets::catalog_tree::CatalogTree;
+use crate::widgets::connect::{ConnectPanel, Connection};
+use crate::widgets::theme;
 use lakescope_engine::TableEntry;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -105,7 +105,7 @@ pub fn App() -> impl IntoView {
                     } else {
                         // Nothing to read yet: compile the reader for the first table opened.
                         let tables = w.databases.iter().flat_map(|d| &d.tables);
-                        crate::warm_up::start(tables.map(|t| t.path.clone()).collect());
+                        crate::state::warm_up::start(tables.map(|t| t.path.clone()).collect());
                     }
                 }
                 state.set(match outcome {

@@ -2,8 +2,8 @@
 //! column names, whichever the table format.
 
 use crate::app::Selection;
-use crate::table_panel::is_iceberg;
-use crate::warehouse;
+use crate::state::warehouse;
+use crate::tabs::panel::is_iceberg;
 use lakescope_engine::versions::{paimon_branch_versions, Versions};
 use lakescope_engine::Version;
 use lakescope_paimon::table::MAIN_BRANCH;

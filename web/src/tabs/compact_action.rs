@@ -1,8 +1,8 @@
 //! The Files tab's "Compact" action on a writable warehouse: a full compaction of the table
 //! (Paimon's `CALL sys.compact`), run by the SQL engine in its worker (loaded on first use).
 
-use crate::sql_worker;
-use crate::warehouse;
+use crate::state::warehouse;
+use crate::workers::sql;
 use lakescope_engine::session::{ConsoleEvent, ReportOutcome};
 use leptos::prelude::*;
 
@@ -44,7 +44,7 @@ pub fn CompactAction(
         state.set(CompactState::Running);
         let sql = format!("CALL sys.compact(`table` => {})", quoted(&name));
         let started = warehouse::connection().and_then(|(base_url, options)| {
-            sql_worker::run(&base_url, &options, sql, 1, move |event| {
+            sql::run(&base_url, &options, sql, 1, move |event| {
                 let finished = match event {
                     ConsoleEvent::Statement { report, .. } => match &report.outcome {
                         ReportOutcome::Done { message } => {
@@ -88,7 +88,7 @@ pub fn CompactAction(
                     }.into_any(),
                     CompactState::Idle => view! { <span></span> }.into_any(),
                     CompactState::Running => view! {
-                        <span class="muted">{if sql_worker::is_ready() { "Compacting…" } else { "Loading the SQL engine (first use only), then compacting…" }}</span>
+                        <span class="muted">{if sql::is_ready() { "Compacting…" } else { "Loading the SQL engine (first use only), then compacting…" }}</span>
                     }.into_any(),
                     CompactState::Done(m) => view! { <span class="ok-inline">{m}</span> }.into_any(),
                     CompactState::Failed(m) => view! { <span class="err-inline">{m}</span> }.into_any(),

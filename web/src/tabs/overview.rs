@@ -2,10 +2,10 @@
 //! current snapshot and counts, the facts only its format has, and its options or properties.
 
 use crate::app::Selection;
-use crate::schema_tab::schema_name;
-use crate::table_panel::{scan_frame, table_ref};
+use crate::state::warehouse;
+use crate::tabs::panel::{scan_frame, table_ref};
+use crate::tabs::schema::schema_name;
 use crate::util::{bytes, time, Busy, ErrorPanel, Load};
-use crate::warehouse;
 use futures::future::{AbortHandle, Abortable};
 use lakescope_engine::scan::ScanRequest;
 use lakescope_engine::table::{CommitDetail, Format, Overview, OverviewDetail};

@@ -1,7 +1,7 @@
 //! Opening a warehouse (http(s), s3://, opfs://) or a REST catalog from the browser: the catalog
 //! load, the page's table handles, and plain-words errors.
 
-use crate::catalog_service::{self, CatalogSettings, ServiceKind};
+use crate::state::catalog_service::{self, CatalogSettings, ServiceKind};
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use lakescope_engine::catalog::TableLocation;
 use lakescope_engine::table::{Format, Table as AnyTable};
@@ -447,7 +447,7 @@ impl Warehouse {
 /// views still wait for that read, and plan what it finds, so a newer snapshot only costs the
 /// guess's requests. A prefetch of another table stops this one; any prefetch stops the warm-up.
 pub fn prefetch(path: &str) {
-    crate::warm_up::stop();
+    crate::state::warm_up::stop();
     let path = path.to_string();
     let (abort, registration) = futures::future::AbortHandle::new_pair();
     if let Some(previous) = PREFETCH.with(|p| p.replace(Some(abort))) {

@@ -4,9 +4,9 @@
 //! then grows the wasm memory the first table will need; meanwhile it reads the latest snapshot
 //! of the catalog's first tables (opening one of them then plans that snapshot at once).
 
-use crate::data_tab::first_rows_request;
-use crate::grid::Grid;
+use crate::tabs::data::first_rows_request;
 use crate::util::{after_paint, yield_to_browser, Frame};
+use crate::widgets::grid::Grid;
 use futures::future::{AbortHandle, Abortable};
 use lakescope_engine::warm_up::{catalog, open_and_read, TABLES};
 use leptos::prelude::*;
@@ -54,7 +54,7 @@ async fn read_tables(tables: Vec<String>) -> lakescope_engine::Result<()> {
     let first = &tables[..tables.len().min(LATEST_READ_TABLES)];
     let (warmed, ()) = futures::join!(
         read_built_in_tables(),
-        crate::warehouse::read_latest_snapshots(first)
+        crate::state::warehouse::read_latest_snapshots(first)
     );
     warmed
 }

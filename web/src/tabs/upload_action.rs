@@ -2,10 +2,10 @@
 //! user picks is inserted into the table by the SQL engine's worker, streamed chunk by chunk and
 //! committed once, with a progress bar and Cancel.
 
-use crate::sql_worker;
-use crate::upload_client;
+use crate::state::warehouse;
 use crate::util::bytes;
-use crate::warehouse;
+use crate::workers::sql;
+use crate::workers::upload;
 use lakescope_engine::upload::protocol::{UploadEvent, UploadRequest};
 use lakescope_engine::upload::{FileKind, Progress};
 use leptos::prelude::*;
@@ -78,7 +78,7 @@ pub fn UploadAction(
             },
         });
         let target = format!("{database}.{table}");
-        let started = upload_client::start(&request, &file, move |event| {
+        let started = upload::start(&request, &file, move |event| {
             // After Cancel the outcome stays "cancelled".
             if matches!(state.try_get_untracked(), Some(UploadState::Cancelled(_))) {
                 return;
@@ -136,7 +136,7 @@ pub fn UploadAction(
             state.set(UploadState::Cancelled(format!(
                 "Cancelled {file}: nothing was committed (data files written so far are left unreferenced)."
             )));
-            sql_worker::cancel();
+            sql::cancel();
         }
     };
 
@@ -162,7 +162,7 @@ pub fn UploadAction(
                         let share = if progress.total_bytes == 0 { 1.0 } else { progress.bytes_read as f64 / progress.total_bytes as f64 };
                         let text = if progress.committing {
                             format!("{file}: {} rows written, committing…", progress.rows_written)
-                        } else if progress.bytes_read == 0 && !sql_worker::is_ready() {
+                        } else if progress.bytes_read == 0 && !sql::is_ready() {
                             format!("{file}: loading the SQL engine (first use only)…")
                         } else {
                             format!("{file}: {} of {} read · {} rows written", bytes(progress.bytes_read as i64), bytes(progress.total_bytes as i64), progress.rows_written)

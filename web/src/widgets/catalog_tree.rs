@@ -1,8 +1,8 @@
 //! The catalog sidebar: databases and their tables, with a filter box.
 
 use crate::app::{LoadState, Selection};
-use crate::route::{go, use_route, Route};
-use crate::warehouse;
+use crate::state::route::{go, use_route, Route};
+use crate::state::warehouse;
 use lakescope_engine::DatabaseEntry;
 use lakescope_engine::Version;
 use leptos::prelude::*;
@@ -186,7 +186,7 @@ fn DatabaseNode(
                         title=table.path.clone()
                         on:click=move |_| {
                             // The table's reads go out before the page draws it.
-                            crate::warehouse::prefetch(&open_path);
+                            crate::state::warehouse::prefetch(&open_path);
                             let full = full.clone();
                             go(route, move |r| {
                                 *r = Route {

@@ -6,8 +6,8 @@
 //! user ticks "remember on this device" are the settings (secrets included) kept in localStorage,
 //! until "Forget" removes them.
 
-use crate::catalog_service::CatalogSettings;
-use crate::remembered::{RememberRow, Remembered};
+use crate::state::catalog_service::CatalogSettings;
+use crate::widgets::remembered::{RememberRow, Remembered};
 use leptos::prelude::*;
 
 /// localStorage key of remembered settings (JSON: `token`, `credential`, `files_location`,

@@ -1,16 +1,16 @@
 //! The Files tab of a table of either format (`lakescope_engine::table::Files`): one load of the
 //! live files, then the panel where the formats differ — Paimon's buckets × LSM levels with its
-//! manifests and a Compact action ([`crate::files_lsm`]), Iceberg's data and delete files with
-//! its manifests ([`crate::files_content`]).
+//! manifests and a Compact action ([`crate::tabs::files_lsm`]), Iceberg's data and delete files with
+//! its manifests ([`crate::tabs::files_content`]).
 
 use crate::app::Selection;
-use crate::compact_action::{CompactAction, CompactState};
-use crate::files_content::content_panel;
-use crate::files_lsm::{lsm_panel, LsmData};
-use crate::progress::{Cancelled, Job, JobProgress};
-use crate::table_panel::{scan_frame, table_ref};
+use crate::state::warehouse;
+use crate::tabs::compact_action::{CompactAction, CompactState};
+use crate::tabs::files_content::content_panel;
+use crate::tabs::files_lsm::{lsm_panel, LsmData};
+use crate::tabs::panel::{scan_frame, table_ref};
 use crate::util::{ErrorPanel, Load};
-use crate::warehouse;
+use crate::widgets::progress::{Cancelled, Job, JobProgress};
 use lakescope_engine::table::{Files, Format, Table};
 use lakescope_engine::Version;
 use leptos::prelude::*;

@@ -1,9 +1,9 @@
 //! The table page: header and tabs (each addressable by URL), each serving both formats.
 
 use crate::app::{LoadState, Selection};
-use crate::route::{go, use_route, Tab};
+use crate::state::route::{go, use_route, Tab};
+use crate::state::warehouse;
 use crate::util::Frame;
-use crate::warehouse;
 use lakescope_engine::TableRef;
 use lakescope_engine::{scan::ScanRequest, Version};
 use leptos::prelude::*;
@@ -87,14 +87,14 @@ pub fn TablePanel(selection: Selection) -> impl IntoView {
                     let s = sel.get_value();
                     let t = tab.get();
                     match t {
-                        Tab::Overview => view! { <crate::overview_tab::OverviewTab sel=s /> }.into_any(),
-                        Tab::Schema => view! { <crate::schema_tab::SchemaTab sel=s /> }.into_any(),
-                        Tab::Snapshots => view! { <crate::snapshots_tab::SnapshotsTab sel=s /> }.into_any(),
-                        Tab::Data => view! { <crate::data_tab::DataTab sel=s /> }.into_any(),
-                        Tab::Diff => view! { <crate::diff_tab::DiffTab sel=s /> }.into_any(),
-                        Tab::Files => view! { <crate::files_tab::FilesTab sel=s /> }.into_any(),
-                        Tab::Sql => view! { <crate::sql_tab::SqlTab starter=crate::sql_tab::table_starter(&s) /> }.into_any(),
-                        Tab::Ddl => view! { <crate::ddl_tab::DdlTab sel=s /> }.into_any(),
+                        Tab::Overview => view! { <crate::tabs::overview::OverviewTab sel=s /> }.into_any(),
+                        Tab::Schema => view! { <crate::tabs::schema::SchemaTab sel=s /> }.into_any(),
+                        Tab::Snapshots => view! { <crate::tabs::snapshots::SnapshotsTab sel=s /> }.into_any(),
+                        Tab::Data => view! { <crate::tabs::data::DataTab sel=s /> }.into_any(),
+                        Tab::Diff => view! { <crate::tabs::diff::DiffTab sel=s /> }.into_any(),
+                        Tab::Files => view! { <crate::tabs::files::FilesTab sel=s /> }.into_any(),
+                        Tab::Sql => view! { <crate::tabs::sql::SqlTab starter=crate::tabs::sql::table_starter(&s) /> }.into_any(),
+                        Tab::Ddl => view! { <crate::tabs::ddl::DdlTab sel=s /> }.into_any(),
                     }
                 }}
             </div>

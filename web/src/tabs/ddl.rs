@@ -2,11 +2,11 @@
 //! editor validated live by the SQL worker, with a preview of the next schema and a commit.
 
 use crate::app::Selection;
-use crate::ddl_editor::DdlEditor;
-use crate::sql_worker;
-use crate::table_panel::is_iceberg;
+use crate::state::warehouse;
+use crate::tabs::panel::is_iceberg;
 use crate::util::{Busy, ErrorPanel, Load};
-use crate::warehouse;
+use crate::widgets::ddl_editor::DdlEditor;
+use crate::workers::sql;
 use lakescope_engine::session::{ConsoleEvent, PreviewOutcome, ReportOutcome};
 use lakescope_engine::table::paimon_schema_changes;
 use lakescope_paimon::spec::schema::TableSchema;
@@ -116,7 +116,7 @@ pub fn DdlTab(sel: Selection) -> impl IntoView {
                     return;
                 }
                 let started = warehouse::connection().and_then(|(base_url, options)| {
-                    sql_worker::preview_alter(&base_url, &options, sql, move |event| {
+                    sql::preview_alter(&base_url, &options, sql, move |event| {
                         if generation.try_get_value() != Some(current) {
                             return;
                         }
@@ -177,7 +177,7 @@ pub fn DdlTab(sel: Selection) -> impl IntoView {
         let sql = text.get_untracked();
         commit.set(Commit::Running(next.id));
         let started = warehouse::connection().and_then(|(base_url, options)| {
-            sql_worker::run(&base_url, &options, sql, 1, move |event| {
+            sql::run(&base_url, &options, sql, 1, move |event| {
                 let finished = match event {
                     ConsoleEvent::Statement { report, .. } => match &report.outcome {
                         ReportOutcome::Done { message } => Commit::Done(message.clone()),
@@ -228,7 +228,7 @@ pub fn DdlTab(sel: Selection) -> impl IntoView {
         }
         .into_any(),
         Check::Checking => view! { <p class="muted" data-testid="ddl-status">
-            {if sql_worker::is_ready() { "Checking…" } else { "Loading the SQL engine (first use only)…" }}
+            {if sql::is_ready() { "Checking…" } else { "Loading the SQL engine (first use only)…" }}
         </p> }
         .into_any(),
         Check::Invalid { pos, message } => view! {

@@ -2,8 +2,8 @@
 //! roll back to a snapshot (after a confirmation) — Paimon's `create_tag`, `delete_tag` and
 //! `rollback_to`, committed from the page.
 
+use crate::state::warehouse;
 use crate::util::time;
-use crate::warehouse;
 use lakescope_engine::browser_env::BrowserEnv;
 use lakescope_paimon::commit::tags::{create_tag, delete_tag, rollback_to, RollbackTarget};
 use leptos::prelude::*;

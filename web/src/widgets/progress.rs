@@ -1,8 +1,8 @@
 //! Long work the user can watch and stop: units done of a total, the warehouse I/O since it
 //! started, and a Cancel button that drops the work (nothing it was computing is shown).
 
+use crate::state::warehouse;
 use crate::util::bytes;
-use crate::warehouse;
 use futures::future::{AbortHandle, Abortable};
 use lakescope_storage::IoCounts;
 use leptos::prelude::*;

@@ -4,11 +4,11 @@
 //! snapshot table; clicking a snapshot time-travels the Data tab.
 
 use crate::app::Selection;
-use crate::route::{go, use_route, Route, Tab};
-use crate::tag_actions::{Outcome, TagActions};
-use crate::timeline::{timeline, Bar, Lane};
+use crate::state::route::{go, use_route, Route, Tab};
+use crate::state::warehouse;
+use crate::tabs::tag_actions::{Outcome, TagActions};
 use crate::util::{time, Busy, ErrorPanel, Load};
-use crate::warehouse;
+use crate::widgets::timeline::{timeline, Bar, Lane};
 use lakescope_engine::table::{Commit, CommitDetail, Format, SnapshotLog};
 use lakescope_engine::Version;
 use lakescope_iceberg::inspect::SnapshotInfo;

@@ -3,7 +3,7 @@
 //! parquet-variant, a separate download started on the first ORC file or VARIANT value) and read
 //! back Arrow IPC.
 
-use crate::worker_port::{WorkerFailure, WorkerPort};
+use crate::workers::port::{WorkerFailure, WorkerPort};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema};
 use bytes::Bytes;

@@ -1,7 +1,7 @@
 //! The page's side of the SQL worker: started on first use (the SQL engine is a separate download),
 //! requests queued until it is ready, events routed to the caller, cancel by termination.
 
-use crate::worker_port::{WorkerFailure, WorkerPort};
+use crate::workers::port::{WorkerFailure, WorkerPort};
 use lakescope_engine::session::{ConsoleEvent, ConsoleRequest};
 use lakescope_storage::uri::StoreOptions;
 use std::cell::RefCell;
@@ -87,7 +87,7 @@ fn dispatch(event: ConsoleEvent) {
 
 /// Fails every waiting request with `message` and forgets the worker.
 fn fail_all(message: &str) {
-    crate::upload_client::fail(message);
+    crate::workers::upload::fail(message);
     let listeners = WORKER.with(|w| {
         w.borrow_mut()
             .take()
@@ -110,7 +110,7 @@ fn start() -> Result<(), String> {
         let Some(text) = data.as_string() else {
             return;
         };
-        if crate::upload_client::dispatch(&text) {
+        if crate::workers::upload::dispatch(&text) {
             return;
         }
         match serde_json::from_str::<ConsoleEvent>(&text) {
@@ -122,7 +122,9 @@ fn start() -> Result<(), String> {
     };
     let on_failure = |failure| {
         let message = match failure {
-            WorkerFailure::NotLoaded => crate::engine_status::not_loaded_message(WORKER_SCRIPT),
+            WorkerFailure::NotLoaded => {
+                crate::widgets::engine_status::not_loaded_message(WORKER_SCRIPT)
+            }
             WorkerFailure::Stopped(detail) => {
                 format!("The SQL engine stopped: {detail} — run again to restart it.")
             }
@@ -131,7 +133,8 @@ fn start() -> Result<(), String> {
         // runs and stops on: ask the host whether the script is there. The next run starts the
         // worker again, so an engine still being built is picked up by a click once it is there.
         leptos::task::spawn_local(async move {
-            let missing = crate::engine_status::missing_engine_message(WORKER_SCRIPT).await;
+            let missing =
+                crate::widgets::engine_status::missing_engine_message(WORKER_SCRIPT).await;
             fail_all(&missing.unwrap_or(message))
         })
     };

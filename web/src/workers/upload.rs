@@ -1,7 +1,7 @@
 //! The page's side of an upload: the request and its `File` posted to the SQL worker (started on
 //! first use), the worker's upload events routed to the one upload running.
 
-use crate::sql_worker;
+use crate::workers::sql;
 use lakescope_engine::upload::protocol::{UploadEvent, UploadRequest};
 use std::cell::RefCell;
 use wasm_bindgen::JsValue;
@@ -30,7 +30,7 @@ pub fn start(
     set("upload", &JsValue::from_str(&text))?;
     set("file", file.as_ref())?;
     UPLOAD.with(|u| *u.borrow_mut() = Some((request.id, Box::new(listener))));
-    sql_worker::post(message.into())
+    sql::post(message.into())
 }
 
 /// Routes a worker message if it is an upload event; returns whether it was one.

@@ -2,12 +2,12 @@
 //! audit-log view and export of the current view.
 
 use crate::app::Selection;
-use crate::grid::{BlobDownload, Grid};
-use crate::route::{go, use_route};
-use crate::table_panel::{is_iceberg, table_ref};
+use crate::state::route::{go, use_route};
+use crate::state::versions::{branch_label, branch_options, load_branch_versions};
+use crate::state::warehouse;
+use crate::tabs::panel::{is_iceberg, table_ref};
 use crate::util::{download, download_bytes, parse_time, time, yield_to_browser, Frame};
-use crate::versions::{branch_label, branch_options, load_branch_versions};
-use crate::warehouse;
+use crate::widgets::grid::{BlobDownload, Grid};
 use lakescope_engine::csv_text;
 use lakescope_engine::scan::ScanRequest;
 use lakescope_engine::version::{paimon_snapshot, BranchPoint};
@@ -76,7 +76,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
         menus_started.set_value(true);
         spawn_local(async move {
             let s = sel.get_value();
-            let (iceberg, loaded) = crate::versions::versions(&s).await;
+            let (iceberg, loaded) = crate::state::versions::versions(&s).await;
             iceberg_table.set(Some(iceberg));
             // the snapshots and tags of the branch read (later ones: as they are chosen)
             if let Some(branch) = route.with_untracked(|r| r.at.branch().map(str::to_string)) {
@@ -87,7 +87,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             if let Ok(v) = loaded {
                 versions.set(v);
             }
-            if let Ok(columns) = crate::versions::current_columns(&s, iceberg).await {
+            if let Ok(columns) = crate::state::versions::current_columns(&s, iceberg).await {
                 all_columns.set(columns);
             }
         });
@@ -318,7 +318,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                 <button class="btn" data-testid="export-jsonl" on:click=move |_| export(true)>"JSON Lines"</button>
             </div>
             <Show when=move || iceberg_table.get() == Some(false)>
-                <crate::upload_action::UploadAction database=sel.with_value(|s| s.database.clone())
+                <crate::tabs::upload_action::UploadAction database=sel.with_value(|s| s.database.clone())
                     table=sel.with_value(|s| s.table.name.clone()) on_done=move || reload.update(|n| *n += 1) />
             </Show>
             <div class="filterbar">

@@ -3,15 +3,15 @@
 //! (`lakescope_engine::table::Table::diff`).
 
 use crate::app::Selection;
-use crate::grid::{CellClass, Grid};
-use crate::progress::{Cancelled, Job, JobProgress};
-use crate::route::{go, use_route};
-use crate::table_panel::table_ref;
-use crate::util::{time, ErrorPanel, Frame, Load};
-use crate::versions::{
+use crate::state::route::{go, use_route};
+use crate::state::versions::{
     branch_label, branch_options, load_branch_versions, versions as versions_of,
 };
-use crate::warehouse;
+use crate::state::warehouse;
+use crate::tabs::panel::table_ref;
+use crate::util::{time, ErrorPanel, Frame, Load};
+use crate::widgets::grid::{CellClass, Grid};
+use crate::widgets::progress::{Cancelled, Job, JobProgress};
 use lakescope_engine::table::DiffRead;
 use lakescope_engine::versions::Versions;
 use lakescope_engine::Version;
@@ -105,7 +105,7 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
                     } else {
                         "0".into()
                     };
-                    crate::route::go_replace(route, |r| {
+                    crate::state::route::go_replace(route, |r| {
                         r.from = from;
                         r.to = to;
                     });

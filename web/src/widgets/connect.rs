@@ -1,12 +1,12 @@
 //! The connection form below the warehouse bar: S3 endpoint and keys or a presign endpoint, OPFS
-//! warehouses, and REST catalogs (`crate::catalog_connect`).
+//! warehouses, and REST catalogs (`crate::widgets::catalog_connect`).
 //!
 //! Secrets live in memory for the session; only when the user ticks "remember on this device" are
 //! the connection settings (keys included) kept in localStorage, until "Forget" removes them.
 
-use crate::catalog_connect::{is_catalog, CatalogConnection, CatalogFields};
-use crate::remembered::{RememberRow, Remembered};
-use crate::warehouse::DEMO_WAREHOUSE;
+use crate::state::warehouse::DEMO_WAREHOUSE;
+use crate::widgets::catalog_connect::{is_catalog, CatalogConnection, CatalogFields};
+use crate::widgets::remembered::{RememberRow, Remembered};
 use lakescope_storage::s3::S3Credentials;
 use lakescope_storage::uri::StoreOptions;
 use lakescope_storage::{copy_objects, HttpStore, IndexedStore, ObjectStore, OpfsStore};

@@ -3,10 +3,10 @@
 //! rows, confirmation or error (at its line and column); a script can go on after errors.
 
 use crate::app::{CatalogRefresh, Selection};
-use crate::grid::Grid;
-use crate::sql_worker;
+use crate::state::warehouse;
 use crate::util::{Busy, Frame};
-use crate::warehouse;
+use crate::widgets::grid::Grid;
+use crate::workers::sql;
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use lakescope_engine::session::{ConsoleEvent, ReportColumn, ReportOutcome, StatementReport};
@@ -104,7 +104,7 @@ pub fn SqlTab(
             ..RunState::default()
         });
         let started = warehouse::connection().and_then(|(base_url, options)| {
-            sql_worker::run_script(
+            sql::run_script(
                 &base_url,
                 &options,
                 sql,
@@ -200,7 +200,7 @@ pub fn SqlTab(
                     class="btn"
                     data-testid="sql-cancel"
                     disabled=move || !state.with(|s| s.running)
-                    on:click=move |_| sql_worker::cancel()
+                    on:click=move |_| sql::cancel()
                 >
                     "Cancel"
                 </button>
@@ -235,7 +235,7 @@ pub fn SqlTab(
                 state
                     .with(|s| s.running)
                     .then(|| {
-                        let text = if sql_worker::is_ready() {
+                        let text = if sql::is_ready() {
                             "Running…".to_string()
                         } else {
                             "Loading the SQL engine (first use only)…".to_string()

@@ -1,8 +1,8 @@
 //! Files of a Paimon table: partitions × buckets × LSM levels, a chart of file sizes and levels
 //! per bucket (small files and skew at a glance), and the manifests (`$manifests`).
 
-use crate::grid::Grid;
 use crate::util::{bytes, Frame};
+use crate::widgets::grid::Grid;
 use lakescope_engine::table::{FileDetail, Files};
 use lakescope_paimon::spec::schema::TableSchema;
 use leptos::prelude::*;

@@ -3,9 +3,9 @@
 //! version, and an Iceberg table's partition specs.
 
 use crate::app::Selection;
-use crate::route::{go, use_route};
+use crate::state::route::{go, use_route};
+use crate::state::warehouse;
 use crate::util::{time, Busy, ErrorPanel, Load};
-use crate::warehouse;
 use lakescope_engine::table::{Format, SchemaVersion, Schemas};
 use lakescope_iceberg::inspect::SpecInfo;
 use leptos::prelude::*;
