@@ -7,6 +7,8 @@
 //! re-rooted onto the table's folder ([`location::Relocator`]). Data files are decoded by the
 //! shared readers of `lakescope-paimon` and matched to the read schema by field id.
 
+#![warn(missing_docs)]
+
 pub mod convert;
 pub mod defaults;
 pub mod diff;
