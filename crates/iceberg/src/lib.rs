@@ -1,5 +1,5 @@
 //! Apache Iceberg tables (format v1/v2): metadata, manifests, scan planning, deletes, time travel,
-//! and writes in the Hadoop catalog layout ([`write`]): create, append, upsert, overwrite,
+//! and writes in the Hadoop catalog layout ([`mod@write`]): create, append, upsert, overwrite,
 //! copy-on-write DELETE/UPDATE, schema, partition-spec and property evolution; tables of an
 //! Iceberg REST catalog ([`rest`]) read and written the same way.
 //!
