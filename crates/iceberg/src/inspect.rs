@@ -10,58 +10,93 @@ use std::collections::BTreeMap;
 /// The metadata of a table, ready to display.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TableInfo {
+    /// The table format version (`format-version`): 1, 2 or 3.
     pub format_version: u8,
+    /// The table's UUID (`table-uuid`), when the metadata has one (always from v2).
     pub table_uuid: Option<String>,
     /// Location as written in the metadata (absolute URI).
     pub location: String,
     /// Store key of the metadata file that was read.
     pub metadata_file: String,
+    /// When the metadata was written (`last-updated-ms`), in milliseconds since the Unix epoch.
     pub last_updated_ms: i64,
+    /// The highest data sequence number assigned so far (`last-sequence-number`; 0 in v1
+    /// tables).
     pub last_sequence_number: i64,
+    /// The current snapshot's id: `current-snapshot-id`, else what the branch `main` points at;
+    /// `None` for a table without snapshots.
     pub current_snapshot_id: Option<i64>,
+    /// The current schema's id (`current-schema-id`; 0 if no schema is current).
     pub current_schema_id: i32,
+    /// The id of the spec new files are written with (`default-spec-id`; 0 when absent).
     pub default_spec_id: i32,
     /// In commit order (parents before children, then by time).
     pub snapshots: Vec<SnapshotInfo>,
     /// By schema id, each with its changes from the previous one.
     pub schemas: Vec<SchemaInfo>,
+    /// Every partition spec of the table, in the metadata's order.
     pub specs: Vec<SpecInfo>,
+    /// The branches and tags, by name.
     pub refs: Vec<RefInfo>,
+    /// The table properties, as written.
     pub properties: BTreeMap<String, String>,
 }
 
 /// A branch or tag.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RefInfo {
+    /// The ref's name (`main` is the table's main branch).
     pub name: String,
     /// `branch` or `tag`.
     pub kind: String,
+    /// The snapshot the ref points at.
     pub snapshot_id: i64,
 }
 
 /// One snapshot with the counters of its summary (absent counters are `None`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SnapshotInfo {
+    /// The snapshot id (`snapshot-id`).
     pub id: i64,
+    /// The snapshot it was committed on top of (`parent-snapshot-id`); `None` for a first snapshot.
     pub parent_id: Option<i64>,
+    /// The snapshot's data sequence number (`sequence-number`; 0 in v1 tables).
     pub sequence_number: i64,
+    /// When the snapshot was created (`timestamp-ms`), in milliseconds since the Unix epoch.
     pub timestamp_ms: i64,
     /// `append`, `replace`, `overwrite`, `delete` (empty when the summary does not say).
     pub operation: String,
+    /// The schema the snapshot was written with (`schema-id`), when the snapshot says.
     pub schema_id: Option<i32>,
+    /// Summary `added-records`: rows in the data files the snapshot added.
     pub added_records: Option<i64>,
+    /// Summary `deleted-records`: rows in the data files the snapshot removed.
     pub deleted_records: Option<i64>,
+    /// Summary `added-data-files`: data files the snapshot added.
     pub added_data_files: Option<i64>,
+    /// Summary `deleted-data-files`: data files the snapshot removed.
     pub deleted_data_files: Option<i64>,
+    /// Summary `added-delete-files`: delete files (position, equality, deletion vectors) added.
     pub added_delete_files: Option<i64>,
+    /// Summary `removed-delete-files`: delete files the snapshot removed.
     pub removed_delete_files: Option<i64>,
+    /// Summary `added-position-deletes`: position-delete rows in the delete files added.
     pub added_position_deletes: Option<i64>,
+    /// Summary `added-equality-deletes`: equality-delete rows in the delete files added.
     pub added_equality_deletes: Option<i64>,
+    /// Summary `total-records`: rows in all the table's data files after the snapshot (deletes not
+    /// applied).
     pub total_records: Option<i64>,
+    /// Summary `total-data-files`: data files in the table after the snapshot.
     pub total_data_files: Option<i64>,
+    /// Summary `total-delete-files`: delete files in the table after the snapshot.
     pub total_delete_files: Option<i64>,
+    /// Summary `total-position-deletes`: position-delete rows in the table after the snapshot.
     pub total_position_deletes: Option<i64>,
+    /// Summary `total-equality-deletes`: equality-delete rows in the table after the snapshot.
     pub total_equality_deletes: Option<i64>,
+    /// Summary `total-files-size`: the size of all data and delete files after the snapshot, in
+    /// bytes.
     pub total_files_size: Option<i64>,
     /// Names of the refs pointing at this snapshot.
     pub refs: Vec<String>,
@@ -72,8 +107,11 @@ pub struct SnapshotInfo {
 /// A schema version.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SchemaInfo {
+    /// The schema id (`schema-id`).
     pub id: i32,
+    /// The top-level fields, in order.
     pub fields: Vec<FieldInfo>,
+    /// The field ids of the row identifier (`identifier-field-ids`); empty when there is none.
     pub identifier_field_ids: Vec<i32>,
     /// Changes from the previous schema (by id); empty for the first.
     pub changes: Vec<SchemaChange>,
@@ -82,13 +120,17 @@ pub struct SchemaInfo {
 /// A top-level field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FieldInfo {
+    /// The field id.
     pub id: i32,
+    /// The field's name in this schema version.
     pub name: String,
     /// The type as Iceberg writes it (`long`, `decimal(9, 2)`, `list<string>`, ...).
     pub type_name: String,
+    /// Whether the field is non-null (`required`).
     pub required: bool,
     /// Part of the row identifier.
     pub identifier: bool,
+    /// The field's comment (`doc`), if any.
     pub doc: Option<String>,
 }
 
@@ -96,13 +138,17 @@ pub struct FieldInfo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChangeKind {
+    /// A field this schema has and the previous one had not (a new field id).
     Added,
+    /// A field the previous schema had and this one has not.
     Dropped,
+    /// The same field id under a new name.
     Renamed,
     /// A type promotion (`int` → `long`, wider decimal, ...).
     Retyped,
     /// Required ↔ optional.
     Nullability,
+    /// The field's comment (`doc`) was added, changed or removed.
     Comment,
     /// The identifier fields (row key) changed.
     Identifier,
@@ -126,27 +172,37 @@ impl ChangeKind {
 /// One change, with a sentence describing it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SchemaChange {
+    /// What kind of change it is.
     pub kind: ChangeKind,
+    /// The field id it concerns (`None` for a change of the identifier fields).
     pub field_id: Option<i32>,
+    /// A sentence for display, e.g. `id: int → long` or `a → b (id 3)`.
     pub text: String,
 }
 
 /// A partition spec.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SpecInfo {
+    /// The spec id (`spec-id`).
     pub id: i32,
+    /// Whether new data files are written with this spec (it is `default-spec-id`).
     pub is_default: bool,
+    /// The partition fields, in order; empty for an unpartitioned spec.
     pub fields: Vec<SpecFieldInfo>,
 }
 
 /// `transform(source)` named `name`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SpecFieldInfo {
+    /// The partition field's id (`field-id`, from 1000).
     pub field_id: i32,
+    /// The partition field's name in the partition tuple.
     pub name: String,
+    /// The field id of the source column (`source-id`).
     pub source_id: i32,
     /// Name of the source column in the current schema (else in the newest schema holding it).
     pub source_name: Option<String>,
+    /// The transform as written (`identity`, `bucket[16]`, `day`, ...).
     pub transform: String,
 }
 

@@ -13,8 +13,11 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Content {
+    /// Data files: the table's rows (content 0).
     Data,
+    /// Position delete files or v3 deletion vectors: rows deleted by file and position (content 1).
     PositionDeletes,
+    /// Equality delete files: rows deleted where the equality columns match (content 2).
     EqualityDeletes,
 }
 
@@ -44,17 +47,21 @@ impl From<DataContentType> for Content {
 pub struct FileInfo {
     /// Store key (re-rooted onto the table folder).
     pub key: String,
+    /// Whether it holds rows or deletes (the manifest entry's `content`).
     pub content: Content,
     /// `PARQUET`, `AVRO`, `ORC`, `PUFFIN`.
     pub format: String,
+    /// The id of the partition spec the file was written with (its manifest's).
     pub spec_id: i32,
     /// `ts_month=2024-01/cat=a` (empty for an unpartitioned spec).
     pub partition: String,
+    /// The file's row count (`record_count`; delete rows for a delete file).
     pub record_count: i64,
+    /// The file's size in bytes (`file_size_in_bytes`).
     pub size: i64,
     /// Data sequence number.
     pub sequence_number: i64,
-    /// The snapshot that added the file.
+    /// The snapshot that added the file (the manifest entry's `snapshot_id`).
     pub snapshot_id: i64,
     /// Equality delete files: the field ids they match on.
     pub equality_ids: Vec<i32>,
@@ -63,24 +70,38 @@ pub struct FileInfo {
 /// A manifest of the snapshot's manifest list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ManifestInfo {
+    /// The manifest's store key (re-rooted onto the table folder).
     pub key: String,
+    /// The manifest's size in bytes (`manifest_length`; 0 when the list lacks it).
     pub length: i64,
+    /// The id of the partition spec its files were written with (`partition_spec_id`).
     pub spec_id: i32,
+    /// Whether the manifest lists data files or delete files.
     pub content: Content,
+    /// The data sequence number of the commit that added the manifest (0 in v1 tables).
     pub sequence_number: i64,
+    /// The snapshot that added the manifest (`added_snapshot_id`).
     pub added_snapshot_id: i64,
+    /// Entries with status ADDED (`added_files_count`; `None`: not written).
     pub added_files: Option<i32>,
+    /// Entries with status EXISTING (`existing_files_count`; `None`: not written).
     pub existing_files: Option<i32>,
+    /// Entries with status DELETED (`deleted_files_count`; `None`: not written).
     pub deleted_files: Option<i32>,
+    /// Rows in the ADDED files (`added_rows_count`; `None`: not written).
     pub added_rows: Option<i64>,
+    /// Rows in the EXISTING files (`existing_rows_count`; `None`: not written).
     pub existing_rows: Option<i64>,
+    /// Rows in the DELETED files (`deleted_rows_count`; `None`: not written).
     pub deleted_rows: Option<i64>,
 }
 
 /// Everything the Files tab shows of one snapshot.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SnapshotFiles {
+    /// The snapshot listed (`None`: the table has no snapshot, so nothing is listed).
     pub snapshot_id: Option<i64>,
+    /// The manifests of the snapshot's manifest list, in its order.
     pub manifests: Vec<ManifestInfo>,
     /// Live files, data first, then by partition and key.
     pub files: Vec<FileInfo>,

@@ -1,11 +1,13 @@
 //! Apache Iceberg tables (format v1/v2): metadata, manifests, scan planning, deletes, time travel,
-//! and writes in the Hadoop catalog layout ([`write`]): create, append, upsert, overwrite,
+//! and writes in the Hadoop catalog layout ([`mod@write`]): create, append, upsert, overwrite,
 //! copy-on-write DELETE/UPDATE, schema, partition-spec and property evolution; tables of an
 //! Iceberg REST catalog ([`rest`]) read and written the same way.
 //!
 //! Everything reads through [`lakescope_storage::ObjectStore`]. Absolute URIs in metadata are
 //! re-rooted onto the table's folder ([`location::Relocator`]). Data files are decoded by the
 //! shared readers of `lakescope-paimon` and matched to the read schema by field id.
+
+#![warn(missing_docs)]
 
 pub mod convert;
 pub mod defaults;

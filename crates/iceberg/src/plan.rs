@@ -21,6 +21,7 @@ pub struct FileEntry {
 /// A data file to read, with the delete files that apply to it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileTask {
+    /// The data file to read.
     pub data: FileEntry,
     /// Position delete files (and deletion vectors) with sequence number ≥ the data file's.
     pub position_deletes: Vec<FileEntry>,
@@ -31,6 +32,7 @@ pub struct FileTask {
 /// What a snapshot reads.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ScanPlan {
+    /// One task per live data file of the snapshot.
     pub tasks: Vec<FileTask>,
 }
 

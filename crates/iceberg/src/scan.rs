@@ -24,7 +24,10 @@ pub struct ReadRequest {
 /// Rows read, with their schema.
 #[derive(Debug, Clone)]
 pub struct ReadOutput {
+    /// The Arrow schema of the rows: the requested columns in order (all columns of the read
+    /// schema when none were asked for), UUID columns as canonical text.
     pub schema: SchemaRef,
+    /// The rows, with deletes applied.
     pub batches: Vec<RecordBatch>,
 }
 

@@ -67,7 +67,9 @@ impl std::fmt::Display for SnapshotSelector {
 /// What a ref is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefKind {
+    /// `branch`: a ref that commits can move forward (`main` is the table's main branch).
     Branch,
+    /// `tag`: a ref fixed on one snapshot.
     Tag,
 }
 

@@ -1,5 +1,7 @@
 //! Decodes whole in-memory ORC files with orc-rust: the wanted top-level columns as Arrow batches.
 
+#![warn(missing_docs)]
+
 use arrow_array::RecordBatch;
 use bytes::{Buf, Bytes};
 use orc_rust::projection::ProjectionMask;

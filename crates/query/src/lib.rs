@@ -1,5 +1,7 @@
 //! DataFusion as lakescope's query engine: runs the SELECTs of Flink SQL over Arrow batches from lakescope's scans.
 
+#![warn(missing_docs)]
+
 mod functions;
 
 use arrow_schema::SchemaRef;

@@ -418,7 +418,7 @@ pub enum Statement {
     CreateTable(Box<CreateTable>),
     /// ALTER TABLE.
     AlterTable(AlterTable),
-    /// DROP [TEMPORARY] TABLE.
+    /// `DROP [TEMPORARY] TABLE`.
     DropTable {
         /// TEMPORARY.
         temporary: bool,

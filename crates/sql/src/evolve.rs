@@ -374,7 +374,7 @@ fn rename_in_options(options: &mut BTreeMap<String, String>, from: &str, to: &st
     }
 }
 
-/// The schema after `alter` (call [`crate::validate`] with the old schema first): `id` + 1 and
+/// The schema after `alter` (call [`crate::validate()`] with the old schema first): `id` + 1 and
 /// the change applied as Flink's Paimon catalog does. RENAME TO and DROP PARTITION do not change
 /// the schema: for them the old schema is returned unchanged (same id), so nothing is committed.
 /// `time_millis` is left for the committer to set.

@@ -3,6 +3,8 @@
 //!
 //! No IO: the engine resolves catalogs and tables and passes existing schemas in.
 
+#![warn(missing_docs)]
+
 pub mod ast;
 mod cursor;
 pub mod dialect;

@@ -31,9 +31,13 @@ impl DataContentType {
 /// The format of a data or delete file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FileFormat {
+    /// `PARQUET`: Apache Parquet.
     Parquet,
+    /// `AVRO`: Apache Avro object-container files.
     Avro,
+    /// `ORC`: Apache ORC.
     Orc,
+    /// `PUFFIN`: a Puffin file; in a manifest, it holds v3 deletion vectors.
     Puffin,
 }
 
@@ -52,34 +56,59 @@ impl FileFormat {
 /// One entry of a manifest list: a manifest file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestFile {
+    /// `manifest_path`: the manifest file's location (absolute URI as written).
     pub manifest_path: String,
+    /// `manifest_length`: the manifest file's size in bytes (0 when the entry lacks it).
     pub manifest_length: i64,
+    /// `partition_spec_id`: the id of the partition spec the manifest's files were written with
+    /// (0 when the entry lacks it, as in some v1 lists).
     pub partition_spec_id: i32,
-    /// Data or deletes (v1: always data).
+    /// `content`: whether the manifest lists data files or delete files (v1: always data).
     pub content: DataContentType,
-    /// Sequence number of the commit that added the manifest (v1: 0).
+    /// `sequence_number`: the data sequence number of the commit that added the manifest; its
+    /// ADDED entries with a null sequence number inherit it. v2+; 0 in v1.
     pub sequence_number: i64,
+    /// `min_sequence_number`: the smallest data sequence number of the manifest's live files;
+    /// v2+, in v1 the manifest's `sequence_number` (0).
     pub min_sequence_number: i64,
+    /// `added_snapshot_id`: the snapshot that added the manifest; its entries with a null
+    /// `snapshot_id` inherit it.
     pub added_snapshot_id: i64,
+    /// `added_files_count`: how many entries have status ADDED (`None`: not written).
     pub added_files_count: Option<i32>,
+    /// `existing_files_count`: how many entries have status EXISTING (`None`: not written).
     pub existing_files_count: Option<i32>,
+    /// `deleted_files_count`: how many entries have status DELETED (`None`: not written).
     pub deleted_files_count: Option<i32>,
+    /// `added_rows_count`: the sum of `record_count` of the ADDED files (`None`: not written).
     pub added_rows_count: Option<i64>,
+    /// `existing_rows_count`: the sum of `record_count` of the EXISTING files (`None`: not
+    /// written).
     pub existing_rows_count: Option<i64>,
+    /// `deleted_rows_count`: the sum of `record_count` of the DELETED files (`None`: not written).
     pub deleted_rows_count: Option<i64>,
-    /// v3 row lineage: the first row id of the manifest's data files without their own.
+    /// `first_row_id` (v3 row lineage): the first row id of the manifest's data files without
+    /// their own; `None` before v3.
     pub first_row_id: Option<i64>,
 }
 
 /// A partition or bound value, as stored in a manifest.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Literal {
+    /// A `boolean` value.
     Boolean(bool),
+    /// An `int` value, or a `date` (days since 1970-01-01).
     Int(i32),
+    /// A `long` value, or a `time` or a timestamp of any kind (microseconds, nanoseconds for the v3
+    /// `_ns` types).
     Long(i64),
+    /// A `float` value.
     Float(f32),
+    /// A `double` value.
     Double(f64),
+    /// A `string` value, or a `uuid` written as an Avro `uuid` string.
     String(String),
+    /// A `binary` or `fixed[L]` value (and a `uuid` stored as 16 bytes).
     Bytes(Vec<u8>),
     /// Unscaled decimal value.
     Decimal(i128),
@@ -88,43 +117,61 @@ pub enum Literal {
 /// Status of a manifest entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
+    /// 0, EXISTING: the file was already in the table and is carried over from an earlier manifest.
     Existing,
+    /// 1, ADDED: the snapshot that wrote this manifest added the file.
     Added,
+    /// 2, DELETED: the snapshot that wrote this manifest removed the file (kept as a tombstone).
     Deleted,
 }
 
 /// One entry of a manifest: a data or delete file with its status and sequence numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ManifestEntry {
+    /// `status`: whether this manifest's snapshot added, kept or removed the file.
     pub status: Status,
-    /// Inherited from the manifest when null.
+    /// `snapshot_id`: the snapshot that added or removed the file (null: inherited from the
+    /// manifest's `added_snapshot_id`).
     pub snapshot_id: i64,
-    /// Data sequence number (inherited from the manifest when null).
+    /// `sequence_number`: the data sequence number of the file's rows, which decides which
+    /// delete files apply to it (null: inherited from the manifest; 0 in v1).
     pub sequence_number: i64,
-    /// File sequence number (inherited from the manifest when null).
+    /// `file_sequence_number`: the sequence number of the commit that added the file, even when
+    /// it kept an older data sequence number (null: inherited from the manifest; 0 in v1).
     pub file_sequence_number: i64,
+    /// `data_file`: the file itself.
     pub data_file: DataFile,
 }
 
 /// A data or delete file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DataFile {
+    /// `content`: data, position deletes or equality deletes (always data in v1).
     pub content: DataContentType,
-    /// Absolute URI as written.
+    /// `file_path`: the file's location (absolute URI as written).
     pub file_path: String,
+    /// `file_format`: the file's format (`file_format`, e.g. `PARQUET`).
     pub file_format: FileFormat,
-    /// Partition tuple in the order of the manifest's spec fields (`None`: null).
+    /// `partition`: the partition tuple, `(name, value)` in the order of the manifest's spec
+    /// fields (`None`: null).
     pub partition: Vec<(String, Option<Literal>)>,
+    /// `record_count`: the number of rows in the file (of deletes in a delete file).
     pub record_count: i64,
+    /// `file_size_in_bytes`: the file's total size in bytes.
     pub file_size_in_bytes: i64,
-    /// Field ids of an equality delete file.
+    /// `equality_ids`: the field ids an equality delete file matches rows on (empty otherwise).
     pub equality_ids: Vec<i32>,
-    /// v3: the data file a position delete file / deletion vector applies to.
+    /// `referenced_data_file`: the one data file a position delete file or deletion vector
+    /// applies to, when it applies to one file only (v2+, optional; always set for v3 deletion
+    /// vectors).
     pub referenced_data_file: Option<String>,
-    /// v3 deletion vectors: blob offset and length in the Puffin file.
+    /// `content_offset` (v3 deletion vectors): where the deletion-vector blob starts in the
+    /// Puffin file, in bytes.
     pub content_offset: Option<i64>,
+    /// `content_size_in_bytes` (v3 deletion vectors): the blob's length in bytes.
     pub content_size_in_bytes: Option<i64>,
-    /// v3 row lineage: the `_row_id` of the file's first row (inherited, see [`read_manifest`]).
+    /// `first_row_id` (v3 row lineage): the `_row_id` of the file's first row (inherited when
+    /// null, see [`read_manifest`]).
     pub first_row_id: Option<i64>,
 }
 

@@ -6,13 +6,23 @@ use super::types::Type;
 /// A partition transform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transform {
+    /// `identity`: the source value itself.
     Identity,
+    /// `bucket[N]`: a hash bucket, 0 to N-1: the value's 32-bit Murmur3 hash (as the spec defines
+    /// it per type), made non-negative, modulo N.
     Bucket(u32),
+    /// `truncate[W]`: the value cut to width W: integers and decimals rounded down to a multiple of
+    /// W, strings to W characters, binary to W bytes.
     Truncate(u32),
+    /// `year`: years since 1970 of a date or timestamp.
     Year,
+    /// `month`: months since 1970-01 of a date or timestamp.
     Month,
+    /// `day`: the date of a date or timestamp (days since 1970-01-01).
     Day,
+    /// `hour`: hours since 1970-01-01T00:00 of a timestamp.
     Hour,
+    /// `void`: always null (how a v1 table drops a partition field).
     Void,
 }
 

@@ -9,13 +9,15 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Schema {
-    /// Schema id (v1 metadata may omit it: 0).
+    /// `schema-id`: the schema's id, which `current-schema-id` and snapshots refer to (v1
+    /// metadata may omit it: 0).
     #[serde(default)]
     pub schema_id: i32,
-    /// Field ids of the row identifier (primary key), if any.
+    /// `identifier-field-ids`: the field ids whose values identify a row (the primary key of an
+    /// upsert table); empty when the table has none.
     #[serde(default)]
     pub identifier_field_ids: Vec<i32>,
-    /// Top-level fields.
+    /// `fields`: the top-level columns, in order.
     pub fields: Vec<NestedField>,
 }
 
@@ -56,28 +58,29 @@ impl Serialize for Schema {
 /// A field of a struct, identified by its id across schema versions.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct NestedField {
-    /// Field id: stable across renames and type promotions.
+    /// `id`: the field id, unique in the table and stable across renames and type promotions;
+    /// data files name columns by it.
     pub id: i32,
-    /// Current name.
+    /// `name`: the field's current name.
     pub name: String,
-    /// Whether the field is required (non-null).
+    /// `required`: whether the field is non-null (`false`: optional).
     #[serde(default)]
     pub required: bool,
-    /// The type.
+    /// `type`: the field's type.
     #[serde(rename = "type")]
     pub field_type: Type,
-    /// Comment.
+    /// `doc`: the field's comment, if it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
-    /// v3: the value of rows in data files written before the field existed (JSON single-value
-    /// serialisation; `None`: null). Decoded by [`crate::defaults`].
+    /// `initial-default` (v3): the value of rows in data files written before the field existed
+    /// (JSON single-value serialisation; `None`: null). Decoded by [`crate::defaults`].
     #[serde(
         rename = "initial-default",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub initial_default: Option<Value>,
-    /// v3: the value writers use when a write does not supply the field.
+    /// `write-default` (v3): the value writers use when a write does not supply the field.
     #[serde(
         rename = "write-default",
         default,
@@ -89,36 +92,68 @@ pub struct NestedField {
 /// An Iceberg type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Type {
+    /// `boolean`: true or false.
     Boolean,
+    /// `int`: a 32-bit signed integer.
     Int,
+    /// `long`: a 64-bit signed integer (an `int` column may be promoted to it).
     Long,
+    /// `float`: a 32-bit IEEE 754 floating point number.
     Float,
+    /// `double`: a 64-bit IEEE 754 floating point number (a `float` column may be promoted to it).
     Double,
+    /// `decimal(P, S)`: a fixed-point decimal number.
     Decimal {
+        /// `P`: the number of decimal digits in all, 1 to 38.
         precision: u8,
+        /// `S`: how many of those digits follow the decimal point (at most `P`).
         scale: u8,
     },
+    /// `date`: a calendar date without time or zone, stored as days since 1970-01-01.
     Date,
+    /// `time`: a time of day without date or zone, in microseconds since midnight.
     Time,
+    /// `timestamp`: a date and time without zone (local date-time), in microseconds since
+    /// 1970-01-01T00:00.
     Timestamp,
+    /// `timestamptz`: an instant, stored as microseconds since 1970-01-01T00:00Z (UTC); the zone
+    /// it was written in is not kept.
     Timestamptz,
+    /// `timestamp_ns` (v3): like `timestamp`, in nanoseconds.
     TimestampNs,
+    /// `timestamptz_ns` (v3): like `timestamptz`, in nanoseconds.
     TimestamptzNs,
+    /// `string`: UTF-8 text of any length.
     String,
+    /// `uuid`: a universally unique identifier, 16 bytes.
     Uuid,
+    /// `fixed[L]`: a byte array of exactly `L` bytes (the number).
     Fixed(u32),
+    /// `binary`: a byte array of any length.
     Binary,
+    /// `struct`: a tuple of named, typed fields, each with its own field id (the `fields` of the
+    /// JSON object).
     Struct(Vec<NestedField>),
+    /// `list`: a list of values of one type.
     List {
+        /// `element-id`: the field id of the list's elements.
         element_id: i32,
+        /// `element`: the elements' type.
         element: Box<Type>,
+        /// `element-required`: whether elements are non-null.
         element_required: bool,
     },
+    /// `map`: key/value pairs; keys are never null.
     Map {
+        /// `key-id`: the field id of the keys.
         key_id: i32,
+        /// `key`: the keys' type.
         key: Box<Type>,
+        /// `value-id`: the field id of the values.
         value_id: i32,
+        /// `value`: the values' type.
         value: Box<Type>,
+        /// `value-required`: whether values are non-null.
         value_required: bool,
     },
     /// v3 `variant`, `geometry`, `unknown` and other types this reader does not decode.

@@ -35,9 +35,9 @@ pub struct IcebergTableDefinition {
 
 /// The Iceberg type of a Flink type; nested field ids are taken from `next_id`.
 ///
-/// TINYINT/SMALLINT widen to int, CHAR/VARCHAR/STRING become string, BINARY(n) fixed[n],
+/// TINYINT/SMALLINT widen to int, CHAR/VARCHAR/STRING become string, BINARY(n) `fixed[n]`,
 /// TIMESTAMP(p ≤ 6) timestamp (µs), TIMESTAMP_LTZ timestamptz, p > 6 the `_ns` variants,
-/// MULTISET<T> map<T, int> — the mapping of Iceberg's `FlinkSchemaUtil`.
+/// `MULTISET<T>` `map<T, int>` — the mapping of Iceberg's `FlinkSchemaUtil`.
 pub fn iceberg_type(t: &DataType, next_id: &mut i32) -> Result<Type> {
     let mut fresh = || {
         *next_id += 1;

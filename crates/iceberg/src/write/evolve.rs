@@ -15,7 +15,9 @@ use std::collections::BTreeMap;
 /// Where an added column goes (default: last).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ColumnPosition {
+    /// Before every other top-level column.
     First,
+    /// Right after the top-level column of this name.
     After(String),
 }
 
@@ -24,19 +26,37 @@ pub enum ColumnPosition {
 pub enum SchemaChange {
     /// A new optional column (Iceberg cannot add a required column to existing rows).
     Add {
+        /// The new top-level column's name (it must not exist yet).
         name: String,
+        /// Its type, which must be nullable; nested types get new field ids inside too.
         data_type: DataType,
+        /// Its comment (the field's `doc`), if any.
         doc: Option<String>,
+        /// Where it goes among the top-level columns (`None`: last).
         position: Option<ColumnPosition>,
     },
     /// A new name for a column (same field id).
-    Rename { from: String, to: String },
+    Rename {
+        /// The top-level column's current name.
+        from: String,
+        /// Its new name (no other column may have it).
+        to: String,
+    },
     /// The column leaves the schema (its id is never reused).
-    Drop { name: String },
+    Drop {
+        /// The top-level column's name; it may not be an identifier field, a source of the
+        /// current partition spec or the only column.
+        name: String,
+    },
     /// A type promotion: int → long, float → double, decimal(P, S) → decimal(P', S) with
     /// P' ≥ P; also a required column (not an identifier field) made optional when `data_type`
     /// is nullable.
-    Update { name: String, data_type: DataType },
+    Update {
+        /// The top-level column's name.
+        name: String,
+        /// Its new type (and nullability).
+        data_type: DataType,
+    },
 }
 
 /// One change of the partition spec.
@@ -44,14 +64,22 @@ pub enum SchemaChange {
 pub enum SpecChange {
     /// Partition also by `transform(column)`.
     Add {
+        /// The top-level source column's name.
         column: String,
+        /// The transform applied to it; the new field is named as Java names it
+        /// ([`Transform::field_name`]).
         transform: Transform,
     },
     /// Stop partitioning by the field named `name`.
-    Remove { name: String },
+    Remove {
+        /// The partition field's name in the current spec (e.g. `ts_day`).
+        name: String,
+    },
     /// Stop partitioning by `transform(column)`, whatever its field is named.
     RemoveTerm {
+        /// The top-level source column's name.
         column: String,
+        /// The transform of the partition field to remove.
         transform: Transform,
     },
 }

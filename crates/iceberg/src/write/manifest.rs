@@ -13,11 +13,15 @@ use serde_json::{json, Value as Json};
 /// A data or delete file written by this commit, as its manifest entry describes it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewFile {
+    /// Data, position deletes or equality deletes (the entry's `content`).
     pub content: DataContentType,
     /// Absolute URI (under the table location).
     pub path: String,
+    /// The file's partition values, in the order of the spec's fields.
     pub partition: PartitionTuple,
+    /// The number of rows in the file (`record_count`).
     pub record_count: i64,
+    /// The file's size in bytes (`file_size_in_bytes`).
     pub file_size_in_bytes: i64,
     /// Field ids of an equality delete file (empty otherwise).
     pub equality_ids: Vec<i32>,
@@ -170,9 +174,14 @@ fn write_avro(
 
 /// What a manifest is written for: the table schema and partition spec it describes.
 pub struct ManifestContext<'a> {
+    /// The table schema, written into the manifest's Avro metadata (`schema`, `schema-id`).
     pub schema: &'a Schema,
+    /// The partition spec of the files, written into the metadata (`partition-spec`,
+    /// `partition-spec-id`).
     pub spec: &'a PartitionSpec,
+    /// The spec's fields resolved against the schema: they shape the `partition` record.
     pub fields: &'a [SpecField],
+    /// The committing snapshot's id, written as each entry's `snapshot_id`.
     pub snapshot_id: i64,
 }
 
@@ -361,8 +370,11 @@ pub fn rewrite_manifest(
 
 /// Where a manifest list is written: the snapshot and its parent.
 pub struct ListContext {
+    /// The snapshot's id (the list's `snapshot-id` metadata).
     pub snapshot_id: i64,
+    /// Its parent's id (`parent-snapshot-id`; `None`: not written, a first snapshot).
     pub parent_snapshot_id: Option<i64>,
+    /// The snapshot's data sequence number (`sequence-number`).
     pub sequence_number: i64,
 }
 

@@ -16,10 +16,13 @@ pub type PartitionTuple = Vec<Option<Literal>>;
 /// One field of a partition spec, resolved against the schema.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpecField {
+    /// The partition field's id (`field-id`).
     pub field_id: i32,
+    /// The partition field's name (the key in folder names and the Avro partition record).
     pub name: String,
     /// Index of the source column among the schema's top-level fields.
     pub source_index: usize,
+    /// The transform that makes the partition value from the source value.
     pub transform: Transform,
     /// Type of the partition values.
     pub result_type: Type,

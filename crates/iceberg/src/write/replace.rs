@@ -53,6 +53,8 @@ pub async fn overwrite(
 pub struct LiveFiles {
     /// The table at the metadata the files were planned from.
     pub table: Table,
+    /// The current snapshot's data files, each with the delete files that apply to it (empty
+    /// for a table without snapshots).
     pub tasks: Vec<FileTask>,
 }
 

@@ -9,10 +9,15 @@ use std::cmp::Ordering;
 /// Metrics of the columns of one file, by field id.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ColumnStats {
+    /// `value_counts`: `(field id, values in the column, nulls included)` for each top-level
+    /// column.
     pub value_counts: Vec<(i32, i64)>,
+    /// `null_value_counts`: `(field id, null values in the column)` for each top-level column.
     pub null_value_counts: Vec<(i32, i64)>,
-    /// Bounds in the spec's single-value binary form.
+    /// `lower_bounds`: `(field id, smallest non-null value)` in the spec's single-value binary
+    /// form, for the columns whose type has bounds here and that hold a non-null value.
     pub lower_bounds: Vec<(i32, Vec<u8>)>,
+    /// `upper_bounds`: `(field id, largest non-null value)`, like `lower_bounds`.
     pub upper_bounds: Vec<(i32, Vec<u8>)>,
 }
 
