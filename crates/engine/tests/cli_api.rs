@@ -74,7 +74,7 @@ fn filters_and_incremental_ranges_parse_or_name_what_is_wrong() {
 #[test]
 fn a_script_splits_into_numbered_statements_as_a_session_runs_them() {
     let script = "CREATE DATABASE d;\nUSE d;\n  SELECT 1";
-    let numbered: Vec<(usize, u32)> = statements(script)
+    let numbered: Vec<(usize, u64)> = statements(script)
         .iter()
         .map(|p| (p.number, p.pos.line))
         .collect();
