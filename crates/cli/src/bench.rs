@@ -5,50 +5,32 @@
 use arrow_array::builder::StringBuilder;
 use arrow_array::{ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use lakescope_engine::checksum::touch;
-use lakescope_engine::write::{insert_into_table, Definition as TableDefinition};
+use lakescope_engine::checksum::touch_table;
+use lakescope_engine::scan::parse_filter;
+use lakescope_engine::write::{
+    definition_from_arrow, insert_into_table, Definition as TableDefinition, SystemEnv,
+};
 use lakescope_engine::{Catalog, TableRef};
-use lakescope_paimon::predicate::parse::parse as parse_filter;
-use lakescope_paimon::scan::{plan, plan_filtered, PartitionFilter};
-use lakescope_paimon::spec::types::{DataType as PaimonType, TypeKind, MAX_LENGTH};
-use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
-use lakescope_paimon::write::SystemEnv;
 use std::sync::Arc;
 
-/// Streams the whole table (latest snapshot or `snapshot`) split by split through
-/// [`touch`], and returns the JSON line to print (rows, checksum, in-process seconds).
+/// Streams the whole table (latest snapshot or `snapshot`) batch by batch through the
+/// engine's checksum ([`touch_table`]), and returns the JSON line to print (rows, checksum,
+/// in-process seconds).
 pub async fn bench_read(
     catalog: &Catalog,
     table_ref: &TableRef,
     snapshot: Option<i64>,
     started: std::time::Instant,
 ) -> Result<serde_json::Value, String> {
-    let err = |e: lakescope_paimon::Error| e.to_string();
-    let table = catalog
-        .open_table(table_ref)
+    let touched = touch_table(catalog, table_ref, snapshot)
         .await
         .map_err(|e| e.to_string())?;
-    let snapshot = match snapshot {
-        Some(id) => Some(table.snapshot(id).await.map_err(err)?),
-        None => table.latest_snapshot().await.map_err(err)?,
-    };
-    let request = ReadRequest::default();
-    let mut reader = SnapshotReader::open(&table, snapshot.as_ref(), &request)
-        .await
-        .map_err(err)?;
-    let (mut rows, mut checksum, mut batches) = (0u64, 0f64, 0usize);
-    while let Some(batch) = reader.next_batch().await {
-        let (r, c) = touch(&[batch.map_err(err)?]);
-        rows += r;
-        checksum += c;
-        batches += 1;
-    }
     Ok(serde_json::json!({
         "reader": concat!("lakescope-", env!("CARGO_PKG_VERSION")),
-        "rows": rows,
-        "batches": batches,
+        "rows": touched.rows,
+        "batches": touched.batches,
         "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
-        "checksum": checksum,
+        "checksum": touched.checksum,
     }))
 }
 
@@ -62,39 +44,29 @@ pub async fn bench_plan(
     filter: Option<&str>,
     runs: usize,
 ) -> Result<serde_json::Value, String> {
-    let err = |e: lakescope_paimon::Error| e.to_string();
+    let err = |e: lakescope_engine::Error| e.to_string();
     let predicate = filter.map(parse_filter).transpose().map_err(err)?;
     let (mut millis, mut last) = (Vec::new(), None);
     for _ in 0..runs.max(1) {
         let started = std::time::Instant::now();
-        let table = catalog
-            .open_table(table_ref)
+        let planned = catalog
+            .plan_scan(table_ref, snapshot, predicate.as_ref())
             .await
-            .map_err(|e| e.to_string())?;
-        let snapshot = match snapshot {
-            Some(id) => table.snapshot(id).await.map_err(err)?,
-            None => table
-                .latest_snapshot()
-                .await
-                .map_err(err)?
-                .ok_or_else(|| format!("{table_ref} has no snapshot"))?,
-        };
-        let planned = plan_filtered(&table, &snapshot, &PartitionFilter::All, predicate.as_ref())
-            .await
-            .map_err(err)?;
+            .map_err(err)?
+            .ok_or_else(|| format!("{table_ref} has no snapshot"))?;
         millis.push((started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0);
-        last = Some((snapshot.id, planned));
+        last = Some(planned);
     }
-    let Some((snapshot_id, planned)) = last else {
+    let Some(planned) = last else {
         return Err("no run".into());
     };
     let mut sorted = millis.clone();
     sorted.sort_by(f64::total_cmp);
     Ok(serde_json::json!({
         "planner": concat!("lakescope-", env!("CARGO_PKG_VERSION")),
-        "snapshot": snapshot_id,
-        "files": planned.file_count(),
-        "splits": planned.splits.len(),
+        "snapshot": planned.snapshot,
+        "files": planned.files,
+        "splits": planned.splits,
         "pruned_manifests": planned.pruned_manifests,
         "millis": millis,
         "median_millis": sorted[sorted.len() / 2],
@@ -145,21 +117,23 @@ impl JavaRandom {
     }
 }
 
-/// The table `PerfTool writepk` creates: `id BIGINT NOT NULL` primary key, `ver INT`,
-/// `qty BIGINT`, `price DOUBLE`, `name STRING`, `note STRING`, with its options.
-pub fn pk_upsert_definition() -> TableDefinition {
-    let string = TypeKind::VarChar(MAX_LENGTH);
-    let columns = [
-        (
-            "id",
-            PaimonType::nullable(TypeKind::BigInt).with_nullable(false),
-        ),
-        ("ver", PaimonType::nullable(TypeKind::Int)),
-        ("qty", PaimonType::nullable(TypeKind::BigInt)),
-        ("price", PaimonType::nullable(TypeKind::Double)),
-        ("name", PaimonType::nullable(string.clone())),
-        ("note", PaimonType::nullable(string)),
-    ];
+/// The columns of the table `PerfTool writepk` creates (`id BIGINT NOT NULL`, `ver INT`,
+/// `qty BIGINT`, `price DOUBLE`, `name STRING`, `note STRING`), as its rows are generated.
+fn pk_upsert_schema() -> SchemaRef {
+    let field = Field::new;
+    Arc::new(Schema::new(vec![
+        field("id", DataType::Int64, false),
+        field("ver", DataType::Int32, true),
+        field("qty", DataType::Int64, true),
+        field("price", DataType::Float64, true),
+        field("name", DataType::Utf8, true),
+        field("note", DataType::Utf8, true),
+    ]))
+}
+
+/// The table `PerfTool writepk` creates: [`pk_upsert_schema`] with primary key `id` and its
+/// options.
+pub fn pk_upsert_definition() -> Result<TableDefinition, String> {
     let options = [
         ("bucket", "4"),
         ("file.format", "parquet"),
@@ -169,19 +143,7 @@ pub fn pk_upsert_definition() -> TableDefinition {
         ("target-file-size", "1gb"),
         ("write-buffer-spillable", "false"),
     ];
-    TableDefinition {
-        columns: columns
-            .into_iter()
-            .map(|(n, t)| (n.to_string(), t, None))
-            .collect(),
-        partition_keys: Vec::new(),
-        primary_keys: vec!["id".to_string()],
-        options: options
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        comment: None,
-    }
+    definition_from_arrow(&pk_upsert_schema(), &["id"], &options).map_err(|e| e.to_string())
 }
 
 /// The rows of commit `commit` of `PerfTool writepk` (keys `k < keys` with `k % 5` in
@@ -197,22 +159,13 @@ pub struct PkUpsertRows {
 
 impl PkUpsertRows {
     pub fn new(commit: i32, keys: i64, batch_rows: usize) -> Self {
-        let field = Field::new;
-        let schema = Arc::new(Schema::new(vec![
-            field("id", DataType::Int64, false),
-            field("ver", DataType::Int32, true),
-            field("qty", DataType::Int64, true),
-            field("price", DataType::Float64, true),
-            field("name", DataType::Utf8, true),
-            field("note", DataType::Utf8, true),
-        ]));
         let mut rows = Self {
             commit,
             keys,
             next_key: 0,
             random: JavaRandom::new(1000 + commit as i64),
             batch_rows: batch_rows.max(1),
-            schema,
+            schema: pk_upsert_schema(),
         };
         rows.advance();
         rows
@@ -289,14 +242,13 @@ pub async fn bench_write(
     started: std::time::Instant,
 ) -> Result<serde_json::Value, String> {
     let s = |e: lakescope_engine::Error| e.to_string();
-    let p = |e: lakescope_paimon::Error| e.to_string();
     let env = SystemEnv::default();
     let write_start = std::time::Instant::now();
     catalog
         .create_table(
             &table_ref.database,
             &table_ref.table,
-            &pk_upsert_definition(),
+            &pk_upsert_definition()?,
         )
         .await
         .map_err(s)?;
@@ -313,28 +265,18 @@ pub async fn bench_write(
     }
     let write_seconds = write_start.elapsed().as_secs_f64();
     // Bytes of the data files of the last snapshot (what the commits wrote: no compaction).
-    let table = catalog.open_table(table_ref).await.map_err(s)?;
-    let snapshot = table
-        .latest_snapshot()
+    let plan = catalog
+        .plan_scan(table_ref, None, None)
         .await
-        .map_err(p)?
+        .map_err(s)?
         .ok_or_else(|| "no snapshot written".to_string())?;
-    let plan = plan(&table, &snapshot, &PartitionFilter::All)
-        .await
-        .map_err(p)?;
-    let files = plan.splits.iter().map(|s| s.files.len()).sum::<usize>();
-    let bytes = plan
-        .splits
-        .iter()
-        .flat_map(|s| &s.files)
-        .map(|f| f.file_size as u64)
-        .sum::<u64>();
+    let (files, bytes) = (plan.files, plan.data_bytes);
     let round = |v: f64, d: i32| (v * 10f64.powi(d)).round() / 10f64.powi(d);
     Ok(serde_json::json!({
         "writer": concat!("lakescope-", env!("CARGO_PKG_VERSION")),
         "rows": rows,
         "commits": commits,
-        "snapshot": snapshot.id,
+        "snapshot": plan.snapshot,
         "data_files": files,
         "data_bytes": bytes,
         "seconds": round(write_seconds, 3),

@@ -4,8 +4,8 @@
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use lakescope_engine::upload::{insert_file, insert_iceberg_file, FileKind, FileSource, Upload};
-use lakescope_paimon::write::SystemEnv;
+use lakescope_engine::upload::{FileKind, FileSource, Upload};
+use lakescope_engine::write::SystemEnv;
 
 /// Rows written per chunk (each chunk becomes its own level-0 files).
 const CHUNK_ROWS: usize = 65_536;
@@ -58,43 +58,27 @@ pub async fn run(args: &Args) -> Result<(), String> {
         table_name: &args.table,
         chunk_rows: CHUNK_ROWS,
     };
-    let env = SystemEnv::default();
     let source = InMemory(bytes.into());
-    let mut rows = 0;
-    let iceberg = catalog
-        .open_iceberg(&table_ref)
+    let inserted = catalog
+        .insert_file(
+            &table_ref,
+            &SystemEnv::default(),
+            &upload,
+            &source,
+            &mut |_| {},
+        )
         .await
         .map_err(|e| e.to_string())?;
-    if let Some(table) = iceberg {
-        let committed = insert_iceberg_file(&table, &env, &upload, &source, &mut |p| {
-            rows = p.rows_written
-        })
-        .await
-        .map_err(|e| e.to_string())?;
-        let snapshot = committed.metadata().current_snapshot_id;
-        println!(
-            "inserted {rows} rows into {}: snapshot {}",
-            args.table,
-            snapshot.map_or_else(|| "none".to_string(), |id| id.to_string())
-        );
-        return Ok(());
-    }
-    let table = catalog
-        .open_for_write(&table_ref)
-        .await
-        .map_err(|e| e.to_string())?;
-    let outcome = insert_file(&table, &env, &upload, &source, &mut |p| {
-        rows = p.rows_written
-    })
-    .await
-    .map_err(|e| e.to_string())?;
-    let races = match outcome.retries {
+    let races = match inserted.retries {
         0 => String::new(),
         n => format!(" (planned again after {n} lost race(s) with other writers)"),
     };
+    let snapshot = inserted
+        .snapshot
+        .map_or_else(|| "none".to_string(), |id| id.to_string());
     println!(
-        "inserted {rows} rows into {}: snapshot {}{races}",
-        args.table, outcome.snapshot.id
+        "inserted {} rows into {}: snapshot {snapshot}{races}",
+        inserted.rows, args.table
     );
     Ok(())
 }

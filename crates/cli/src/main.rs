@@ -8,12 +8,11 @@ mod sql;
 mod stores;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use lakescope_engine::scan::ScanRequest;
-use lakescope_engine::version::{iceberg_selector, paimon_diff};
+use lakescope_engine::scan::{parse_filter, ScanRequest};
+use lakescope_engine::table::{DiffRead, TableDiff};
 use lakescope_engine::{Catalog, CatalogAddress, CatalogSecrets, StoreOpener, TableRef, Version};
 use lakescope_storage::uri::StoreOptions;
 use std::process::ExitCode;
-use std::rc::Rc;
 
 #[derive(Parser)]
 #[command(name = "lakescope", version, about = "Look into Apache Paimon and Iceberg lakes", long_about = None)]
@@ -364,20 +363,17 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
         } => {
             let filter = filter
                 .as_deref()
-                .map(lakescope_paimon::predicate::parse::parse)
-                .transpose()
-                .map_err(|e| e.to_string())?;
-            let mode = incremental_mode
-                .as_deref()
-                .map(lakescope_paimon::incremental::IncrementalMode::parse)
+                .map(parse_filter)
                 .transpose()
                 .map_err(|e| e.to_string())?;
             let at = match (snapshot, tag, timestamp_millis) {
                 _ if incremental_between.is_some() => {
                     let between = incremental_between.unwrap_or_default();
-                    Version::incremental_between(&between, mode).ok_or_else(|| {
-                        format!("--incremental-between '{between}': expected START,END")
-                    })?
+                    Version::parse_incremental_between(&between, incremental_mode.as_deref())
+                        .map_err(|e| e.to_string())?
+                        .ok_or_else(|| {
+                            format!("--incremental-between '{between}': expected START,END")
+                        })?
                 }
                 _ if branch.is_some() => Version::Branch(branch.unwrap_or_default()),
                 (Some(id), _, _) => Version::SnapshotId(id),
@@ -507,76 +503,33 @@ async fn diff_and_print(
     let to_version = Version::parse_diff_side(to)
         .map_err(|e| format!("--to {to}: {e}"))?
         .ok_or_else(|| format!("--to {to}: not a snapshot"))?;
-    let catalog = open_catalog(warehouse).await?;
-    if let Some(table) = catalog
-        .open_iceberg(&table_ref)
+    let diff = open_catalog(warehouse)
+        .await?
+        .table(&table_ref)
         .await
         .map_err(|e| e.to_string())?
-    {
-        return iceberg_diff_and_print(
-            &table,
-            &table_ref,
-            from_version.as_ref(),
-            &to_version,
-            format,
-        )
-        .await;
+        .diff(&table_ref, from_version.as_ref(), &to_version, &mut |_| {})
+        .await
+        .map_err(|e| e.to_string())?;
+    print_diff(&diff, format)?;
+    let changed = diff.num_rows();
+    match diff.read {
+        DiffRead::Paimon { buckets, files } => eprintln!(
+            "{changed} changed rows; read {files} files in {buckets} (partition, bucket)s"
+        ),
+        DiffRead::Iceberg { files, skipped } => eprintln!(
+            "{changed} changed rows; read {files} data files, skipped {skipped} unchanged"
+        ),
     }
-    let paimon = catalog
-        .open_table(&table_ref)
-        .await
-        .map_err(|e| e.to_string())?;
-    let sides = paimon_diff(&Rc::new(paimon), from_version.as_ref(), &to_version)
-        .await
-        .map_err(|e| e.to_string())?;
-    let diff = lakescope_paimon::diff::diff_snapshots(&sides.table, sides.from.as_ref(), &sides.to)
-        .await
-        .map_err(|e| e.to_string())?;
-    print_diff(&diff.schema, &diff.batches, &diff.partitions, format)?;
-    eprintln!(
-        "{} changed rows; read {} files in {} (partition, bucket)s",
-        diff.num_rows(),
-        diff.files_read,
-        diff.buckets_read
-    );
-    Ok(())
-}
-
-/// `lakescope diff` of an Iceberg table.
-async fn iceberg_diff_and_print(
-    table: &lakescope_iceberg::Table,
-    table_ref: &TableRef,
-    from: Option<&Version>,
-    to: &Version,
-    format: Format,
-) -> Result<(), String> {
-    let selector = |v: &Version| iceberg_selector(table_ref, v).map_err(|e| e.to_string());
-    let a = from.map(selector).transpose()?;
-    let b = selector(to)?;
-    let diff = lakescope_iceberg::diff::diff_at(table, a.as_ref(), &b, &mut |_| {})
-        .await
-        .map_err(|e| e.to_string())?;
-    print_diff(&diff.schema, &diff.batches, &diff.partitions, format)?;
-    eprintln!(
-        "{} changed rows; read {} data files, skipped {} unchanged",
-        diff.num_rows(),
-        diff.files_read,
-        diff.files_skipped
-    );
     Ok(())
 }
 
 /// Writes the changed rows to stdout and the per-partition counts to stderr.
-fn print_diff(
-    schema: &arrow_schema::SchemaRef,
-    batches: &[arrow_array::RecordBatch],
-    partitions: &[lakescope_paimon::diff::PartitionCounts],
-    format: Format,
-) -> Result<(), String> {
+fn print_diff(diff: &TableDiff, format: Format) -> Result<(), String> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    output::write(&mut out, schema, batches, format).map_err(|e| e.to_string())?;
-    for p in partitions {
+    output::write(&mut out, &diff.schema, &diff.batches, format).map_err(|e| e.to_string())?;
+    for p in &diff.partitions {
         let values: Vec<String> = p.partition.iter().map(|v| v.to_string()).collect();
         eprintln!(
             "partition [{}]: {} inserted, {} deleted, {} updated",

@@ -2,6 +2,7 @@
 
 use crate::{output, Format};
 use lakescope_engine::session::{Outcome, Session};
+use lakescope_engine::write::SystemEnv;
 use lakescope_query::DataFusionEngine;
 use lakescope_storage::uri::StoreOptions;
 use std::rc::Rc;
@@ -45,7 +46,7 @@ pub async fn run(args: &Args, options: &StoreOptions) -> Result<(), String> {
             crate::catalog_settings().1,
         )),
         Rc::new(DataFusionEngine),
-        Rc::new(lakescope_paimon::write::SystemEnv::default()),
+        Rc::new(SystemEnv::default()),
     );
     if let Some(warehouse) = &args.warehouse {
         session

@@ -43,7 +43,7 @@ fn failed_statements(stderr: &str) -> BTreeSet<usize> {
 
 /// Numbers (from 1, in file order) of the statements expected to fail.
 fn expected_errors(script: &str) -> BTreeSet<usize> {
-    lakescope_sql::parse_script(script)
+    lakescope_engine::session::statements(script)
         .iter()
         .filter(|p| {
             let last = p.pos.line as usize + p.text.lines().count() - 1;

@@ -1,5 +1,6 @@
 //! The benchmarks' full-read checksum: row count plus every cell touched (numeric sums, string byte lengths).
 
+use crate::{Catalog, Result, TableRef};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
@@ -8,6 +9,47 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrowPrimitiveType, OffsetSizeTrait, RecordBatch};
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::DataType;
+use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
+
+/// What a full read touched ([`touch_table`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Touched {
+    /// Rows read.
+    pub rows: u64,
+    /// The [`touch`] checksum of every batch, summed.
+    pub checksum: f64,
+    /// Batches the reader produced.
+    pub batches: usize,
+}
+
+/// Reads the whole Paimon table `table_ref` names (at snapshot `snapshot`, `None`: the latest;
+/// a table without snapshots reads nothing) batch by batch through [`touch`], holding one
+/// batch at a time.
+pub async fn touch_table(
+    catalog: &Catalog,
+    table_ref: &TableRef,
+    snapshot: Option<i64>,
+) -> Result<Touched> {
+    let table = catalog.open_table(table_ref).await?;
+    let snapshot = match snapshot {
+        Some(id) => Some(table.snapshot(id).await?),
+        None => table.latest_snapshot().await?,
+    };
+    let mut reader =
+        SnapshotReader::open(&table, snapshot.as_ref(), &ReadRequest::default()).await?;
+    let mut touched = Touched {
+        rows: 0,
+        checksum: 0.0,
+        batches: 0,
+    };
+    while let Some(batch) = reader.next_batch().await {
+        let (rows, checksum) = touch(&[batch?]);
+        touched.rows += rows;
+        touched.checksum += checksum;
+        touched.batches += 1;
+    }
+    Ok(touched)
+}
 
 /// Row count and a checksum over every cell of `batches`, like the anchors' readers: the sum of
 /// every numeric column and the byte lengths of every string/binary column; other types count

@@ -12,6 +12,7 @@ pub mod csv_text;
 pub mod error;
 pub mod iceberg_ddl;
 pub mod iceberg_scan;
+pub mod plan;
 pub mod scan;
 pub mod session;
 pub mod table;

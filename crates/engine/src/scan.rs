@@ -5,6 +5,7 @@ use crate::{Catalog, Error, Result, TableRef};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use lakescope_paimon::incremental::{read_incremental, IncrementalRequest};
+use lakescope_paimon::predicate::Predicate;
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 
@@ -19,7 +20,14 @@ pub struct ScanRequest {
     pub limit: Option<usize>,
     /// Only rows where this holds (tables only; prunes partitions and files, then filters the
     /// merged rows).
-    pub filter: Option<lakescope_paimon::predicate::Predicate>,
+    pub filter: Option<Predicate>,
+}
+
+/// The filter of a [`ScanRequest`] (and of [`Catalog::plan_scan`]) from the text
+/// users type: `a = 'x' AND n >= 3`, `b IS NULL`, `c IN (1, 2)`, `s LIKE 'ab%'`; dates and
+/// timestamps as strings. The error names the offending token.
+pub fn parse_filter(text: &str) -> Result<Predicate> {
+    Ok(lakescope_paimon::predicate::parse::parse(text)?)
 }
 
 /// Rows read, with their schema.

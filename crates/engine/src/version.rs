@@ -173,6 +173,15 @@ impl Version {
         })
     }
 
+    /// `incremental-between` as users type it: `start,end` and the scan mode's name if given
+    /// (`auto`, `delta`, `changelog` or `diff`, as the table option
+    /// `incremental-between-scan-mode`); `Ok(None)` without the comma, an error naming an
+    /// unknown mode.
+    pub fn parse_incremental_between(text: &str, mode: Option<&str>) -> Result<Option<Version>> {
+        let mode = mode.map(IncrementalMode::parse).transpose()?;
+        Ok(Version::incremental_between(text, mode))
+    }
+
     /// The version of the app's URL query: the first of `snapshot=<id>`, `tag=<name>`,
     /// `branch=<name>`, `ts=<ms>` that `get` has (blank and unparsable values skipped), else
     /// [`Version::Latest`]; a snapshot or tag with a branch is the branch's own

@@ -11,6 +11,39 @@ use lakescope_paimon::write::{write, WriteEnv};
 
 pub use lakescope_paimon::commit::{CommitOutcome, Overwrite};
 pub use lakescope_paimon::write::schema::TableDefinition as Definition;
+/// The writers' environment of a native build: the system clock, random ids, blocking waits
+/// (a browser build has `browser_env::BrowserEnv`).
+#[cfg(not(target_arch = "wasm32"))]
+pub use lakescope_paimon::write::SystemEnv;
+
+/// The definition of a Paimon table whose columns are the fields of `schema` (each with the
+/// Paimon type of its Arrow type, as `CREATE TABLE AS` gives a query's columns: `Utf8` is
+/// `STRING`, a non-nullable field `NOT NULL`), with primary key `primary_keys` and `options`.
+pub fn definition_from_arrow(
+    schema: &arrow_schema::Schema,
+    primary_keys: &[&str],
+    options: &[(&str, &str)],
+) -> Result<Definition> {
+    let columns = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let kind = crate::session::paimon_type(f.name(), f.data_type(), f.is_nullable(), &[])
+                .map_err(crate::Error::Invalid)?;
+            Ok((f.name().clone(), kind, None))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Definition {
+        columns,
+        partition_keys: Vec::new(),
+        primary_keys: primary_keys.iter().map(|k| k.to_string()).collect(),
+        options: options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        comment: None,
+    })
+}
 
 impl Catalog {
     /// Creates a Paimon table `<database>.<name>`: writes `schema/schema-0` in a warehouse, or
@@ -106,7 +139,7 @@ impl Catalog {
         name: &str,
         def: &TableDefinition,
     ) -> Result<TableRef> {
-        let env = lakescope_paimon::write::SystemEnv::default();
+        let env = SystemEnv::default();
         self.create_table_with(&env, database, name, def).await
     }
 
@@ -122,7 +155,7 @@ impl Catalog {
         batches: &[RecordBatch],
         overwrite: Option<Overwrite>,
     ) -> Result<CommitOutcome> {
-        let env = lakescope_paimon::write::SystemEnv::default();
+        let env = SystemEnv::default();
         self.insert_with(&env, table, batches, overwrite).await
     }
 }

@@ -130,7 +130,7 @@ pub(super) fn null_column(t: &DataType, rows: usize) -> ArrayRef {
 
 /// The Paimon type of a query column: the source table's own type when the query passes a
 /// column through unchanged (keeps TIMESTAMP(3), VARCHAR(n), NOT NULL), else from Arrow.
-pub(super) fn paimon_type(
+pub(crate) fn paimon_type(
     name: &str,
     arrow: &ArrowType,
     nullable: bool,

@@ -21,6 +21,7 @@ pub use preview::PreviewOutcome;
 pub use report::{ReportColumn, ReportOutcome, StatementReport};
 
 use catalogs::SessionCatalog;
+pub(crate) use convert::paimon_type;
 use lakescope_paimon::write::WriteEnv;
 use lakescope_sql::{ErrorKind, Parsed, Pos, SqlError, Statement};
 use std::collections::BTreeMap;
@@ -240,7 +241,7 @@ impl Session {
         report: &mut dyn FnMut(&Parsed, &StatementResult<Outcome>),
     ) -> usize {
         let mut failed = 0;
-        for parsed in lakescope_sql::parse_script(script) {
+        for parsed in statements(script) {
             let result = self.execute(&parsed).await;
             report(&parsed, &result);
             if result.is_err() {
@@ -252,6 +253,13 @@ impl Session {
         }
         failed
     }
+}
+
+/// The statements of a script as [`Session::run_script`] runs them: in order, numbered from 1,
+/// each with its text and where it starts (a statement that does not parse is kept, to fail
+/// when run).
+pub fn statements(script: &str) -> Vec<Parsed> {
+    lakescope_sql::parse_script(script)
 }
 
 /// An engine error as a statement error at `pos`.

@@ -29,6 +29,13 @@ pub struct TableDiff {
     pub read: DiffRead,
 }
 
+impl TableDiff {
+    /// Total rows of [`TableDiff::batches`].
+    pub fn num_rows(&self) -> usize {
+        self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+}
+
 /// What a diff had to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiffRead {

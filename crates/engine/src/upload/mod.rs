@@ -11,6 +11,7 @@ mod csv;
 mod parquet;
 pub mod protocol;
 
+use crate::{Catalog, TableRef};
 use arrow_array::RecordBatch;
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -55,6 +56,9 @@ pub enum UploadError {
     /// Writing or committing an Iceberg table failed (its error names the table).
     #[error(transparent)]
     Iceberg(#[from] lakescope_iceberg::Error),
+    /// The table cannot be opened (its error names the table).
+    #[error(transparent)]
+    Open(#[from] crate::Error),
 }
 
 /// The formats an upload takes.
@@ -282,4 +286,52 @@ pub async fn insert_iceberg_file(
     state.committing = true;
     progress(&state);
     Ok(lakescope_iceberg::write::append(table, &sink.batches, env).await?)
+}
+
+/// What [`Catalog::insert_file`] committed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inserted {
+    /// Rows written.
+    pub rows: u64,
+    /// The snapshot committed (an Iceberg table's current snapshot after the commit).
+    pub snapshot: Option<i64>,
+    /// Lost races with other writers before the commit won (Paimon; an Iceberg commit retries
+    /// inside its writer).
+    pub retries: u32,
+}
+
+impl Catalog {
+    /// Inserts the rows of a file into the table `table_ref` names, whichever format it is:
+    /// an Iceberg table ([`insert_iceberg_file`], committed through its catalog) or the main
+    /// branch of a Paimon table ([`insert_file`], opened by [`Catalog::open_for_write`], so a
+    /// REST catalog's table commits through the service). `progress` as those report it.
+    pub async fn insert_file(
+        &self,
+        table_ref: &TableRef,
+        env: &dyn WriteEnv,
+        upload: &Upload<'_>,
+        source: &dyn FileSource,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Inserted, UploadError> {
+        let mut rows = 0;
+        let mut counting = |p: &Progress| {
+            rows = p.rows_written;
+            progress(p);
+        };
+        if let Some(table) = self.open_iceberg(table_ref).await? {
+            let committed = insert_iceberg_file(&table, env, upload, source, &mut counting).await?;
+            return Ok(Inserted {
+                rows,
+                snapshot: committed.metadata().current_snapshot_id,
+                retries: 0,
+            });
+        }
+        let table = self.open_for_write(table_ref).await?;
+        let outcome = insert_file(&table, env, upload, source, &mut counting).await?;
+        Ok(Inserted {
+            rows,
+            snapshot: Some(outcome.snapshot.id),
+            retries: outcome.retries,
+        })
+    }
 }
