@@ -270,8 +270,8 @@ mod tests {
                 {"action":"dropColumn","fieldNames":["w"]},
                 {"action":"addColumn","fieldNames":["first"],"dataType":"INT","comment":null,
                  "move":{"fieldName":"first","referenceFieldName":null,"type":"FIRST"}},
-                {"action":"addColumn","fieldNames":["mid"],"dataType":"DOUBLE","comment":null,
-                 "move":{"fieldName":"mid","referenceFieldName":"value","type":"AFTER"}},
+                // only new columns follow: appended in order, no move
+                {"action":"addColumn","fieldNames":["mid"],"dataType":"DOUBLE","comment":null,"move":null},
                 {"action":"addColumn","fieldNames":["last"],"dataType":"STRING","comment":null,"move":null},
                 {"action":"updateColumnComment","fieldNames":["value"],"newComment":"c"},
                 {"action":"setOption","key":"b","value":"2"},
