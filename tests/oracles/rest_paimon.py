@@ -5,6 +5,8 @@ usage: rest_paimon.py <uri> <warehouse> <token> write
        rest_paimon.py <uri> <warehouse> <token> parquet <file> <tag> <id>...
        rest_paimon.py <uri> <warehouse> <token> latest <db.table>
        rest_paimon.py <uri> <warehouse> <token> tag <db.table> <tag>
+       rest_paimon.py <uri> <warehouse> <token> create_tag <db.table> <tag> <snapshot id>
+       rest_paimon.py <uri> <warehouse> <token> schema <db.table>
 `write` creates database `d` with a primary-key table `d.pk` (partitioned, 2 buckets; three
 commits: insert, upsert of some keys plus new keys, upsert again) and an append table `d.ap`
 (two commits), all through the catalog. `read` prints, per snapshot, "== <id>" and the sorted
@@ -12,7 +14,9 @@ canonical lines of read_pypaimon.py (or "!! <id> <error>"). `parquet` writes the
 of these ids (names tagged <tag>) to a Parquet file, for another writer to insert, and prints
 their canonical lines. `latest` prints the catalog's latest snapshot of a table (its snapshot
 endpoint) as JSON: id, commit kind, record count. `tag` prints the snapshot id of a tag the
-catalog keeps (its tags endpoint).
+catalog keeps (its tags endpoint). `create_tag` creates a tag of that snapshot through the
+catalog (`RESTCatalog.create_tag`, its tags endpoint). `schema` prints the table's current
+schema as the catalog loads it, as JSON: id, fields [id, name, type], options, comment.
 """
 import datetime
 import decimal
@@ -98,6 +102,12 @@ elif CMD == 'latest':
     ts = CAT.load_snapshot(sys.argv[5])
     print(json.dumps({'id': ts.snapshot.id, 'commitKind': str(ts.snapshot.commit_kind),
                       'recordCount': ts.record_count}))
+elif CMD == 'create_tag':
+    CAT.create_tag(sys.argv[5], sys.argv[6], int(sys.argv[7]))
+elif CMD == 'schema':
+    s = CAT.get_table(sys.argv[5]).table_schema
+    print(json.dumps({'id': s.id, 'fields': [[f.id, f.name, str(f.type)] for f in s.fields],
+                      'options': s.options, 'comment': s.comment}, sort_keys=True))
 elif CMD == 'tag':
     print(CAT.get_tag(sys.argv[5], sys.argv[6]).snapshot.id)
 elif CMD == 'parquet':

@@ -2,7 +2,7 @@
 //! server (../shared/catalogs/paimon-rest-server.sh, bearer token): pypaimon 2.1 creates and
 //! writes tables through the catalog (tests/oracles/rest_paimon.py); `lakescope tables` lists
 //! them and `lakescope scan paimon+rest://…` reads every snapshot exactly as pypaimon reads it
-//! through the same catalog. A wrong token, an unknown table and a dead service are clear errors
+//! through the same catalog, and a tag pypaimon creates through it by name. A wrong token, an unknown table and a dead service are clear errors
 //! naming the endpoint. `lakescope insert paimon+rest://…` commits through the catalog's commit
 //! endpoint (the server writes the snapshot and `LATEST`) and pypaimon reads the rows back
 //! (Flink SQL over the same catalog: `sql_rest.rs`).
@@ -114,6 +114,33 @@ fn lists_and_reads_every_snapshot_as_pypaimon() {
     ]);
     assert!(ok, "{err}");
     assert_eq!(out.lines().count(), 4, "a header and 3 snapshots:\n{out}");
+
+    // a tag pypaimon creates through the catalog (kept by the service, not as a tag/ file) is
+    // read by name exactly as pypaimon reads the tagged snapshot
+    pypaimon(&o.python, &url, &["create_tag", "d.pk", "t2", "2"]);
+    let tagged = pypaimon(&o.python, &url, &["tag", "d.pk", "t2"]);
+    let want = sections::<i64>(&pypaimon(&o.python, &url, &["read", "d.pk", tagged.trim()]));
+    let tag_args = [
+        "--catalog-token",
+        TOKEN,
+        "scan",
+        &cat,
+        "d.pk",
+        "--format",
+        "jsonl",
+        "--tag",
+    ];
+    let (ok, out, err) = lakescope(&[&tag_args[..], &["t2"]].concat());
+    assert!(ok, "{err}");
+    assert_eq!(
+        normalize(out.lines().map(String::from)),
+        want[&2].clone().unwrap()
+    );
+    let (ok, _, err) = lakescope(&[&tag_args[..], &["nope"]].concat());
+    assert!(
+        !ok && err.contains("tag 'nope'") && err.contains("d.pk"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -5,7 +5,9 @@
 //! table) read what the writers wrote exactly as they read it; INSERT, UPDATE and DELETE commit
 //! through the catalog (Paimon's commit endpoint, Iceberg's updateTable) and the writers read
 //! the rows back exactly; CREATE DATABASE / TABLE, DROP TABLE and `CALL sys.create_tag` go
-//! through the service. A wrong token is the endpoint's 401, an unknown table Flink's "not
+//! through the service, and the tag the service keeps is read by name (`scan.tag-name`, `$tags`);
+//! ALTER TABLE SET / RESET / ADD / RENAME / DROP / MODIFY goes to its alterTable endpoint and
+//! pypaimon reads the schema and rows back. A wrong token is the endpoint's 401, an unknown table Flink's "not
 //! found", a dead service names its config endpoint; the token is never printed.
 
 mod common;
@@ -198,6 +200,19 @@ fn paimon_rest_catalog_reads_writes_and_creates_through_sql() {
         pypaimon_rest(&o.python, &url, &["tag", "s.t", "first"]).trim(),
         "1"
     );
+    // the tag the catalog keeps (not a tag/ file) is read by name, and listed in $tags
+    assert!(!wh.join("s/t/tag").exists(), "the server keeps its tags");
+    let (ok, out, err) = sql(
+        &format!(
+            "{catalog} SELECT * FROM s.t /*+ OPTIONS('scan.tag-name' = 'first') */;
+             SELECT tag_name, snapshot_id, record_count FROM s.`t$tags`;"
+        ),
+        TOKEN,
+    );
+    assert!(ok, "{err}");
+    let mut want = t[&1].clone().unwrap();
+    want.push(r#"{"tag_name":"first","snapshot_id":1,"record_count":3}"#.into());
+    assert_eq!(rows(&out), normalize(want));
     // CTAS through the service, read back by pypaimon
     let (ok, out, err) = sql(
         &format!("{catalog} CREATE TABLE s.copy AS SELECT id, v FROM s.t WHERE dt = 'x'"),
@@ -213,8 +228,8 @@ fn paimon_rest_catalog_reads_writes_and_creates_through_sql() {
     // what does not go through the service yet is refused, and nothing changes
     for (statement, refusal) in [
         (
-            "ALTER TABLE s.t SET ('snapshot.num-retained.max' = '5')",
-            "ALTER TABLE r.s.t through REST catalog r is not supported yet (nothing was changed)",
+            "ALTER TABLE s.t RENAME TO s.u",
+            "ALTER TABLE r.s.t RENAME TO through REST catalog r is not supported yet (nothing was changed)",
         ),
         (
             "CALL sys.expire_snapshots('s.t')",
@@ -232,6 +247,90 @@ fn paimon_rest_catalog_reads_writes_and_creates_through_sql() {
             .trim(),
         "3"
     );
+}
+
+#[test]
+fn paimon_rest_catalog_alters_tables_through_the_service() {
+    let Some(o) = oracles() else { return };
+    let (_dir, wh) = paimon_rest_warehouse();
+    let (_server, url, _) = start_catalog_server("paimon-rest-server.sh", &wh);
+    let catalog = paimon_catalog(&url, TOKEN);
+    let (ok, out, err) = sql(
+        &format!(
+            "{catalog} CREATE DATABASE s; USE s;
+             CREATE TABLE t (id BIGINT, v STRING, w INT, PRIMARY KEY (id) NOT ENFORCED)
+               WITH ('bucket' = '1', 'snapshot.num-retained.min' = '3');
+             INSERT INTO t VALUES (1, 'a', 10), (2, 'b', 20);
+             ALTER TABLE t SET ('snapshot.num-retained.max' = '7', 'comment' = 'altered');
+             ALTER TABLE t RESET ('snapshot.num-retained.min');
+             ALTER TABLE t ADD (x FLOAT COMMENT 'new');
+             ALTER TABLE t ADD y STRING FIRST;
+             ALTER TABLE t RENAME v TO label;
+             ALTER TABLE t DROP w;
+             ALTER TABLE t MODIFY x DOUBLE COMMENT 'new';"
+        ),
+        TOKEN,
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.iter()
+            .any(|l| l == "[INFO] r.s.t: schema 7 committed through REST catalog r"),
+        "{out:?}"
+    );
+    // pypaimon loads the schema the service wrote
+    let schema: Value =
+        serde_json::from_str(&pypaimon_rest(&o.python, &url, &["schema", "s.t"])).unwrap();
+    assert_eq!(schema["id"], 7);
+    assert_eq!(
+        schema["fields"],
+        json!([
+            [4, "y", "STRING"],
+            [0, "id", "BIGINT NOT NULL"],
+            [1, "label", "STRING"],
+            [3, "x", "DOUBLE"]
+        ])
+    );
+    assert_eq!(schema["comment"], "altered");
+    assert_eq!(schema["options"]["snapshot.num-retained.max"], "7");
+    assert!(schema["options"].get("snapshot.num-retained.min").is_none());
+
+    // rows written before and after read back alike by pypaimon and lakescope
+    let (ok, out, err) = sql(
+        &format!("{catalog} INSERT INTO s.t VALUES ('why', 3, 'c', 1.5)"),
+        TOKEN,
+    );
+    assert!(ok, "{err}");
+    let id = snapshot_of(&out, "r.s.t");
+    let want = canonical(&[
+        json!({"y": null, "id": 1, "label": "a", "x": null}),
+        json!({"y": null, "id": 2, "label": "b", "x": null}),
+        json!({"y": "why", "id": 3, "label": "c", "x": 1.5}),
+    ]);
+    let read = sections::<i64>(&pypaimon_rest(
+        &o.python,
+        &url,
+        &["read", "s.t", &id.to_string()],
+    ));
+    assert_eq!(read[&id].as_ref().unwrap(), &want);
+    let (ok, out, err) = sql(&format!("{catalog} SELECT * FROM s.t"), TOKEN);
+    assert!(ok, "{err}");
+    assert_eq!(rows(&out), want);
+
+    // what the alterTable changes cannot say is refused by name, and nothing changes
+    for (statement, refusal) in [
+        (
+            "ALTER TABLE s.t RENAME TO s.u",
+            "ALTER TABLE r.s.t RENAME TO through REST catalog r is not supported yet (nothing was changed)",
+        ),
+        (
+            "ALTER TABLE s.t MODIFY label STRING FIRST",
+            "moving existing columns through a Paimon REST catalog's alterTable (nothing was changed)",
+        ),
+    ] {
+        let (ok, _, err) = sql(&format!("{catalog} {statement}"), TOKEN);
+        assert!(!ok && err.contains(refusal), "{statement}: {err}");
+    }
+    assert!(!wh.join("s/t/schema/schema-8").exists(), "no new schema");
 }
 
 #[test]

@@ -7,7 +7,8 @@ use crate::{Error, Result, TableRef};
 use lakescope_iceberg::rest::RestCatalog as IcebergRest;
 use lakescope_iceberg::write::IcebergTableDefinition;
 use lakescope_paimon::commit::SnapshotCommit;
-use lakescope_paimon::rest::RestCatalog as PaimonRest;
+use lakescope_paimon::rest::{RestCatalog as PaimonRest, SchemaChange};
+use lakescope_paimon::table::TagSource;
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::WriteEnv;
 use lakescope_storage::{join, ObjectStore};
@@ -81,16 +82,22 @@ pub struct TableLocation {
     pub path: String,
     /// The catalog service's snapshot commit (`None`: snapshot files are created on `store`).
     pub snapshot_commit: Option<Rc<dyn SnapshotCommit>>,
+    /// The catalog service's tags of the table (`None`: only its `tag/` folder).
+    pub tag_source: Option<Rc<dyn TagSource>>,
 }
 
 impl TableLocation {
-    /// The table, opened; its commits go through the catalog's snapshot commit.
+    /// The table, opened; its commits go through the catalog's snapshot commit and its tags
+    /// are read from the catalog's.
     pub async fn open(self) -> Result<lakescope_paimon::table::Table> {
-        let table = lakescope_paimon::table::Table::open(self.store, self.path).await?;
-        Ok(match self.snapshot_commit {
-            Some(commit) => table.with_snapshot_commit(commit),
-            None => table,
-        })
+        let mut table = lakescope_paimon::table::Table::open(self.store, self.path).await?;
+        if let Some(commit) = self.snapshot_commit {
+            table = table.with_snapshot_commit(commit);
+        }
+        if let Some(source) = self.tag_source {
+            table = table.with_tag_source(source);
+        }
+        Ok(table)
     }
 }
 
@@ -137,6 +144,8 @@ pub(crate) trait CatalogService {
         snapshot_id: Option<i64>,
         time_retained: Option<&str>,
     ) -> Result<()>;
+    /// Alters a Paimon table with schema changes, applied in order by the service.
+    async fn alter_table(&self, table_ref: &TableRef, changes: &[SchemaChange]) -> Result<()>;
 }
 
 /// Where a catalog's names come from.
@@ -223,6 +232,7 @@ impl Catalog {
                 store: store.clone(),
                 path: table_ref.path(),
                 snapshot_commit: None,
+                tag_source: None,
             }),
             Source::Service(service) => service.locate(table_ref).await,
         }
@@ -283,6 +293,14 @@ impl Catalog {
     ) -> Result<()> {
         self.service("creating a tag")?
             .create_tag(table_ref, tag, snapshot_id, time_retained)
+            .await
+    }
+
+    /// Alters a Paimon table through the catalog service (its alterTable endpoint): `changes`
+    /// (see [`lakescope_paimon::rest::schema_changes`]) applied in order.
+    pub async fn alter_table(&self, table_ref: &TableRef, changes: &[SchemaChange]) -> Result<()> {
+        self.service("altering a table")?
+            .alter_table(table_ref, changes)
             .await
     }
 

@@ -6,7 +6,9 @@ use crate::token_store::TokenStore;
 use crate::{Error, Result, TableRef};
 use lakescope_iceberg::rest::{RestCatalog as IcebergRest, TableStores};
 use lakescope_iceberg::write::IcebergTableDefinition;
-use lakescope_paimon::rest::{RestCatalog as PaimonRest, RestSnapshotCommit};
+use lakescope_paimon::rest::{
+    RestCatalog as PaimonRest, RestSnapshotCommit, RestTagSource, SchemaChange,
+};
 use lakescope_paimon::write::schema::{initial_schema, TableDefinition};
 use lakescope_paimon::write::WriteEnv;
 use lakescope_storage::clock::Clock;
@@ -16,7 +18,7 @@ use std::rc::Rc;
 
 /// A Paimon REST catalog: tables are folders wherever the service says, opened by `stores` with
 /// the data token it vends when `data-token.enabled` (fetched again before it expires); their snapshots are committed through the
-/// service's commit endpoint.
+/// service's commit endpoint and their tags are read from its tags endpoints.
 pub(crate) struct PaimonService {
     pub(crate) service: PaimonRest,
     pub(crate) stores: Rc<dyn StoreOpener>,
@@ -53,10 +55,12 @@ impl CatalogService for PaimonService {
             self.stores.open_vended(&table.path, &BTreeMap::new())?
         };
         let commit = RestSnapshotCommit::new(self.service.clone(), database, &table);
+        let tags = RestTagSource::new(self.service.clone(), database, &table.name);
         Ok(TableLocation {
             store,
             path: String::new(),
             snapshot_commit: Some(Rc::new(commit)),
+            tag_source: Some(Rc::new(tags)),
         })
     }
 
@@ -112,6 +116,10 @@ impl CatalogService for PaimonService {
             .service
             .create_tag(database, table, tag, snapshot_id, time_retained)
             .await?)
+    }
+    async fn alter_table(&self, table_ref: &TableRef, changes: &[SchemaChange]) -> Result<()> {
+        let (database, table) = (&table_ref.database, &table_ref.table);
+        Ok(self.service.alter_table(database, table, changes).await?)
     }
 }
 
@@ -187,6 +195,11 @@ impl CatalogService for IcebergService {
     ) -> Result<()> {
         Err(Error::Invalid(format!(
             "{table_ref}: creating tag {tag} through an Iceberg REST catalog is not supported yet (nothing was created)"
+        )))
+    }
+    async fn alter_table(&self, table_ref: &TableRef, _: &[SchemaChange]) -> Result<()> {
+        Err(Error::Invalid(format!(
+            "{table_ref}: an Iceberg REST catalog holds Iceberg tables; Paimon schema changes do not apply (nothing was changed)"
         )))
     }
 }

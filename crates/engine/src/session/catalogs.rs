@@ -590,6 +590,7 @@ impl Session {
                 store: store.clone(),
                 path: path.clone(),
                 snapshot_commit: None,
+                tag_source: None,
             })),
             Some(SessionTable::Connector(c, _)) => Some(Location::Connector(c.clone())),
             None if catalog.service.is_some() => {
@@ -623,6 +624,7 @@ impl Session {
                                     store: store.clone(),
                                     path: key,
                                     snapshot_commit: None,
+                                    tag_source: None,
                                 })
                             }),
                     }

@@ -302,8 +302,8 @@ impl Session {
             ));
         }
         target.existing(a.name.pos)?;
-        target.refuse_service(a.name.pos, "ALTER TABLE")?;
         if let Some(Location::Iceberg(_)) = &target.location {
+            target.refuse_service(a.name.pos, "ALTER TABLE")?;
             return self.alter_iceberg(a, &target, pos).await;
         }
         let table = self.paimon_table(&target, a.name.pos, "altering").await?;
@@ -315,6 +315,9 @@ impl Session {
                 existing: Some(&schema),
             },
         )?;
+        if target.service {
+            return self.alter_service_table(&target, &table, a, pos).await;
+        }
         if let AlterAction::RenameTo(new_name) = &a.action {
             return self.rename_table(&target, new_name, pos).await;
         }

@@ -1,5 +1,6 @@
 //! A Flink SQL session: catalogs, the current catalog and database, session options, and running statements.
 
+mod alter_service;
 mod as_of;
 mod catalogs;
 mod console;

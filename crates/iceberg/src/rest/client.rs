@@ -9,7 +9,7 @@ use super::types::{
 };
 use crate::{Error, Result};
 use lakescope_storage::clock::{system_clock, Clock};
-use lakescope_storage::transport::{may_have_applied, HttpRequest, HttpTransport};
+use lakescope_storage::transport::{may_have_applied, HttpRequest, HttpResponse, HttpTransport};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -300,6 +300,13 @@ impl RestClient {
 
     /// Sends one request and decodes the JSON answer; errors name the endpoint, the status and
     /// the server's message (`404` → not found, `409` → conflict).
+    ///
+    /// With OAuth2 client credentials, a `401` (the token expired or was revoked early) makes the
+    /// client exchange its credential again and send the request once more; a second `401` is an
+    /// error naming the endpoint. This holds for commits too: the spec's `401`
+    /// (`UnauthorizedResponse`) rejects a request before it is processed, so nothing was applied
+    /// (only a `5xx` leaves a commit's state unknown), and a replayed commit carries its
+    /// requirements, so it could never apply twice.
     async fn call<B: Serialize, T: DeserializeOwned>(
         &self,
         method: &'static str,
@@ -307,30 +314,22 @@ impl RestClient {
         body: Option<&B>,
     ) -> Result<T> {
         let endpoint = format!("{method} {}/{path}", self.uri);
-        let mut request = HttpRequest::new(method, format!("{}/{path}", self.uri))
-            .header("accept", "application/json");
-        let token = match &self.oauth {
-            Some(oauth) => Some(oauth.token(self.transport.as_ref()).await?),
-            None => self.token.clone(),
-        };
-        if let Some(t) = token {
-            request = request.header("authorization", format!("Bearer {t}"));
+        let json =
+            match body {
+                Some(b) => Some(serde_json::to_vec(b).map_err(|e| {
+                    Error::Invalid(format!("{endpoint}: encoding the request: {e}"))
+                })?),
+                None => None,
+            };
+        let mut response = self.send(method, path, json.as_deref(), &endpoint).await?;
+        let mut renewed = false;
+        if response.status == 401 {
+            if let Some(oauth) = &self.oauth {
+                oauth.forget();
+                response = self.send(method, path, json.as_deref(), &endpoint).await?;
+                renewed = true;
+            }
         }
-        if let Some(b) = body {
-            let json = serde_json::to_vec(b)
-                .map_err(|e| Error::Invalid(format!("{endpoint}: encoding the request: {e}")))?;
-            request = request.header("content-type", "application/json");
-            request.body = json.into();
-        }
-        let response = self
-            .transport
-            .send(request)
-            .await
-            .map_err(|e| Error::Catalog {
-                endpoint: endpoint.clone(),
-                status: None,
-                message: e.to_string(),
-            })?;
         let status = response.status;
         if !(200..300).contains(&status) {
             let message = serde_json::from_slice::<ErrorResponse>(&response.body)
@@ -342,6 +341,13 @@ impl RestClient {
                 409 => Error::Conflict {
                     table: endpoint,
                     reason: format!("{status}: {message}"),
+                },
+                401 if renewed => Error::Catalog {
+                    endpoint,
+                    status: Some(status),
+                    message: format!(
+                        "{message} (refused again with a freshly exchanged OAuth2 token; check the catalog credential and its scope)"
+                    ),
                 },
                 _ => Error::Catalog {
                     endpoint,
@@ -360,6 +366,40 @@ impl RestClient {
             status: Some(status),
             message: format!("unexpected answer: {e}"),
         })
+    }
+}
+
+impl RestClient {
+    /// Sends one request to `path` with the current token (exchanged first when due) and a
+    /// JSON `body`; a failed connection names the endpoint.
+    async fn send(
+        &self,
+        method: &'static str,
+        path: &str,
+        body: Option<&[u8]>,
+        endpoint: &str,
+    ) -> Result<HttpResponse> {
+        let mut request = HttpRequest::new(method, format!("{}/{path}", self.uri))
+            .header("accept", "application/json");
+        let token = match &self.oauth {
+            Some(oauth) => Some(oauth.token(self.transport.as_ref()).await?),
+            None => self.token.clone(),
+        };
+        if let Some(t) = token {
+            request = request.header("authorization", format!("Bearer {t}"));
+        }
+        if let Some(b) = body {
+            request = request.header("content-type", "application/json");
+            request.body = b.to_vec().into();
+        }
+        self.transport
+            .send(request)
+            .await
+            .map_err(|e| Error::Catalog {
+                endpoint: endpoint.to_string(),
+                status: None,
+                message: e.to_string(),
+            })
     }
 }
 
@@ -507,6 +547,114 @@ mod tests {
         assert_eq!(
             std::str::from_utf8(&sent[0].body).unwrap(),
             "grant_type=client_credentials&client_secret=secret-only&scope=PRINCIPAL_ROLE%3AALL"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_refused_token_is_exchanged_again_and_the_request_sent_once_more() {
+        use super::super::types::TableIdentifier;
+        use lakescope_storage::transport::ReqwestTransport;
+        use lakescope_test_support::http_faults::{FaultServer, Reply};
+        let token = |t: &str| {
+            Reply::Answer(
+                200,
+                format!(r#"{{"access_token":"{t}","token_type":"bearer","expires_in":3600}}"#),
+            )
+        };
+        let refused = || {
+            Reply::Answer(
+                401,
+                r#"{"error":{"message":"token expired","type":"NotAuthorizedException","code":401}}"#
+                    .into(),
+            )
+        };
+        let server = FaultServer::start(vec![
+            token("tok1"),
+            Reply::Answer(200, r#"{"defaults":{}}"#.into()),
+            // a read: refused, a new token, sent again
+            refused(),
+            token("tok2"),
+            Reply::Answer(200, r#"{"namespaces":[["a"]]}"#.into()),
+            // a commit: refused before it was applied, so sent again with a new token
+            refused(),
+            token("tok3"),
+            Reply::Answer(
+                200,
+                r#"{"metadata-location":"file:///w/t/metadata/v2.metadata.json","metadata":{}}"#
+                    .into(),
+            ),
+            // refused again with a fresh token: an error naming the endpoint
+            refused(),
+            token("tok4"),
+            refused(),
+        ]);
+        let transport = Rc::new(ReqwestTransport::new(Duration::from_secs(5)).unwrap());
+        let options = RestOptions {
+            credential: Some("id:secret".into()),
+            ..RestOptions::default()
+        };
+        let client = RestClient::connect(server.url(), &options, transport)
+            .await
+            .unwrap();
+        assert_eq!(
+            client.list_namespaces().await.unwrap(),
+            vec![vec!["a".to_string()]]
+        );
+        let commit = CommitTableRequest {
+            identifier: TableIdentifier {
+                namespace: vec!["a".into()],
+                name: "t".into(),
+            },
+            requirements: Vec::new(),
+            updates: Vec::new(),
+        };
+        let outcome = client.commit_table(&commit).await.unwrap();
+        assert!(
+            matches!(&outcome, CommitOutcome::Committed(r) if r.metadata_location.ends_with("v2.metadata.json")),
+            "{outcome:?}"
+        );
+        let e = client.list_tables(&["a".into()]).await.unwrap_err();
+        let text = e.to_string();
+        let url = server.url();
+        assert!(
+            matches!(
+                e,
+                Error::Catalog {
+                    status: Some(401),
+                    ..
+                }
+            ) && text.starts_with(&format!("GET {url}/v1/namespaces/a/tables answered 401"))
+                && text.contains("token expired")
+                && text.contains("freshly exchanged OAuth2 token"),
+            "{text}"
+        );
+        let sent: Vec<(String, String, Option<String>)> = server
+            .requests()
+            .iter()
+            .map(|r| {
+                let bearer = r.header("authorization").map(String::from);
+                (r.method.clone(), r.target.clone(), bearer)
+            })
+            .collect();
+        let b = |t: &str| Some(format!("Bearer {t}"));
+        let tokens = ("POST".to_string(), "/v1/oauth/tokens".to_string(), None);
+        let table = "/v1/namespaces/a/tables/t".to_string();
+        let tables = "/v1/namespaces/a/tables".to_string();
+        assert_eq!(
+            sent,
+            vec![
+                tokens.clone(),
+                ("GET".into(), "/v1/config".into(), b("tok1")),
+                ("GET".into(), "/v1/namespaces".into(), b("tok1")),
+                tokens.clone(),
+                ("GET".into(), "/v1/namespaces".into(), b("tok2")),
+                ("POST".into(), table.clone(), b("tok2")),
+                tokens.clone(),
+                ("POST".into(), table, b("tok3")),
+                ("GET".into(), tables.clone(), b("tok3")),
+                tokens,
+                ("GET".into(), tables, b("tok4")),
+            ]
         );
     }
 

@@ -1,6 +1,7 @@
 //! OAuth2 client credentials for an Iceberg REST catalog (the spec's `POST /v1/oauth/tokens`,
 //! as iceberg-java's `OAuth2Util` and pyiceberg send it): a `credential` `ID:SECRET` is exchanged
-//! for an access token, fetched again before its `expires_in` runs out.
+//! for an access token, fetched again before its `expires_in` runs out, or after the service
+//! refused it (`401`, see `RestClient::call`).
 
 use crate::{Error, Result};
 use lakescope_storage::clock::{epoch_millis, Clock};
@@ -76,6 +77,12 @@ impl ClientCredentials {
         let access = fetched.access.clone();
         *self.current.borrow_mut() = Some(fetched);
         Ok(access)
+    }
+
+    /// Drops the current token (the service refused it): the next request exchanges the
+    /// credential again.
+    pub(crate) fn forget(&self) {
+        *self.current.borrow_mut() = None;
     }
 
     /// `POST` the form `grant_type=client_credentials&client_id=…&client_secret=…&scope=…`.

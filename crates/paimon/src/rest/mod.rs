@@ -1,5 +1,6 @@
 //! Paimon's REST catalog protocol (`rest-catalog-open-api.yaml`): configuration, databases,
-//! tables, table load, data tokens and snapshot commits ([`commit`]), over lakescope's
+//! tables, table load, data tokens, snapshot commits ([`commit`]), tags ([`tags`]) and schema
+//! changes ([`schema_changes`]), over lakescope's
 //! [`HttpTransport`].
 //!
 //! A table of a REST catalog is a folder like any other (its `path`); the catalog names it,
@@ -7,8 +8,12 @@
 
 mod commit;
 mod ddl;
+mod schema_changes;
+mod tags;
 
 pub use commit::RestSnapshotCommit;
+pub use schema_changes::{schema_changes, Move, SchemaChange};
+pub use tags::RestTagSource;
 
 use crate::{Error, Result};
 use lakescope_storage::transport::{HttpRequest, HttpTransport};

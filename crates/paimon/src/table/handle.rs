@@ -4,6 +4,7 @@
 use super::layout::{branch_path, BRANCH_PREFIX, MAIN_BRANCH};
 use super::manifest_cache::{ManifestCache, MANIFEST_CACHE_BYTES};
 use super::probe::{first_branch_schema, load_schema, schema_ids, schema_ids_from};
+use super::tag_source::TagSource;
 use crate::commit::{RenamingSnapshotCommit, SnapshotCommit};
 use crate::error::{Error, Result};
 use crate::spec::manifest::{
@@ -34,6 +35,8 @@ pub struct Table {
     index_manifests: ManifestCache<IndexManifestEntry>,
     /// How commits create snapshots (`None`: [`RenamingSnapshotCommit`], on the store).
     snapshot_commit: Option<Rc<dyn SnapshotCommit>>,
+    /// The catalog that keeps `main`'s tags (`None`: only the `tag/` folder).
+    pub(super) tag_source: Option<Rc<dyn TagSource>>,
 }
 
 impl std::fmt::Debug for Table {
@@ -75,6 +78,7 @@ impl Table {
             manifests: ManifestCache::new(MANIFEST_CACHE_BYTES),
             index_manifests: ManifestCache::new(MANIFEST_CACHE_BYTES),
             snapshot_commit: None,
+            tag_source: None,
         })
     }
 
@@ -126,6 +130,7 @@ impl Table {
             manifests: ManifestCache::new(MANIFEST_CACHE_BYTES),
             index_manifests: ManifestCache::new(MANIFEST_CACHE_BYTES),
             snapshot_commit: None,
+            tag_source: None,
         })
     }
 
@@ -133,6 +138,13 @@ impl Table {
     /// the catalog's commit endpoint) instead of on the store.
     pub fn with_snapshot_commit(mut self, commit: Rc<dyn SnapshotCommit>) -> Self {
         self.snapshot_commit = Some(commit);
+        self
+    }
+
+    /// This handle with `main`'s tags read from `source` (a REST catalog's tags endpoints)
+    /// before the table's `tag/` folder.
+    pub fn with_tag_source(mut self, source: Rc<dyn TagSource>) -> Self {
+        self.tag_source = Some(source);
         self
     }
 

@@ -19,7 +19,8 @@
 //! Files: `handle` (the [`Table`]: opening a table or branch, its schemas, the cache of decoded
 //! manifests), `manifest_cache` (that cache's bound), `snapshots` ([`Snapshots`], and the table's snapshots and tags), `layout` (where
 //! files are: branch folders, partition and bucket directories, data and index files) and
-//! `probe` (finding numbered metadata files by listing or probing; reading schema files).
+//! `probe` (finding numbered metadata files by listing or probing; reading schema files) and
+//! `tag_source` (a catalog that keeps the tags, as a Paimon REST catalog does).
 
 #[cfg(test)]
 mod fixtures;
@@ -28,6 +29,7 @@ mod layout;
 mod manifest_cache;
 mod probe;
 mod snapshots;
+mod tag_source;
 
 pub use handle::Table;
 pub use layout::{
@@ -35,3 +37,4 @@ pub use layout::{
 };
 pub use manifest_cache::MANIFEST_CACHE_BYTES;
 pub use snapshots::Snapshots;
+pub use tag_source::TagSource;

@@ -55,28 +55,44 @@ impl Table {
 
     // ---- tags ----------------------------------------------------------------------------
 
-    /// All tags, sorted by name (lists `tag/`). Empty where the store cannot list: tags are then
-    /// only read by name ([`Table::tag`]).
+    /// All tags, sorted by name: those of the table's catalog ([`Table::with_tag_source`]) and
+    /// those in `tag/` (listed; none where the store cannot list: tags are then only read by
+    /// name, [`Table::tag`]); a name in both is the catalog's tag.
     pub async fn tags(&self) -> Result<Vec<(String, Tag)>> {
+        let mut names = self.tag_file_names().await?;
+        if let Some(source) = &self.tag_source {
+            names.extend(source.tag_names().await?);
+        }
+        names.sort();
+        names.dedup();
+        let tags = futures::future::try_join_all(names.iter().map(|n| self.tag(n))).await?;
+        Ok(names.into_iter().zip(tags).collect())
+    }
+
+    /// The names of the tag files in `tag/` (empty where the store cannot list).
+    async fn tag_file_names(&self) -> Result<Vec<String>> {
         let listing = match self.store.list_dir(&self.meta_key("tag")).await {
             Ok(listing) => listing,
             Err(lakescope_storage::Error::Unsupported { .. }) => return Ok(Vec::new()),
             Err(e) => return Err(e.into()),
         };
-        let mut names: Vec<String> = listing
+        Ok(listing
             .files
             .iter()
             .filter_map(|f| f.path.rsplit('/').next())
             .filter_map(|n| n.strip_prefix("tag-"))
             .map(String::from)
-            .collect();
-        names.sort();
-        let tags = futures::future::try_join_all(names.iter().map(|n| self.tag(n))).await?;
-        Ok(names.into_iter().zip(tags).collect())
+            .collect())
     }
 
-    /// Tag `name` (`tag/tag-<name>`); [`Error::NotFound`] if absent.
+    /// Tag `name`: the catalog's ([`Table::with_tag_source`]), else `tag/tag-<name>`;
+    /// [`Error::NotFound`] if neither has it.
     pub async fn tag(&self, name: &str) -> Result<Tag> {
+        if let Some(source) = &self.tag_source {
+            if let Some(tag) = source.tag(name).await? {
+                return Ok(tag);
+            }
+        }
         let key = self.meta_key(&format!("tag/tag-{name}"));
         let bytes = self
             .store
@@ -84,9 +100,10 @@ impl Table {
             .await?
             .ok_or_else(|| Error::NotFound {
                 what: format!("tag '{name}'"),
-                context: Some(match &self.branch {
-                    None => self.path.clone(),
-                    Some(b) => format!("{} (branch '{b}')", self.path),
+                context: Some(match (&self.branch, &self.tag_source) {
+                    (Some(b), _) => format!("{} (branch '{b}')", self.path),
+                    (None, Some(source)) => source.describe(),
+                    (None, None) => self.path.clone(),
                 }),
             })?;
         Tag::from_json(&bytes).map_err(|e| Error::corrupt(key, format!("invalid tag JSON: {e}")))
