@@ -280,8 +280,8 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                             .find(|(b, _)| route.with(|r| r.at.branch() == Some(b.as_str())))
                             .map(|(b, v)| {
                                 let mut opts = branch_options(b, v, picker_value, &cur);
-                                let at_time = format!("b:{b}/ts");
-                                opts.push(view! { <option value=at_time.clone() selected=cur == at_time>{format!("{b} · at a time…")}</option> }.into_any());
+                                let time_value = format!("b:{b}/ts");
+                                opts.push(view! { <option value=time_value.clone() selected=cur == time_value>{format!("{b} · at a time…")}</option> }.into_any());
                                 opts
                             }))
                             .unwrap_or_default());
