@@ -11,7 +11,9 @@ Table br.t: (id INT NOT NULL, v STRING), primary key id, bucket 1.
   branch empty (no tag)                  (branch/branch-empty: main's latest schema, no snapshot)
 Prints, for each read, "== <label>" then the canonical JSON lines (as read_pypaimon.py) or
 "!! <label> <error>"; labels: main, dev, dev@1 (snapshot 1 of dev), dev@tag:t1, dev@tag:d2,
-empty.
+empty, and dev@ts:<ms> (dev at scan.timestamp-millis <ms>, resolved on dev's own snapshots) for
+the commit time of dev's snapshot 2 and 1 ms before it (after main's snapshot 2: main would
+read its snapshot 2 there).
 """
 import json
 import sys
@@ -79,6 +81,10 @@ def main():
     read('dev@tag:t1', 'br.t$branch_dev', {'scan.tag-name': 't1'})
     read('dev@tag:d2', 'br.t$branch_dev', {'scan.tag-name': 'd2'})
     read('empty', 'br.t$branch_empty')
+    with open('%s/br.db/t/branch/branch-dev/snapshot/snapshot-2' % WH) as f:
+        dev_2 = json.load(f)['timeMillis']
+    for ms in (dev_2 - 1, dev_2):
+        read('dev@ts:%d' % ms, 'br.t$branch_dev', {'scan.timestamp-millis': str(ms)})
 
 
 if __name__ == '__main__':

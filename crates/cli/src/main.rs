@@ -149,8 +149,9 @@ enum Command {
         #[arg(long, conflicts_with = "timestamp_millis")]
         tag: Option<String>,
         /// Read the head of this branch (Paimon: branch/branch-<NAME>, with the branch's latest
-        /// schema; Iceberg: a branch ref, with the table's current schema; `main`: the table).
-        #[arg(long, conflicts_with_all = ["snapshot", "tag", "timestamp_millis", "incremental_between"])]
+        /// schema; Iceberg: a branch ref, with the table's current schema; `main`: the table);
+        /// with --timestamp-millis, the Paimon branch's own snapshot at that time.
+        #[arg(long, conflicts_with_all = ["snapshot", "tag", "incremental_between"])]
         branch: Option<String>,
         /// Read the latest snapshot committed at or before this time (epoch milliseconds).
         #[arg(long)]
@@ -375,7 +376,14 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
                             format!("--incremental-between '{between}': expected START,END")
                         })?
                 }
-                _ if branch.is_some() => Version::Branch(branch.unwrap_or_default()),
+                (_, _, ms) if branch.is_some() => {
+                    let branch = branch.unwrap_or_default();
+                    match ms {
+                        Some(ms) => Version::on_branch(&branch, Version::TimestampMillis(ms))
+                            .map_err(|e| e.to_string())?,
+                        None => Version::Branch(branch),
+                    }
+                }
                 (Some(id), _, _) => Version::SnapshotId(id),
                 (_, Some(tag), _) => Version::Tag(tag),
                 (_, _, Some(ms)) => Version::TimestampMillis(ms),

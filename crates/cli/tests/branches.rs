@@ -282,6 +282,35 @@ fn paimon_branches_from_the_cli_and_sql() {
     ]);
     assert!(ok, "{err}");
     assert_eq!(normalized(&out), expected("dev@tag:d2"));
+    // at a time on a branch: resolved on the branch's own snapshots, as pypaimon reads
+    // `t$branch_dev` with scan.timestamp-millis (just before dev's snapshot 2: dev's snapshot
+    // 1, although main committed its snapshot 2 before then); by --branch and by the name
+    let times: Vec<&String> = py_reads
+        .keys()
+        .filter(|k| k.starts_with("dev@ts:"))
+        .collect();
+    assert_eq!(times.len(), 2, "{:?}", py_reads.keys());
+    for label in times {
+        let ms = label.trim_start_matches("dev@ts:");
+        for args in [&["br.t", "--branch", "dev"][..], &["br.t$branch_dev"][..]] {
+            let mut argv = vec!["scan", wh];
+            argv.extend(args);
+            argv.extend(["--timestamp-millis", ms, "--format", "jsonl"]);
+            let (ok, out, err) = lakescope(&argv);
+            assert!(ok, "{argv:?}: {err}");
+            assert_eq!(normalized(&out), expected(label.as_str()), "{argv:?}");
+        }
+    }
+    assert_ne!(
+        py_reads
+            .iter()
+            .filter(|(k, _)| k.starts_with("dev@ts:"))
+            .map(|(_, v)| v.clone().unwrap())
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        1,
+        "the two times read the same rows: the test shows nothing"
+    );
     // diff names a branch's own snapshots and tags, each side read on its branch (the script's
     // rows: dev@1 (1,a) (2,b); d2 (1,A,10) (2,b) (4,d,40); main 2 (1,a) (2,B) (3,c)); dev's head to
     // main's snapshot 2 reads through dev's schemas (they include main's), in main's columns
@@ -376,6 +405,17 @@ fn paimon_branches_from_the_cli_and_sql() {
         let (out, err) = sql(&format!("{catalog}{query};"));
         assert!(!err.contains("error"), "{query}: {err}");
         assert_eq!(normalized(&out), expected(label), "{query}");
+    }
+    for label in py_reads.keys().filter(|k| k.starts_with("dev@ts:")) {
+        let ms = label.trim_start_matches("dev@ts:");
+        for query in [
+            format!("SELECT * FROM t$branch_dev /*+ OPTIONS('scan.timestamp-millis' = '{ms}') */"),
+            format!("SELECT * FROM t /*+ OPTIONS('branch' = 'dev', 'scan.timestamp-millis' = '{ms}') */"),
+        ] {
+            let (out, err) = sql(&format!("{catalog}{query};"));
+            assert!(!err.contains("error"), "{query}: {err}");
+            assert_eq!(normalized(&out), expected(label.as_str()), "{query}");
+        }
     }
     let (out, err) = sql(&format!(
         "{catalog}SELECT snapshot_id, schema_id FROM `t$branch_dev$snapshots`;"

@@ -26,7 +26,7 @@ pub enum Version {
     Tag(String),
     /// The head of a branch (Paimon `branch/branch-<name>`, an Iceberg branch ref).
     Branch(String),
-    /// A snapshot or tag of a Paimon branch's own history (`branch/branch-<name>/snapshot`,
+    /// A snapshot, tag or time of a Paimon branch's own history (`branch/branch-<name>/snapshot`,
     /// `tag`): what `t$branch_<name>` reads at `at`, with that snapshot's schema. Never `main`
     /// (that is `at` itself): see [`Version::on_branch`].
     OnBranch {
@@ -60,14 +60,19 @@ pub enum BranchPoint {
     SnapshotId(i64),
     /// The branch's tag with this name.
     Tag(String),
+    /// The branch's latest snapshot committed at or before this instant (ms), as Java's
+    /// `TimeTravelUtil` resolves `scan.timestamp-millis` on a branch table: against the
+    /// branch's own snapshots.
+    TimestampMillis(i64),
 }
 
 /// The URL query keys of a version, in the order [`Version::from_url_query`] tries them.
 const URL_KEYS: [&str; 4] = ["snapshot", "tag", "branch", "ts"];
 
 impl Version {
-    /// `at` on branch `branch`: [`Version::OnBranch`] for a snapshot id or tag, `at` itself on
-    /// `main`; any other version of a branch is an error (its head is [`Version::Branch`]).
+    /// `at` on branch `branch`: [`Version::OnBranch`] for a snapshot id, tag or time, `at`
+    /// itself on `main`; any other version of a branch is an error (its head is
+    /// [`Version::Branch`]).
     pub fn on_branch(branch: &str, at: Version) -> Result<Version> {
         if branch == MAIN_BRANCH {
             return Ok(at);
@@ -75,9 +80,10 @@ impl Version {
         let at = match at {
             Version::SnapshotId(id) => BranchPoint::SnapshotId(id),
             Version::Tag(name) => BranchPoint::Tag(name),
+            Version::TimestampMillis(ms) => BranchPoint::TimestampMillis(ms),
             other => {
                 return Err(Error::Invalid(format!(
-                    "{other} of branch '{branch}': a branch's own version is a snapshot id or a tag"
+                    "{other} of branch '{branch}': a branch's own version is a snapshot id, a tag or a time"
                 )))
             }
         };
@@ -137,8 +143,8 @@ impl Version {
         Ok(Version::Ref(text.to_string()))
     }
 
-    /// The name [`Version::parse`] reads back as this version (`None`: a time or range, which
-    /// have no typed name).
+    /// The name [`Version::parse`] reads back as this version (`None`: a time (on a branch too)
+    /// or range, which have no typed name).
     pub fn typed_name(&self) -> Option<String> {
         Some(match self {
             Version::Latest => "latest".to_string(),
@@ -148,6 +154,7 @@ impl Version {
             Version::OnBranch { branch, at } => match at {
                 BranchPoint::SnapshotId(id) => format!("branch:{branch}/{id}"),
                 BranchPoint::Tag(t) => format!("branch:{branch}/tag:{t}"),
+                BranchPoint::TimestampMillis(_) => return None,
             },
             Version::Ref(name) => name.clone(),
             Version::TimestampMillis(_) | Version::IncrementalBetween { .. } => return None,
@@ -184,22 +191,25 @@ impl Version {
 
     /// The version of the app's URL query: the first of `snapshot=<id>`, `tag=<name>`,
     /// `branch=<name>`, `ts=<ms>` that `get` has (blank and unparsable values skipped), else
-    /// [`Version::Latest`]; a snapshot or tag with a branch is the branch's own
+    /// [`Version::Latest`]; a snapshot, tag or time with a branch is the branch's own
     /// ([`Version::OnBranch`]).
     pub fn from_url_query(get: impl Fn(&str) -> Option<String>) -> Version {
         let get = |key: &str| get(key).filter(|v| !v.trim().is_empty());
         let point = get(URL_KEYS[0])
             .and_then(|id| id.parse().ok())
             .map(Version::SnapshotId)
-            .or_else(|| get(URL_KEYS[1]).map(Version::Tag));
+            .or_else(|| get(URL_KEYS[1]).map(Version::Tag))
+            .or_else(|| {
+                get(URL_KEYS[3])
+                    .and_then(|ms| ms.parse().ok())
+                    .map(Version::TimestampMillis)
+            });
         match (get(URL_KEYS[2]), point) {
-            // `on_branch` takes a snapshot id or tag, which `point` is
+            // `on_branch` takes a snapshot id, tag or time, which `point` is
             (Some(branch), Some(at)) => Version::on_branch(&branch, at.clone()).unwrap_or(at),
             (None, Some(at)) => at,
             (Some(branch), None) => Version::Branch(branch),
-            (None, None) => get(URL_KEYS[3])
-                .and_then(|ms| ms.parse().ok())
-                .map_or(Version::Latest, Version::TimestampMillis),
+            (None, None) => Version::Latest,
         }
     }
 
@@ -217,6 +227,7 @@ impl Version {
                 match at {
                     BranchPoint::SnapshotId(id) => (URL_KEYS[0], id.to_string()),
                     BranchPoint::Tag(t) => (URL_KEYS[1], t.clone()),
+                    BranchPoint::TimestampMillis(ms) => (URL_KEYS[3], ms.to_string()),
                 },
             ],
             Version::TimestampMillis(ms) => vec![(URL_KEYS[3], ms.to_string())],
@@ -245,6 +256,9 @@ impl fmt::Display for Version {
             Version::OnBranch { branch, at } => match at {
                 BranchPoint::SnapshotId(id) => write!(f, "snapshot {id} of branch '{branch}'"),
                 BranchPoint::Tag(t) => write!(f, "tag '{t}' of branch '{branch}'"),
+                BranchPoint::TimestampMillis(ms) => {
+                    write!(f, "timestamp {ms} of branch '{branch}'")
+                }
             },
             Version::TimestampMillis(ms) => write!(f, "timestamp {ms}"),
             Version::Ref(n) => write!(f, "'{n}'"),
@@ -296,13 +310,21 @@ pub async fn paimon_snapshot(
             at: BranchPoint::Tag(name),
             ..
         } => Some(table.tag(name).await?.snapshot),
-        Version::TimestampMillis(ms) => Some(
+        Version::TimestampMillis(ms)
+        | Version::OnBranch {
+            at: BranchPoint::TimestampMillis(ms),
+            ..
+        } => Some(
             table
                 .snapshot_at_or_before_timestamp(*ms)
                 .await?
                 .ok_or_else(|| {
+                    let on = match table.branch_name() {
+                        MAIN_BRANCH => String::new(),
+                        branch => format!(" on branch '{branch}'"),
+                    };
                     Error::Invalid(format!(
-                        "{table_ref} has no snapshot committed at or before {ms} ms"
+                        "{table_ref} has no snapshot{on} committed at or before {ms} ms"
                     ))
                 })?,
         ),
@@ -427,7 +449,7 @@ pub fn iceberg_selector(table_ref: &TableRef, at: &Version) -> Result<SnapshotSe
         (Version::TimestampMillis(ms), None) => SnapshotSelector::AsOfTimestamp(*ms),
         (Version::OnBranch { .. }, _) => {
             return Err(Error::Invalid(format!(
-                "{table_ref}: {at}: an Iceberg branch has no snapshots or tags of its own (a snapshot id or tag names one snapshot of the whole table)"
+                "{table_ref}: {at}: an Iceberg branch has no snapshots, tags or times of its own (a snapshot id, tag or time names one snapshot of the whole table)"
             )))
         }
         (Version::IncrementalBetween { .. }, _) => {
@@ -513,7 +535,7 @@ mod tests {
     }
 
     #[test]
-    fn a_branch_s_own_version_is_a_snapshot_or_tag() {
+    fn a_branch_s_own_version_is_a_snapshot_tag_or_time() {
         let on = |at| Version::on_branch("dev", at);
         assert_eq!(
             on(Version::Tag("d2".into())).unwrap(),
@@ -528,9 +550,12 @@ mod tests {
         );
         assert_eq!(
             on(Version::Latest).unwrap_err().to_string(),
-            "latest of branch 'dev': a branch's own version is a snapshot id or a tag"
+            "latest of branch 'dev': a branch's own version is a snapshot id, a tag or a time"
         );
-        assert!(on(Version::TimestampMillis(1)).is_err());
+        let at_time = on(Version::TimestampMillis(1)).unwrap();
+        assert_eq!(at_time.to_string(), "timestamp 1 of branch 'dev'");
+        assert_eq!(at_time.typed_name(), None);
+        assert!(!at_time.reads_latest_schema());
         assert_eq!(on(Version::SnapshotId(1)).unwrap().branch(), Some("dev"));
         assert_eq!(Version::Branch("b".into()).branch(), Some("b"));
         assert_eq!(Version::SnapshotId(1).branch(), None);
@@ -581,7 +606,8 @@ mod tests {
             (&[("tag", "t1")][..], Version::Tag("t1".into())),
             (&[("branch", "dev")][..], Version::Branch("dev".into())),
             (&[("ts", "1700")][..], Version::TimestampMillis(1700)),
-            // snapshot before tag before branch before ts; blank or unparsable values skipped
+            // snapshot before tag before ts (each on the branch when one is given); blank or
+            // unparsable values skipped
             (
                 &[("tag", "t1"), ("snapshot", "4")][..],
                 Version::SnapshotId(4),
@@ -609,9 +635,20 @@ mod tests {
                 &[("branch", "b"), ("snapshot", "x")][..],
                 Version::Branch("b".into()),
             ),
+            // a time with a branch is on the branch's own snapshots
             (
                 &[("ts", "9"), ("branch", "b")][..],
-                Version::Branch("b".into()),
+                Version::OnBranch {
+                    branch: "b".into(),
+                    at: BranchPoint::TimestampMillis(9),
+                },
+            ),
+            (
+                &[("ts", "9"), ("branch", "b"), ("tag", "t")][..],
+                Version::OnBranch {
+                    branch: "b".into(),
+                    at: BranchPoint::Tag("t".into()),
+                },
             ),
             (
                 &[("snapshot", "x"), ("tag", "t")][..],
@@ -705,7 +742,7 @@ mod tests {
         assert!(iceberg_selector(&t, &Version::incremental_between("1,2", None).unwrap()).is_err());
         assert_eq!(
             iceberg_selector(&t, &Version::parse("branch:dev/tag:t1").unwrap()).unwrap_err().to_string(),
-            "db.t: tag 't1' of branch 'dev': an Iceberg branch has no snapshots or tags of its own (a snapshot id or tag names one snapshot of the whole table)"
+            "db.t: tag 't1' of branch 'dev': an Iceberg branch has no snapshots, tags or times of its own (a snapshot id, tag or time names one snapshot of the whole table)"
         );
     }
 }

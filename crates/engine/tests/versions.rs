@@ -186,6 +186,77 @@ async fn a_branch_s_own_snapshots_and_tags_read_as_t_branch_name_does() {
 }
 
 #[tokio::test]
+async fn a_time_on_a_branch_resolves_against_the_branch_s_own_snapshots() {
+    // As Java's `TimeTravelUtil` on a branch table: `scan.timestamp-millis` picks the branch's
+    // latest snapshot committed at or before the time (dev's snapshot 2 was committed before
+    // main's snapshot 2; dev's snapshot 1 is main's snapshot 1 copied, with its time)
+    let catalog = demo();
+    let table_ref: TableRef = "java09.pk_branch".parse().unwrap();
+    let main = catalog.open_table(&table_ref).await.unwrap();
+    let dev = main.branch("dev").await.unwrap();
+    let on_dev = |ms| Version::on_branch("dev", Version::TimestampMillis(ms)).unwrap();
+    for (ms, dev_id, main_id) in [
+        (DEV_2_MS - 1, 1, 1),
+        (DEV_2_MS, 2, 1),
+        (MAIN_2_MS - 1, 2, 1),
+        (MAIN_2_MS, 2, 2),
+    ] {
+        let s = paimon_snapshot(&dev, &table_ref, &on_dev(ms))
+            .await
+            .unwrap();
+        assert_eq!(s.map(|s| s.id), Some(dev_id), "dev at {ms}");
+        let s = paimon_snapshot(&main, &table_ref, &Version::TimestampMillis(ms))
+            .await
+            .unwrap();
+        assert_eq!(s.map(|s| s.id), Some(main_id), "main at {ms}");
+        // a scan reads the branch's snapshot, by the version or by `t$branch_dev` and a time
+        let want = rows(
+            &catalog,
+            "java09.pk_branch",
+            Version::parse(&format!("branch:dev/{dev_id}")).unwrap(),
+        )
+        .await;
+        assert_eq!(rows(&catalog, "java09.pk_branch", on_dev(ms)).await, want);
+        assert_eq!(
+            rows(
+                &catalog,
+                "java09.pk_branch$branch_dev",
+                Version::TimestampMillis(ms)
+            )
+            .await,
+            want
+        );
+    }
+    assert_ne!(
+        rows(&catalog, "java09.pk_branch", on_dev(MAIN_2_MS - 1)).await,
+        rows(
+            &catalog,
+            "java09.pk_branch",
+            Version::TimestampMillis(MAIN_2_MS - 1)
+        )
+        .await
+    );
+    let err = paimon_snapshot(&dev, &table_ref, &on_dev(1000))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "java09.pk_branch has no snapshot on branch 'dev' committed at or before 1000 ms"
+    );
+    // the URL form keeps the branch
+    let at = on_dev(DEV_2_MS);
+    let pairs = at.url_query().unwrap();
+    let back = Version::from_url_query(|k| {
+        pairs
+            .iter()
+            .find(|(key, _)| *key == k)
+            .map(|(_, v)| v.clone())
+    });
+    assert_eq!(back, at);
+}
+
+#[tokio::test]
 async fn paimon_diffs_read_each_side_on_its_branch() {
     let catalog = demo();
     let table = Rc::new(

@@ -126,16 +126,32 @@ impl<'a> SnapshotReader<'a> {
             Some(s) if !request.latest_schema => table.schema(s.schema_id).await?,
             _ => table.latest_schema().await?,
         };
-        let mut projection = projection(&schema, request.columns.as_deref())?;
-        let mut out_schema = project_schema(&schema.fields, &projection)?;
+        // `_ROW_ID` and `_SEQUENCE_NUMBER` are hidden columns of a row-tracking table: read
+        // when named (as Spark's metadata columns), never part of "all columns"
+        let columns = request.columns.as_deref();
+        let tracked = request.with_row_tracking
+            || (read::row_tracking::names_hidden(columns)
+                && read::row_tracking::tracks_rows(&schema)?);
         if request.with_row_tracking {
+            read::row_tracking::check_table(&format!("{}$row_tracking", table.path()), &schema)?;
+        } else if tracked {
             read::row_tracking::check_table(table.path(), &schema)?;
-            // the two columns follow the table's in every batch of the split
-            projection.extend([schema.fields.len(), schema.fields.len() + 1]);
-            let mut fields = out_schema.fields().to_vec();
-            fields.extend(read::row_tracking::fields().into_iter().map(Arc::new));
-            out_schema = Arc::new(Schema::new(fields));
         }
+        let mut projection = projection(&schema, columns, tracked)?;
+        let n = schema.fields.len();
+        if request.with_row_tracking {
+            // the `$row_tracking` view: the two columns follow the table's
+            for hidden in [n, n + 1] {
+                if !projection.contains(&hidden) {
+                    projection.push(hidden);
+                }
+            }
+        }
+        let out_schema = project_schema(&schema.fields, &projection, tracked)?;
+        let request = &ReadRequest {
+            with_row_tracking: tracked,
+            ..request.clone()
+        };
         let (out_schema, projection) = if request.with_row_kind {
             let mut fields = vec![Arc::new(Field::new(
                 ROW_KIND_COLUMN,
@@ -289,31 +305,50 @@ impl<'a> SnapshotReader<'a> {
 pub const ROW_KIND_COLUMN: &str = "rowkind";
 
 /// Column indices of the requested columns in the table schema.
-fn projection(schema: &TableSchema, columns: Option<&[String]>) -> Result<Vec<usize>> {
-    match columns {
-        None => Ok((0..schema.fields.len()).collect()),
-        Some(cols) => cols
-            .iter()
-            .map(|c| {
-                schema.field_index(c).ok_or_else(|| Error::NotFound {
-                    what: format!("column '{c}'"),
-                    context: Some(format!(
-                        "columns: {}",
-                        schema
-                            .fields
-                            .iter()
-                            .map(|f| f.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
-                })
-            })
-            .collect(),
-    }
+/// Column indices of the requested columns in the batches a split yields: the table's fields,
+/// then, when `tracked`, `_ROW_ID` and `_SEQUENCE_NUMBER` ([`read::row_tracking::append`]).
+fn projection(
+    schema: &TableSchema,
+    columns: Option<&[String]>,
+    tracked: bool,
+) -> Result<Vec<usize>> {
+    let Some(cols) = columns else {
+        return Ok((0..schema.fields.len()).collect());
+    };
+    cols.iter()
+        .map(|c| {
+            if let Some(i) = schema.field_index(c) {
+                return Ok(i);
+            }
+            match read::row_tracking::hidden_index(c) {
+                Some(i) if tracked => Ok(schema.fields.len() + i),
+                hidden => {
+                    let names: Vec<&str> = schema.fields.iter().map(|f| f.name.as_str()).collect();
+                    let mut context = format!("columns: {}", names.join(", "));
+                    if hidden.is_some() {
+                        context.push_str(&format!(
+                            "; '{c}' is a hidden column of tables with 'row-tracking.enabled' = 'true'"
+                        ));
+                    }
+                    Err(Error::NotFound {
+                        what: format!("column '{c}'"),
+                        context: Some(context),
+                    })
+                }
+            }
+        })
+        .collect()
 }
 
-fn project_schema(fields: &[DataField], projection: &[usize]) -> Result<SchemaRef> {
-    let full = read::to_arrow_schema(fields);
+/// The Arrow schema of `projection` over the table's fields (and the two row-tracking columns
+/// when `tracked`).
+fn project_schema(fields: &[DataField], projection: &[usize], tracked: bool) -> Result<SchemaRef> {
+    let mut full = read::to_arrow_schema(fields);
+    if tracked {
+        let mut all = full.fields().to_vec();
+        all.extend(read::row_tracking::fields().into_iter().map(Arc::new));
+        full = Arc::new(Schema::new(all));
+    }
     full.project(projection)
         .map(Arc::new)
         .map_err(|e| Error::Invalid(format!("projecting columns: {e}")))

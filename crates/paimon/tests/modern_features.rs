@@ -1142,6 +1142,108 @@ async fn row_tracking_is_refused_on_tables_without_it() {
     assert!(msg.contains("'row-tracking.enabled'"), "{msg}");
 }
 
+/// `m.<feature>` itself read at every snapshot with `_ROW_ID` and `_SEQUENCE_NUMBER` named as
+/// columns (hidden columns: read when named, as Paimon's Spark metadata columns), `_ROW_ID`
+/// first, asserted equal to pypaimon 2.1's read with the projection naming them
+/// (row_tracking.json); a read without columns has neither.
+async fn hidden_columns_as_pypaimon(feature: &str) {
+    let Some((dir, _)) = generate(feature) else {
+        return;
+    };
+    let tracked: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("row_tracking.json"))
+            .expect("gen_modern.py's row_tracking.json"),
+    )
+    .unwrap();
+    let pypaimon_columns: Vec<String> = tracked["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    // `_ROW_ID` leading, as `SELECT _ROW_ID, * FROM t` reads, then the table's columns and
+    // `_SEQUENCE_NUMBER`; pypaimon's lines are reordered the same way
+    let order: Vec<usize> = std::iter::once(pypaimon_columns.len() - 2)
+        .chain(0..pypaimon_columns.len() - 2)
+        .chain([pypaimon_columns.len() - 1])
+        .collect();
+    let columns: Vec<String> = order.iter().map(|i| pypaimon_columns[*i].clone()).collect();
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(dir.path()));
+    let table = Table::open(store, &format!("m.db/{feature}"))
+        .await
+        .unwrap();
+    for (id, want) in tracked["snapshots"].as_object().unwrap() {
+        let id: i64 = id.parse().unwrap();
+        let snapshot = table.snapshot(id).await.unwrap();
+        let request = ReadRequest {
+            columns: Some(columns.clone()),
+            ..ReadRequest::default()
+        };
+        let read = read_snapshot(&table, Some(&snapshot), &request)
+            .await
+            .unwrap_or_else(|e| panic!("{feature} at snapshot {id} with {columns:?}: {e}"));
+        let names: Vec<&String> = read.schema.fields().iter().map(|f| f.name()).collect();
+        assert_eq!(names, columns.iter().collect::<Vec<_>>(), "{feature}");
+        let mut got = rows(&read.batches);
+        got.sort();
+        let mut want: Vec<String> = want
+            .as_array()
+            .unwrap_or_else(|| panic!("pypaimon cannot read {feature} at {id}: {want}"))
+            .iter()
+            .map(|v| {
+                let cells: Vec<&str> = v.as_str().unwrap().split('|').collect();
+                let cells: Vec<&str> = order.iter().map(|i| cells[*i]).collect();
+                cells.join("|")
+            })
+            .collect();
+        want.sort();
+        assert_eq!(got, want, "{feature} at snapshot {id} with {columns:?}");
+        let all = read_snapshot(&table, Some(&snapshot), &ReadRequest::default())
+            .await
+            .unwrap();
+        assert!(
+            all.schema.index_of("_ROW_ID").is_err()
+                && all.schema.index_of("_SEQUENCE_NUMBER").is_err(),
+            "{feature}: hidden columns read without being named: {:?}",
+            all.schema
+        );
+    }
+}
+
+#[tokio::test]
+async fn row_ids_are_hidden_columns_of_row_tracking_tables() {
+    for feature in [
+        "row_tracking",
+        "data_evolution_some_rows",
+        "data_evolution_deletes",
+    ] {
+        hidden_columns_as_pypaimon(feature).await;
+    }
+}
+
+#[tokio::test]
+async fn row_ids_of_a_table_without_row_tracking_are_unknown_columns() {
+    let Some((dir, _)) = generate("dv_level0_hidden") else {
+        return;
+    };
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(dir.path()));
+    let table = Table::open(store, "m.db/dv_level0_hidden").await.unwrap();
+    let snapshot = table.latest_snapshot().await.unwrap();
+    for hidden in ["_ROW_ID", "_SEQUENCE_NUMBER"] {
+        let request = ReadRequest {
+            columns: Some(vec![hidden.to_string()]),
+            ..ReadRequest::default()
+        };
+        let err = read_snapshot(&table, snapshot.as_ref(), &request)
+            .await
+            .expect_err("no row tracking");
+        let msg = err.to_string();
+        assert!(matches!(err, Error::NotFound { .. }), "{msg}");
+        assert!(msg.contains(&format!("column '{hidden}'")), "{msg}");
+        assert!(msg.contains("'row-tracking.enabled' = 'true'"), "{msg}");
+    }
+}
+
 /// `$file_key_ranges` of `feature` (gen_modern.py prints pypaimon 2.1's), asserted equal: the
 /// partition as Java casts it ([`java_partition`]), `file_path` as a store key (pypaimon prints
 /// the absolute path). Returns lakescope's lines.

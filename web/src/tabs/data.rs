@@ -169,10 +169,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
 
     // version picker
     let version_value = move || route.with(|r| picker_value(&r.at));
-    let ts_text = RwSignal::new(match route.get_untracked().at {
-        Version::TimestampMillis(ms) => time(ms),
-        _ => String::new(),
-    });
+    let ts_text = RwSignal::new(at_time(&route.get_untracked().at).map_or(String::new(), time));
     let ts_error = RwSignal::new(None::<String>);
     let on_version = move |ev: leptos::ev::Event| {
         let v = event_target_value(&ev);
@@ -180,10 +177,19 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             Version::TimestampMillis(
                 versions.with_untracked(|v| v.snapshots.last().map_or(0, |s| s.1)),
             )
+        } else if let Some(branch) = v.strip_prefix("b:").and_then(|b| b.strip_suffix("/ts")) {
+            // the branch's latest own snapshot's time to start from
+            let ms = own.with_untracked(|own| {
+                own.iter()
+                    .find(|(b, _)| b == branch)
+                    .and_then(|(_, v)| v.snapshots.last().map(|s| s.1))
+            });
+            Version::on_branch(branch, Version::TimestampMillis(ms.unwrap_or(0)))
+                .unwrap_or_default()
         } else {
             picked(&v).unwrap_or_default()
         };
-        if let Version::TimestampMillis(ms) = at {
+        if let Some(ms) = at_time(&at) {
             ts_text.set(time(ms));
         }
         go(route, |r| r.at = at);
@@ -191,7 +197,14 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     let apply_ts = move || match parse_time(&ts_text.get_untracked()) {
         Some(ms) => {
             ts_error.set(None);
-            go(route, |r| r.at = Version::TimestampMillis(ms));
+            // a time on the branch read, resolved on its own snapshots
+            go(route, |r| {
+                r.at = match r.at.branch() {
+                    Some(b) => Version::on_branch(b, Version::TimestampMillis(ms))
+                        .unwrap_or(Version::TimestampMillis(ms)),
+                    None => Version::TimestampMillis(ms),
+                }
+            });
         }
         None => ts_error.set(Some(
             "Enter a time like 2024-03-01 10:00:00 (UTC) or epoch milliseconds.".into(),
@@ -265,7 +278,12 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                         // the chosen branch's own tags and snapshots
                         opts.extend(own.with(|own| own.iter()
                             .find(|(b, _)| route.with(|r| r.at.branch() == Some(b.as_str())))
-                            .map(|(b, v)| branch_options(b, v, picker_value, &cur)))
+                            .map(|(b, v)| {
+                                let mut opts = branch_options(b, v, picker_value, &cur);
+                                let time_value = format!("b:{b}/ts");
+                                opts.push(view! { <option value=time_value.clone() selected=cur == time_value>{format!("{b} · at a time…")}</option> }.into_any());
+                                opts
+                            }))
                             .unwrap_or_default());
                         opts.extend(tags.iter().map(|(n, id)| {
                             let v = format!("t:{n}");
@@ -279,7 +297,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                         opts.collect_view()
                     })}
                 </select>
-                <Show when=move || matches!(route.with(|r| r.at.clone()), Version::TimestampMillis(_))>
+                <Show when=move || route.with(|r| at_time(&r.at).is_some())>
                     <input class="input ts" data-testid="ts-input" type="text" spellcheck="false"
                         placeholder="2024-03-01 10:00:00" bind:value=ts_text
                         on:keydown=move |ev| if ev.key() == "Enter" { apply_ts() } />
@@ -354,8 +372,21 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
     }
 }
 
+/// The time of a read at a time, on `main` or on a branch's own snapshots.
+fn at_time(at: &Version) -> Option<i64> {
+    match at {
+        Version::TimestampMillis(ms)
+        | Version::OnBranch {
+            at: BranchPoint::TimestampMillis(ms),
+            ..
+        } => Some(*ms),
+        _ => None,
+    }
+}
+
 /// The version picker's value of `at`: `latest`, `s:<id>`, `t:<tag>`, `b:<branch>`, a
-/// branch's own `b:<branch>/s:<id>` or `b:<branch>/t:<tag>` (a branch name has no `/`), `ts`
+/// branch's own `b:<branch>/s:<id>`, `b:<branch>/t:<tag>` or `b:<branch>/ts` (a branch name
+/// has no `/`), `ts`
 /// (the route holds no bare ref or range: they have no URL form).
 fn picker_value(at: &Version) -> String {
     match at {
@@ -365,6 +396,7 @@ fn picker_value(at: &Version) -> String {
         Version::OnBranch { branch, at } => match at {
             BranchPoint::SnapshotId(id) => format!("b:{branch}/s:{id}"),
             BranchPoint::Tag(t) => format!("b:{branch}/t:{t}"),
+            BranchPoint::TimestampMillis(_) => format!("b:{branch}/ts"),
         },
         Version::TimestampMillis(_) => "ts".to_string(),
         Version::Latest | Version::Ref(_) | Version::IncrementalBetween { .. } => {

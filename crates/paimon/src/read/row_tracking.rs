@@ -20,31 +20,47 @@ pub fn fields() -> [Field; 2] {
     ]
 }
 
-/// Refuses a table whose rows are not tracked: `$row_tracking` needs `row-tracking.enabled`
-/// (Java refuses it too) and an append table; a column already named like one of the two is
-/// refused as Java's `SpecialFields.rowTypeWithRowTracking` refuses it.
-pub(crate) fn check_table(table: &str, schema: &TableSchema) -> Result<()> {
-    if !schema
+/// Whether `columns` names `_ROW_ID` or `_SEQUENCE_NUMBER`, the hidden columns of a
+/// row-tracking table (Paimon's Spark metadata columns: read only when named, not by `*`).
+pub(crate) fn names_hidden(columns: Option<&[String]>) -> bool {
+    columns.is_some_and(|cols| cols.iter().any(|c| hidden_index(c).is_some()))
+}
+
+/// Position of a hidden column among the two [`fields`] (`None`: not one of them).
+pub(crate) fn hidden_index(column: &str) -> Option<usize> {
+    [ROW_ID, SEQUENCE_NUMBER].iter().position(|h| *h == column)
+}
+
+/// Whether the table tracks rows (`row-tracking.enabled`).
+pub(crate) fn tracks_rows(schema: &TableSchema) -> Result<bool> {
+    schema
         .core_options()
-        .get_bool("row-tracking.enabled", false)?
-    {
+        .get_bool("row-tracking.enabled", false)
+}
+
+/// Refuses a table whose rows are not tracked (`what` names the table or its `$row_tracking`
+/// view): row ids need `row-tracking.enabled` (Java refuses the view too) and an append table;
+/// a column already named like one of the two is refused as Java's
+/// `SpecialFields.rowTypeWithRowTracking` refuses it.
+pub(crate) fn check_table(what: &str, schema: &TableSchema) -> Result<()> {
+    if !tracks_rows(schema)? {
         return Err(Error::Invalid(format!(
-            "{table}$row_tracking: the table does not track rows (set 'row-tracking.enabled' = 'true' when creating it)"
+            "{what}: the table does not track rows (set 'row-tracking.enabled' = 'true' when creating it)"
         )));
     }
     if !schema.primary_keys.is_empty() {
         return Err(Error::unsupported(
-            table,
-            "$row_tracking of a primary-key table (row tracking is for append tables)",
+            what,
+            "row tracking of a primary-key table (row tracking is for append tables)",
         ));
     }
     if let Some(f) = schema
         .fields
         .iter()
-        .find(|f| f.name == ROW_ID || f.name == SEQUENCE_NUMBER)
+        .find(|f| hidden_index(&f.name).is_some())
     {
         return Err(Error::Invalid(format!(
-            "{table}$row_tracking: column '{}' conflicts with the row-tracking column of that name",
+            "{what}: column '{}' conflicts with the row-tracking column of that name",
             f.name
         )));
     }
