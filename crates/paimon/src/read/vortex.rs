@@ -25,8 +25,7 @@ pub(crate) fn check_supported(file: &str) -> Result<()> {
     Err(Error::unsupported(file, NOT_BUILT_IN))
 }
 
-/// Decodes the wanted columns of a whole vortex file, one batch per chunk of the file; columns
-/// keep their names, a wanted column the file lacks is left out.
+/// A build without the `vortex` feature refuses the file (as [`check_supported`]).
 #[cfg(not(feature = "vortex"))]
 pub(crate) fn decode(file: &str, _bytes: Bytes, _wanted: &[Wanted]) -> Result<Vec<RecordBatch>> {
     check_supported(file).map(|()| Vec::new())
