@@ -607,6 +607,9 @@ impl<'a> SplitReader<'a> {
                 )
             })?,
         };
+        if format == FileFormat::Vortex {
+            read::vortex::check_supported(&path)?;
+        }
         let file_schema = self.table.schema(file.schema_id).await?;
         Ok((path, format, file_schema))
     }

@@ -1,4 +1,4 @@
-//! Reading data files (Parquet, ORC, Avro, Paimon's row and mosaic formats) into Arrow record batches, evolved to a read schema.
+//! Reading data files (Parquet, ORC, Avro, Paimon's row and mosaic formats, Vortex) into Arrow record batches, evolved to a read schema.
 //!
 //! Entry points: [`read_file`] (whole file in memory), [`parquet::read_parquet_async`] (ranged
 //! reads over an [`ObjectStore`](lakescope_storage::ObjectStore)), and
@@ -25,6 +25,7 @@ pub mod variant;
 mod variant_decode;
 #[cfg(feature = "variant")]
 mod variant_json;
+pub(crate) mod vortex;
 
 use crate::spec::{DataField, DataType, TypeKind};
 use crate::{Error, Result};
@@ -60,6 +61,8 @@ pub enum FileFormat {
     Row,
     /// Paimon's Mosaic format (`file.format = mosaic`, [`mosaic`]).
     Mosaic,
+    /// Vortex files (`file.format = vortex`, [`vortex`]; feature `vortex`, else refused).
+    Vortex,
 }
 
 impl FileFormat {
@@ -69,7 +72,8 @@ impl FileFormat {
         Self::from_option(ext)
     }
 
-    /// The format from the `file.format` table option (`parquet`, `orc`, `avro`, `row`, `mosaic`).
+    /// The format from the `file.format` table option (`parquet`, `orc`, `avro`, `row`, `mosaic`,
+    /// `vortex`).
     pub fn from_option(value: &str) -> Option<Self> {
         match value.trim().to_ascii_lowercase().as_str() {
             "parquet" => Some(Self::Parquet),
@@ -77,6 +81,7 @@ impl FileFormat {
             "avro" => Some(Self::Avro),
             "row" => Some(Self::Row),
             "mosaic" => Some(Self::Mosaic),
+            "vortex" => Some(Self::Vortex),
             _ => None,
         }
     }
@@ -89,6 +94,7 @@ impl FileFormat {
             Self::Avro => "avro",
             Self::Row => "row",
             Self::Mosaic => "mosaic",
+            Self::Vortex => "vortex",
         }
     }
 }
@@ -209,6 +215,7 @@ pub async fn read_file(
         FileFormat::Avro => avro::decode(file_name, bytes, &wanted)?,
         FileFormat::Row => row_file::decode(file_name, bytes, file_fields, &wanted)?,
         FileFormat::Mosaic => mosaic::decode(file_name, bytes, &wanted)?,
+        FileFormat::Vortex => vortex::decode(file_name, bytes, &wanted)?,
     };
     let mut batches = Vec::with_capacity(decoded.len());
     for batch in decoded {

@@ -10,7 +10,7 @@ use lakescope_storage::ObjectStore;
 
 use super::parquet::{self, FirstPiece, ParquetBatches, RowGroupFile};
 use super::{
-    assemble_batch, avro, evolution, mosaic, orc, plan_schema, row_file, wanted_columns,
+    assemble_batch, avro, evolution, mosaic, orc, plan_schema, row_file, vortex, wanted_columns,
     ColumnPlan, DeletionVector, FileFormat, FileKind,
 };
 use crate::spec::DataField;
@@ -131,6 +131,9 @@ impl FileSource {
                     ),
                     (FileFormat::Mosaic, _) => {
                         Decoded::Batches(mosaic::decode(&path, bytes, &wanted)?.into_iter())
+                    }
+                    (FileFormat::Vortex, _) => {
+                        Decoded::Batches(vortex::decode(&path, bytes, &wanted)?.into_iter())
                     }
                 }
             }

@@ -251,6 +251,41 @@ def lance_format():
 def vortex_format():
     t = table(KV, {'file.format': 'vortex'})
     write(t, rows(0, 3, 'a'))
+    write(t, pa.table({'id': pa.array([3, None], pa.int64()), 'b': [None, 'n']}, schema=KV))
+
+
+def vortex_pk():
+    # Primary-key vortex files (`_KEY_id`, `_SEQUENCE_NUMBER`, `_VALUE_KIND`), updated twice.
+    t = table(PK, {'file.format': 'vortex', 'bucket': '1'}, pk=['id'])
+    write(t, rows(0, 6, 'x', PK))
+    write(t, rows(3, 9, 'y', PK))
+    write(t, pa.table({'id': pa.array([1, 7], pa.int64()), 'b': [None, 'z']}, schema=PK))
+
+
+def vortex_buckets():
+    # A partitioned append table of two buckets (bucket-key id), written twice; many rows.
+    schema = pa.schema([('dt', pa.string()), ('id', pa.int64()), ('b', pa.string())])
+    CAT.create_table('m.' + FEATURE, Schema.from_pyarrow_schema(
+        schema, partition_keys=['dt'], options={'file.format': 'vortex', 'bucket': '2', 'bucket-key': 'id'}), False)
+    t = CAT.get_table('m.' + FEATURE)
+    for lo, n in ((0, 5000), (5000, 7)):
+        ids = range(lo, lo + n)
+        write(t, pa.table({'dt': ['d%d' % (i % 2) for i in ids], 'id': pa.array(ids, pa.int64()),
+                           'b': ['v%07d' % (i * 7919 % 100003) for i in ids]}, schema=schema))
+
+
+def vortex_types():
+    # Three commits of every type (TYPES, with nested lists and maps), written by pypaimon to a
+    # vortex table and to m.vortex_types_parquet (Parquet) for the reader to compare both.
+    schema = mosaic_types()
+    schema = schema.append(pa.field('r', pa.struct([('x', pa.int32()), ('y', pa.string())])))
+    for name, options in [('m.vortex_types_parquet', {}), ('m.vortex_types', {'file.format': 'vortex'})]:
+        CAT.create_table(name, Schema.from_pyarrow_schema(schema, options=options), False)
+        for lo, n in ((0, 3), (3, 40), (43, 1)):
+            batch = mosaic_batch(lo, n)
+            r = pa.array([None if i % 5 == 2 else {'x': i if i % 2 else None, 'y': 'q%d' % i}
+                          for i in range(lo, lo + n)], schema.field('r').type)
+            write(CAT.get_table(name), batch.append_column(schema.field('r'), r))
 
 
 def mosaic_types():
