@@ -530,34 +530,16 @@ async fn vortex_files_of_every_type_read_as_their_parquet_twin() {
     // Three commits of every type (decimals compact and wide, timestamps of precision 3/6/9,
     // binary, nested lists, maps and rows, nulls at every level), written by pypaimon 2.1 to a
     // vortex table and to a Parquet table: lakescope reads both alike at every snapshot.
-    let Some((dir, expected)) = generate("vortex_types") else {
-        return;
-    };
-    let expected = expected.unwrap_or_else(|e| panic!("pypaimon cannot read vortex_types: {e}"));
-    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(dir.path()));
-    let vortex = Table::open(store.clone(), "m.db/vortex_types")
-        .await
-        .unwrap();
-    let parquet = Table::open(store, "m.db/vortex_types_parquet")
-        .await
-        .unwrap();
-    let mut last = Vec::new();
-    for (id, count) in [(1, 3), (2, 43), (3, 44)] {
-        let got = snapshot_rows(&vortex, id).await;
-        assert_eq!(got, snapshot_rows(&parquet, id).await, "snapshot {id}");
-        assert_eq!(got.len(), count, "snapshot {id}");
-        last = got;
-    }
-    assert_eq!(last.len(), expected.len());
-    let first = row(&last, "1");
-    for cell in [
-        "-3703703670370370367036.37035",
-        "[[a, ]]",
-        "{1: [0.5, ]}",
-        "s1é",
-    ] {
-        assert!(first.contains(cell), "{cell} not in {first}");
-    }
+    reads_as_its_parquet_twin(
+        "vortex_types",
+        &[
+            "-3703703670370370367036.37035",
+            "[[a, ]]",
+            "{1: [0.5, ]}",
+            "s1é",
+        ],
+    )
+    .await;
 }
 
 #[cfg(feature = "vortex")]
@@ -608,34 +590,49 @@ async fn mosaic_files_of_every_type_read_as_their_parquet_twin() {
     // precision 3/6/9, nested lists and maps, nulls at every level; constant, dictionary and
     // plain columns), written by pypaimon 2.1 to a mosaic table and to a Parquet table:
     // lakescope reads both alike at every snapshot, with pypaimon's row counts.
-    let Some((dir, expected)) = generate("mosaic_format") else {
+    reads_as_its_parquet_twin(
+        "mosaic_format",
+        &[
+            "-3703703670370370367036.37035",
+            "[[a, ]]",
+            "{1: [0.5, ]}",
+            "0100",
+            "s1é",
+        ],
+    )
+    .await;
+}
+
+/// The generator's table `name` of every type and its twin `<name>_parquet` (the same three
+/// pypaimon 2.1 commits to a Parquet table): lakescope reads both alike at every snapshot, the
+/// last with pypaimon's row count, and row 1 holds each of `cells`.
+async fn reads_as_its_parquet_twin(name: &str, cells: &[&str]) {
+    let Some((dir, expected)) = generate(name) else {
         return;
     };
-    let expected = expected.unwrap_or_else(|e| panic!("pypaimon cannot read mosaic_format: {e}"));
+    let expected = expected.unwrap_or_else(|e| panic!("pypaimon cannot read {name}: {e}"));
     let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(dir.path()));
-    let mosaic = Table::open(store.clone(), "m.db/mosaic_format")
+    let table = Table::open(store.clone(), &format!("m.db/{name}"))
         .await
         .unwrap();
-    let parquet = Table::open(store, "m.db/mosaic_format_parquet")
+    let parquet = Table::open(store, &format!("m.db/{name}_parquet"))
         .await
         .unwrap();
     let mut last = Vec::new();
     for (id, count) in [(1, 3), (2, 43), (3, 44)] {
-        let got = snapshot_rows(&mosaic, id).await;
-        assert_eq!(got, snapshot_rows(&parquet, id).await, "snapshot {id}");
-        assert_eq!(got.len(), count, "snapshot {id}");
+        let got = snapshot_rows(&table, id).await;
+        assert_eq!(
+            got,
+            snapshot_rows(&parquet, id).await,
+            "{name} snapshot {id}"
+        );
+        assert_eq!(got.len(), count, "{name} snapshot {id}");
         last = got;
     }
-    assert_eq!(last.len(), expected.len());
+    assert_eq!(last.len(), expected.len(), "{name}");
     let first = row(&last, "1");
-    for cell in [
-        "-3703703670370370367036.37035",
-        "[[a, ]]",
-        "{1: [0.5, ]}",
-        "0100",
-        "s1é",
-    ] {
-        assert!(first.contains(cell), "{cell} not in {first}");
+    for cell in cells {
+        assert!(first.contains(cell), "{name}: {cell} not in {first}");
     }
 }
 
