@@ -61,13 +61,13 @@ impl RestCatalog {
             options: BTreeMap::new(),
         };
         let path = format!("{}/databases", self.base());
-        self.call("POST", &path, Some(json(&body)?)).await
+        self.send("POST", &path, Some(json(&body)?)).await
     }
 
     /// Drops a database (`DELETE /v1/{prefix}/databases/{database}`).
     pub async fn drop_database(&self, name: &str) -> Result<()> {
         let path = format!("{}/databases/{}", self.base(), encode(name));
-        self.call("DELETE", &path, None).await
+        self.send("DELETE", &path, None).await
     }
 
     /// Creates a table with `schema`'s columns, keys, options and comment (`POST
@@ -92,12 +92,12 @@ impl RestCatalog {
             },
         };
         let path = format!("{}/databases/{}/tables", self.base(), encode(database));
-        self.call("POST", &path, Some(json(&body)?)).await
+        self.send("POST", &path, Some(json(&body)?)).await
     }
 
     /// Drops a table (`DELETE /v1/{prefix}/databases/{database}/tables/{table}`).
     pub async fn drop_table(&self, database: &str, table: &str) -> Result<()> {
-        self.call("DELETE", &self.table_path(database, table), None)
+        self.send("DELETE", &self.table_path(database, table), None)
             .await
     }
 
@@ -117,6 +117,6 @@ impl RestCatalog {
             time_retained,
         };
         let path = format!("{}/tags", self.table_path(database, table));
-        self.call("POST", &path, Some(json(&body)?)).await
+        self.send("POST", &path, Some(json(&body)?)).await
     }
 }

@@ -17,7 +17,7 @@ pub use tags::RestTagSource;
 
 use crate::{Error, Result};
 use lakescope_storage::transport::{HttpRequest, HttpTransport};
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -258,6 +258,14 @@ impl RestCatalog {
         self.call("GET", path, None).await
     }
 
+    /// Sends a request whose answer carries nothing to read (create, drop, alter): any JSON
+    /// answer, or none, is success, as Paimon's Java client reads no body for these calls.
+    async fn send(&self, method: &'static str, path: &str, body: Option<Vec<u8>>) -> Result<()> {
+        self.call::<IgnoredAny>(method, path, body)
+            .await
+            .map(|_| ())
+    }
+
     /// Sends one request (with a JSON `body`) and decodes the JSON answer; errors name the
     /// endpoint, the status and the server's message (`404` → not found).
     async fn call<T: DeserializeOwned>(
@@ -308,7 +316,7 @@ impl RestCatalog {
                 },
             });
         }
-        // an empty answer (a create or drop) is JSON `null`: `()`
+        // an empty answer (a create, drop or alter) reads as JSON `null`
         let body: &[u8] = if response.body.is_empty() {
             b"null"
         } else {

@@ -6,6 +6,7 @@ use super::RestCatalog;
 use crate::error::{Error, Result};
 use crate::spec::schema::TableSchema;
 use crate::spec::types::{DataField, DataType};
+use lakescope_storage::transport::may_have_applied;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -223,7 +224,9 @@ fn option_changes(
 
 impl RestCatalog {
     /// Alters a table with `changes`, applied by the service in order (`POST
-    /// /v1/{prefix}/databases/{database}/tables/{table}`).
+    /// /v1/{prefix}/databases/{database}/tables/{table}`). A refusal says nothing was changed;
+    /// a `5xx` (but `501`), no answer or an unreadable one says the change may or may not have
+    /// been applied, since the service may have written the next schema before failing.
     pub async fn alter_table(
         &self,
         database: &str,
@@ -232,14 +235,37 @@ impl RestCatalog {
     ) -> Result<()> {
         let body = serde_json::to_vec(&AlterTableRequest { changes })
             .map_err(|e| Error::Invalid(format!("encoding a REST catalog request: {e}")))?;
-        self.call("POST", &self.table_path(database, table), Some(body))
+        match self
+            .send("POST", &self.table_path(database, table), Some(body))
             .await
+        {
+            Err(Error::Catalog {
+                endpoint,
+                status,
+                message,
+            }) => {
+                let outcome = if may_have_applied(status) {
+                    "the schema change may or may not have been applied: DESCRIBE the table before altering it again"
+                } else {
+                    "nothing was changed"
+                };
+                Err(Error::Catalog {
+                    endpoint,
+                    status,
+                    message: format!("altering table {database}.{table}: {message} ({outcome})"),
+                })
+            }
+            other => other,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rest::RestOptions;
+    use lakescope_storage::transport::CannedTransport;
+    use std::rc::Rc;
 
     fn schema(json: &str) -> TableSchema {
         serde_json::from_str(json).unwrap()
@@ -279,6 +305,80 @@ mod tests {
                 {"action":"updateComment","comment":"t"},
             ])
         );
+    }
+
+    #[test]
+    fn a_column_added_between_kept_ones_goes_after_its_left_neighbour() {
+        let new = schema(
+            r#"{"version":3,"id":1,"fields":[
+            {"id":0,"name":"id","type":"BIGINT NOT NULL"},{"id":3,"name":"x","type":"INT"},
+            {"id":1,"name":"v","type":"STRING"},{"id":4,"name":"y","type":"INT"},
+            {"id":2,"name":"w","type":"INT"}],
+            "highestFieldId":4,"partitionKeys":[],"primaryKeys":["id"],
+            "options":{"bucket":"1","a":"1"},"timeMillis":0}"#,
+        );
+        let changes = schema_changes("d.t", &schema(OLD), &new).unwrap();
+        assert_eq!(
+            serde_json::to_value(&changes).unwrap(),
+            serde_json::json!([
+                {"action":"addColumn","fieldNames":["x"],"dataType":"INT","comment":null,
+                 "move":{"fieldName":"x","referenceFieldName":"id","type":"AFTER"}},
+                {"action":"addColumn","fieldNames":["y"],"dataType":"INT","comment":null,
+                 "move":{"fieldName":"y","referenceFieldName":"v","type":"AFTER"}},
+            ])
+        );
+    }
+
+    /// `alter_table` on a catalog whose answer to the alter is `answer`.
+    async fn alter_answered(answer: (u16, &str)) -> Result<()> {
+        let transport = Rc::new(CannedTransport::new([
+            (200, r#"{"defaults":{"prefix":"pre"}}"#),
+            answer,
+        ]));
+        let options = RestOptions {
+            warehouse: "wh".into(),
+            ..RestOptions::default()
+        };
+        let catalog = RestCatalog::connect("http://h", &options, transport)
+            .await
+            .unwrap();
+        let changes = [SchemaChange::SetOption {
+            key: "k".into(),
+            value: "v".into(),
+        }];
+        catalog.alter_table("d", "t", &changes).await
+    }
+
+    #[tokio::test]
+    async fn an_alter_answered_with_anything_but_an_error_is_done() {
+        for body in ["", "{}", "null", r#"{"ignored":[1]}"#] {
+            let answer = alter_answered((200, body)).await;
+            assert!(answer.is_ok(), "{body:?}: {answer:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_alter_that_fails_says_whether_the_schema_may_have_changed() {
+        let endpoint = "POST http://h/v1/pre/databases/d/tables/t";
+        for (answer, outcome) in [
+            ((400, r#"{"message":"bad change"}"#), "nothing was changed"),
+            ((501, "not here"), "nothing was changed"),
+            (
+                (500, "<html>oops</html>"),
+                "may or may not have been applied",
+            ),
+            ((503, ""), "may or may not have been applied"),
+            (
+                (200, "<html>proxy</html>"),
+                "may or may not have been applied",
+            ),
+        ] {
+            let e = alter_answered(answer).await.unwrap_err().to_string();
+            assert!(
+                e.contains(endpoint) && e.contains("altering table d.t") && e.contains(outcome),
+                "{answer:?}: {e}"
+            );
+        }
     }
 
     #[test]
