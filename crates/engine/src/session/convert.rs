@@ -36,21 +36,12 @@ fn number(h: &OptionEntry) -> StatementResult<i64> {
 /// [`Resolved::with_branch_hint`]: super::catalogs::Resolved::with_branch_hint
 pub(super) fn time_travel(hints: &[OptionEntry]) -> StatementResult<Version> {
     if let Some(h) = hint(hints, &["incremental-between"]) {
-        let mode = match hint(hints, &["incremental-between-scan-mode"]) {
-            None => None,
-            Some(m) => Some(match m.value.to_ascii_lowercase().as_str() {
-                "auto" => IncrementalMode::Auto,
-                "delta" => IncrementalMode::Delta,
-                "changelog" => IncrementalMode::Changelog,
-                "diff" => IncrementalMode::Diff,
-                other => {
-                    return Err(StatementError::new(
-                        m.value_pos,
-                        format!("unknown 'incremental-between-scan-mode' = '{other}': use auto, delta, changelog or diff"),
-                    ))
-                }
-            }),
-        };
+        let mode = hint(hints, &["incremental-between-scan-mode"])
+            .map(|m| {
+                IncrementalMode::parse(&m.value)
+                    .map_err(|e| StatementError::new(m.value_pos, format!("unknown {e}")))
+            })
+            .transpose()?;
         return Version::incremental_between(&h.value, mode).ok_or_else(|| {
             StatementError::new(
                 h.value_pos,
@@ -240,4 +231,54 @@ pub(super) fn batch(
         &arrow_array::RecordBatchOptions::new().with_row_count(Some(rows)),
     )
     .map_err(|e| StatementError::new(pos, format!("building rows: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(key: &str, value: &str, column: u64) -> OptionEntry {
+        let pos = |column| Pos { line: 1, column };
+        OptionEntry {
+            key: key.into(),
+            value: value.into(),
+            key_pos: pos(column),
+            value_pos: pos(column + 1),
+        }
+    }
+
+    #[test]
+    fn the_incremental_scan_mode_is_read_as_paimon_names_it_and_an_unknown_one_is_refused_there() {
+        let between = entry("incremental-between", "1,3", 1);
+        let version = time_travel(&[
+            between.clone(),
+            entry("incremental-between-scan-mode", "Diff", 10),
+        ]);
+        assert!(
+            matches!(
+                version,
+                Ok(Version::IncrementalBetween {
+                    mode: Some(IncrementalMode::Diff),
+                    ..
+                })
+            ),
+            "{version:?}"
+        );
+        let e = time_travel(&[between, entry("incremental-between-scan-mode", "full", 10)])
+            .unwrap_err();
+        assert_eq!(
+            e.pos,
+            Pos {
+                line: 1,
+                column: 11
+            }
+        );
+        assert!(
+            e.message
+                .contains("unknown incremental-between-scan-mode 'full'")
+                && e.message.contains("auto, delta, changelog or diff"),
+            "{}",
+            e.message
+        );
+    }
 }
