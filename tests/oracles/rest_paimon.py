@@ -14,8 +14,8 @@ canonical lines of read_pypaimon.py (or "!! <id> <error>"). `parquet` writes the
 of these ids (names tagged <tag>) to a Parquet file, for another writer to insert, and prints
 their canonical lines. `latest` prints the catalog's latest snapshot of a table (its snapshot
 endpoint) as JSON: id, commit kind, record count. `tag` prints the snapshot id of a tag the
-catalog keeps (its tags endpoint). `create_tag` creates a tag of that snapshot through the
-catalog (`RESTCatalog.create_tag`, its tags endpoint). `schema` prints the table's current
+catalog keeps (its tags endpoint), or `none` when it has no such tag. `create_tag` creates a
+tag of that snapshot through the catalog (`RESTCatalog.create_tag`, its tags endpoint). `schema` prints the table's current
 schema as the catalog loads it, as JSON: id, fields [id, name, type], options, comment.
 """
 import datetime
@@ -26,6 +26,7 @@ import sys
 
 import pyarrow as pa
 from pypaimon import CatalogFactory, Schema
+from pypaimon.catalog.catalog_exception import TagNotExistException
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from read_pypaimon import canon  # noqa: E402
@@ -109,7 +110,10 @@ elif CMD == 'schema':
     print(json.dumps({'id': s.id, 'fields': [[f.id, f.name, str(f.type)] for f in s.fields],
                       'options': s.options, 'comment': s.comment}, sort_keys=True))
 elif CMD == 'tag':
-    print(CAT.get_tag(sys.argv[5], sys.argv[6]).snapshot.id)
+    try:
+        print(CAT.get_tag(sys.argv[5], sys.argv[6]).snapshot.id)
+    except TagNotExistException:
+        print('none')
 elif CMD == 'parquet':
     import pyarrow.parquet as pq
     rows = pk_rows([int(i) for i in sys.argv[7:]], sys.argv[6])

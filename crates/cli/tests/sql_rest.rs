@@ -247,6 +247,27 @@ fn paimon_rest_catalog_reads_writes_and_creates_through_sql() {
             .trim(),
         "3"
     );
+
+    // delete_tag through the service: a missing tag is passed over, as Paimon's deleteTags does;
+    // the snapshot stays and pypaimon no longer finds the tag
+    let (ok, out, err) = sql(
+        &format!(
+            "{catalog} CALL sys.delete_tag('s.t', 'first,never');
+             SELECT tag_name FROM s.`t$tags`; SELECT count(*) AS n FROM s.t /*+ OPTIONS('scan.snapshot-id' = '1') */;"
+        ),
+        TOKEN,
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.iter()
+            .any(|l| l == "[INFO] deleted tags of r.s.t: [first], through REST catalog r"),
+        "{out:?}"
+    );
+    assert_eq!(rows(&out), vec![r#"{"n":3}"#]);
+    assert_eq!(
+        pypaimon_rest(&o.python, &url, &["tag", "s.t", "first"]).trim(),
+        "none"
+    );
 }
 
 #[test]

@@ -144,6 +144,8 @@ pub(crate) trait CatalogService {
         snapshot_id: Option<i64>,
         time_retained: Option<&str>,
     ) -> Result<()>;
+    /// Deletes a tag of a Paimon table.
+    async fn delete_tag(&self, table_ref: &TableRef, tag: &str) -> Result<()>;
     /// Alters a Paimon table with schema changes, applied in order by the service.
     async fn alter_table(&self, table_ref: &TableRef, changes: &[SchemaChange]) -> Result<()>;
 }
@@ -293,6 +295,13 @@ impl Catalog {
     ) -> Result<()> {
         self.service("creating a tag")?
             .create_tag(table_ref, tag, snapshot_id, time_retained)
+            .await
+    }
+
+    /// Deletes a tag of a Paimon table through the catalog service (its tag endpoint).
+    pub async fn delete_tag(&self, table_ref: &TableRef, tag: &str) -> Result<()> {
+        self.service("deleting a tag")?
+            .delete_tag(table_ref, tag)
             .await
     }
 

@@ -117,6 +117,11 @@ impl CatalogService for PaimonService {
             .create_tag(database, table, tag, snapshot_id, time_retained)
             .await?)
     }
+
+    async fn delete_tag(&self, table_ref: &TableRef, tag: &str) -> Result<()> {
+        let (database, table) = (&table_ref.database, &table_ref.table);
+        Ok(self.service.delete_tag(database, table, tag).await?)
+    }
     async fn alter_table(&self, table_ref: &TableRef, changes: &[SchemaChange]) -> Result<()> {
         let (database, table) = (&table_ref.database, &table_ref.table);
         Ok(self.service.alter_table(database, table, changes).await?)
@@ -195,6 +200,12 @@ impl CatalogService for IcebergService {
     ) -> Result<()> {
         Err(Error::Invalid(format!(
             "{table_ref}: creating tag {tag} through an Iceberg REST catalog is not supported yet (nothing was created)"
+        )))
+    }
+
+    async fn delete_tag(&self, table_ref: &TableRef, tag: &str) -> Result<()> {
+        Err(Error::Invalid(format!(
+            "{table_ref}: deleting tag {tag} through an Iceberg REST catalog is not supported yet (nothing was deleted)"
         )))
     }
     async fn alter_table(&self, table_ref: &TableRef, _: &[SchemaChange]) -> Result<()> {

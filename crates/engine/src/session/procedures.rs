@@ -157,6 +157,41 @@ impl Session {
             target.catalog
         )))
     }
+
+    /// `CALL sys.delete_tag` on a REST catalog's table: each tag of the comma-separated list
+    /// through the service's tag endpoint; a tag the service does not have is passed over, as
+    /// Paimon's `deleteTags` passes over a missing tag.
+    async fn delete_service_tags(
+        &self,
+        target: &Resolved,
+        args: &Args<'_>,
+        procedure: &ObjectName,
+        pos: Pos,
+    ) -> StatementResult<Outcome> {
+        let (tags, _) = args.required("tag", procedure)?;
+        let table_ref = TableRef {
+            database: target.database.clone(),
+            table: target.table.clone(),
+            system: None,
+        };
+        let Some(service) = self.catalog(&target.catalog, pos)?.warehouse() else {
+            return Err(StatementError::new(pos, "the catalog has no service"));
+        };
+        let mut deleted = Vec::new();
+        for tag in tags.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            match service.delete_tag(&table_ref, tag).await {
+                Ok(()) => deleted.push(tag.to_string()),
+                Err(e) if e.is_not_found() => {}
+                Err(e) => return Err(at(pos, e)),
+            }
+        }
+        Ok(Outcome::Done(format!(
+            "[INFO] deleted tags of {}: [{}], through REST catalog {}",
+            target.qualified(),
+            deleted.join(", "),
+            target.catalog
+        )))
+    }
 }
 
 fn number(text: &str, name: &str, pos: Pos) -> StatementResult<i64> {
@@ -213,6 +248,11 @@ impl Session {
         if target.service && name == "create_tag" {
             return self
                 .create_service_tag(&target, &table, &args, procedure, pos)
+                .await;
+        }
+        if target.service && name == "delete_tag" {
+            return self
+                .delete_service_tags(&target, &args, procedure, pos)
                 .await;
         }
         target.refuse_service(table_pos, &format!("CALL {procedure} on"))?;

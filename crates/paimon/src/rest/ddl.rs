@@ -119,4 +119,11 @@ impl RestCatalog {
         let path = format!("{}/tags", self.table_path(database, table));
         self.send("POST", &path, Some(json(&body)?)).await
     }
+
+    /// Deletes tag `tag` of a table (`DELETE …/tables/{table}/tags/{tag}`); the snapshot it
+    /// names stays.
+    pub async fn delete_tag(&self, database: &str, table: &str, tag: &str) -> Result<()> {
+        let path = format!("{}/tags/{}", self.table_path(database, table), encode(tag));
+        self.send("DELETE", &path, None).await
+    }
 }
