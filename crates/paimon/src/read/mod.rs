@@ -7,16 +7,16 @@ pub mod row_tracking;
 pub(crate) mod stitch;
 pub mod support;
 
+use crate::spec::DataField;
+use crate::Result;
+use arrow_array::RecordBatch;
+use bytes::Bytes;
+
 pub use lakescope_format::read::{
     arrow_schema, avro, deletion_vector, evolution, key_value_fields, orc, output_schema, parquet,
     row_file_layout, source, to_arrow_field, to_arrow_schema, variant, vortex, ColumnPlan,
     DeletionVector, FileFormat, FileKind, BATCH_SIZE, KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND,
 };
-
-use crate::spec::DataField;
-use crate::Result;
-use arrow_array::RecordBatch;
-use bytes::Bytes;
 
 /// [`lakescope_format::read::read_file`] with the Paimon layer's [`Error`](crate::Error): decodes
 /// a whole data file into batches of `read_fields` (and the system columns of key-value files).
