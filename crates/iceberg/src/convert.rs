@@ -4,8 +4,8 @@ use crate::spec::{NestedField, Type};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, StringArray};
 use arrow_schema::{DataType as ArrowType, Field, TimeUnit};
-use lakescope_paimon::spec::types::MAX_LENGTH;
-use lakescope_paimon::spec::{DataField, DataType, TypeKind};
+use lakescope_format::spec::types::MAX_LENGTH;
+use lakescope_format::spec::{DataField, DataType, TypeKind};
 use parquet::arrow::PARQUET_FIELD_ID_META_KEY;
 use std::sync::Arc;
 

@@ -38,9 +38,9 @@ use crate::{Error, Result};
 use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema, SchemaRef};
-pub use lakescope_paimon::diff::{Change, DiffProgress, PartitionCounts, CHANGE_COLUMN};
-use lakescope_paimon::spec::binary_row::Datum;
-use lakescope_paimon::spec::DataField;
+pub use lakescope_format::diff::{Change, DiffProgress, PartitionCounts, CHANGE_COLUMN};
+use lakescope_format::spec::binary_row::Datum;
+use lakescope_format::spec::DataField;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 

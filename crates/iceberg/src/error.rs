@@ -19,7 +19,7 @@ pub enum Error {
     },
     /// Decoding a data file failed (the shared Parquet/ORC/Avro readers).
     #[error(transparent)]
-    Data(#[from] lakescope_paimon::Error),
+    Data(#[from] lakescope_format::Error),
     /// The table, snapshot, ref or schema asked for does not exist.
     #[error("{what} not found{}", .context.as_deref().map(|c| format!(" ({c})")).unwrap_or_default())]
     NotFound {

@@ -5,7 +5,7 @@
 //!
 //! Everything reads through [`lakescope_storage::ObjectStore`]. Absolute URIs in metadata are
 //! re-rooted onto the table's folder ([`location::Relocator`]). Data files are decoded by the
-//! shared readers of `lakescope-paimon` and matched to the read schema by field id.
+//! shared readers of `lakescope-format` and matched to the read schema by field id.
 
 #![warn(missing_docs)]
 

@@ -11,7 +11,7 @@ use crate::{Error, Result};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch};
-use lakescope_paimon::spec::DataField;
+use lakescope_format::spec::DataField;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -158,8 +158,8 @@ mod tests {
         DataField {
             id,
             name: name.into(),
-            data_type: lakescope_paimon::spec::DataType::nullable(
-                lakescope_paimon::spec::TypeKind::BigInt,
+            data_type: lakescope_format::spec::DataType::nullable(
+                lakescope_format::spec::TypeKind::BigInt,
             ),
             description: None,
         }

@@ -12,9 +12,9 @@ use crate::{Error, Result};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StructArray};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema};
-use lakescope_paimon::read::arrow_schema::{to_arrow_fields, to_arrow_type};
-use lakescope_paimon::read::to_arrow_field;
-use lakescope_paimon::spec::{DataField, TypeKind};
+use lakescope_format::read::arrow_schema::{to_arrow_fields, to_arrow_type};
+use lakescope_format::read::to_arrow_field;
+use lakescope_format::spec::{DataField, TypeKind};
 use parquet::arrow::PARQUET_FIELD_ID_META_KEY;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -58,7 +58,7 @@ pub fn file_ids(
             }
         }
         FileFormat::Avro => {
-            let reader = lakescope_paimon::spec::avro_names::reader(&bytes[..])
+            let reader = lakescope_format::spec::avro_names::reader(&bytes[..])
                 .map_err(|e| Error::corrupt(key, format!("invalid Avro file: {e}")))?;
             let schema = name_mapping::avro_schema_with_ids(key, reader.writer_schema(), mapping)?;
             avro_ids(&schema, &mut ids);

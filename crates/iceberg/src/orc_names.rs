@@ -8,7 +8,7 @@
 
 use crate::spec::{TableMetadata, Type};
 use crate::{Error, Result};
-use lakescope_paimon::spec::{DataField, DataType, TypeKind};
+use lakescope_format::spec::{DataField, DataType, TypeKind};
 use std::collections::{BTreeSet, HashMap};
 
 /// Refuses reading `read_fields` from the ORC data file `key` by name when a name is ambiguous

@@ -12,8 +12,8 @@ use arrow_array::{Array, BooleanArray, RecordBatch};
 use arrow_row::{RowConverter, SortField};
 use arrow_select::filter::filter_record_batch;
 use bytes::Bytes;
-use lakescope_paimon::read::{read_file, FileFormat as ReadFormat, FileKind};
-use lakescope_paimon::spec::{DataField, DataType, TypeKind};
+use lakescope_format::read::{read_file, FileFormat as ReadFormat, FileKind};
+use lakescope_format::spec::{DataField, DataType, TypeKind};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use roaring::RoaringTreemap;
 use std::collections::hash_map::Entry;
@@ -91,7 +91,7 @@ fn avro_file_fields(
     read_fields: &[DataField],
     mapping: MappingSource<'_>,
 ) -> Result<Vec<DataField>> {
-    let reader = lakescope_paimon::spec::avro_names::reader(bytes)
+    let reader = lakescope_format::spec::avro_names::reader(bytes)
         .map_err(|e| Error::corrupt(key, format!("invalid Avro file: {e}")))?;
     let schema = name_mapping::avro_schema_with_ids(key, reader.writer_schema(), mapping)?;
     let apache_avro::Schema::Record(record) = &schema else {
@@ -268,7 +268,7 @@ fn converter(file: &str, fields: &[DataField]) -> Result<RowConverter> {
     let sort_fields = fields
         .iter()
         .map(|f| {
-            SortField::new(lakescope_paimon::read::arrow_schema::to_arrow_type(
+            SortField::new(lakescope_format::read::arrow_schema::to_arrow_type(
                 &f.data_type,
             ))
         })

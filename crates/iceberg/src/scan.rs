@@ -8,8 +8,8 @@ use crate::table::{SnapshotSelector, Table};
 use crate::{Error, Result};
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema, SchemaRef};
-use lakescope_paimon::read::to_arrow_field;
-use lakescope_paimon::spec::DataField;
+use lakescope_format::read::to_arrow_field;
+use lakescope_format::spec::DataField;
 use std::sync::Arc;
 
 /// What to read.
@@ -65,8 +65,8 @@ pub(crate) fn read_field(table: &Table, field: &NestedField) -> Result<DataField
         return Ok(DataField {
             id: field.id,
             name: field.name.clone(),
-            data_type: lakescope_paimon::spec::DataType::nullable(
-                lakescope_paimon::spec::TypeKind::Boolean,
+            data_type: lakescope_format::spec::DataType::nullable(
+                lakescope_format::spec::TypeKind::Boolean,
             ),
             description: field.doc.clone(),
         });

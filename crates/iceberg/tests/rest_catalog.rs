@@ -10,13 +10,13 @@
 //! fail, unless LAKESCOPE_SKIP_ORACLES=1 (then they are skipped with a message).
 
 use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
+use lakescope_format::spec::{DataType, TypeKind};
+use lakescope_format::write_env::SystemEnv;
 use lakescope_iceberg::rest::{RestCatalog, RestClient, RestOptions, WarehouseStores};
 use lakescope_iceberg::write::{
     append, update_properties, update_schema, IcebergTableDefinition, SchemaChange,
 };
 use lakescope_iceberg::{read_table, Error, ReadRequest, SnapshotSelector, Table};
-use lakescope_paimon::spec::{DataType, TypeKind};
-use lakescope_paimon::write::SystemEnv;
 use lakescope_storage::transport::ReqwestTransport;
 use lakescope_storage::LocalStore;
 use serde_json::{json, Value};

@@ -3,6 +3,7 @@
 //! snapshot with its own schema; files keep their spec while new writes use the new one.
 
 use arrow_array::{ArrayRef, Float32Array, Int32Array, RecordBatch};
+use lakescope_format::spec::{DataType, TypeKind};
 use lakescope_iceberg::spec::transform::Transform;
 use lakescope_iceberg::spec::Type;
 use lakescope_iceberg::write::{
@@ -10,7 +11,6 @@ use lakescope_iceberg::write::{
     IcebergTableDefinition, SchemaChange, SpecChange,
 };
 use lakescope_iceberg::{SnapshotSelector, Table};
-use lakescope_paimon::spec::{DataType, TypeKind};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

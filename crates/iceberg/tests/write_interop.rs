@@ -10,6 +10,8 @@
 
 use arrow_array::{Array, ArrayRef, BooleanArray, Int64Array};
 use arrow_select::filter::filter_record_batch;
+use lakescope_format::spec::{DataType, TypeKind};
+use lakescope_format::write_env::SystemEnv;
 use lakescope_iceberg::read::DeleteCache;
 use lakescope_iceberg::spec::transform::Transform;
 use lakescope_iceberg::write::{
@@ -17,8 +19,6 @@ use lakescope_iceberg::write::{
     LiveFiles, SchemaChange, SpecChange,
 };
 use lakescope_iceberg::Table;
-use lakescope_paimon::spec::{DataType, TypeKind};
-use lakescope_paimon::write::SystemEnv;
 use lakescope_storage::LocalStore;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -4,10 +4,10 @@
 //! metadata chain (versions, hint, logs, sequence numbers, summaries).
 
 use arrow_array::{ArrayRef, Decimal128Array, Int64Array, RecordBatch};
+use lakescope_format::spec::{DataType, TypeKind};
 use lakescope_iceberg::spec::transform::Transform;
 use lakescope_iceberg::write::{append, IcebergTableDefinition};
 use lakescope_iceberg::{Error, SnapshotSelector, Table};
-use lakescope_paimon::spec::{DataType, TypeKind};
 use lakescope_storage::{MemoryStore, ObjectStore};
 use std::collections::BTreeMap;
 use std::sync::Arc;

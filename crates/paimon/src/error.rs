@@ -75,3 +75,18 @@ impl Error {
         }
     }
 }
+
+/// The shared format layer's errors keep their variant (and so their message) in the Paimon
+/// layer: a corrupt data file is [`Error::Corrupt`] whichever crate decoded it.
+impl From<lakescope_format::Error> for Error {
+    fn from(e: lakescope_format::Error) -> Self {
+        match e {
+            lakescope_format::Error::Storage(e) => Error::Storage(e),
+            lakescope_format::Error::Corrupt { file, reason } => Error::Corrupt { file, reason },
+            lakescope_format::Error::Unsupported { file, feature } => {
+                Error::Unsupported { file, feature }
+            }
+            lakescope_format::Error::Invalid(message) => Error::Invalid(message),
+        }
+    }
+}

@@ -632,10 +632,9 @@ impl<'a> SplitReader<'a> {
             kind: self.kind(),
         };
         let store = self.table.store().clone();
-        let (dv, source) = futures::future::try_join(
-            self.deletion_vector(split, file),
-            FileSource::open(store, spec, fetch),
-        )
+        let (dv, source) = futures::future::try_join(self.deletion_vector(split, file), async {
+            Ok(FileSource::open(store, spec, fetch).await?)
+        })
         .await?;
         Ok(source.with_deletion_vector(dv))
     }
@@ -689,7 +688,7 @@ impl<'a> SplitReader<'a> {
     ) -> Result<Vec<RecordBatch>> {
         let batches = self.read_data_file(split, file).await?;
         match self.deletion_vector(split, file).await? {
-            Some(dv) => dv.apply(batches),
+            Some(dv) => Ok(dv.apply(batches)?),
             None => Ok(batches),
         }
     }
@@ -768,7 +767,7 @@ impl<'a> SplitReader<'a> {
             None => None,
         };
         match dv {
-            Some(dv) => dv.apply(vec![rows]),
+            Some(dv) => Ok(dv.apply(vec![rows])?),
             None => Ok(vec![rows]),
         }
     }
@@ -849,13 +848,13 @@ impl<'a> SplitReader<'a> {
             return Ok(None);
         };
         let bytes = self.table.store().get(&dv.index_file_path).await?;
-        read::deletion_vector::decode_range(
+        let dv = read::deletion_vector::decode_range(
             &dv.index_file_path,
             &bytes,
             dv.offset as u64,
             dv.length as u64,
-        )
-        .map(Some)
+        )?;
+        Ok(Some(dv))
     }
 }
 

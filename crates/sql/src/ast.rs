@@ -1,7 +1,7 @@
 //! The typed statement AST of the Flink SQL dialect lakescope speaks.
 
 use crate::error::Pos;
-use lakescope_paimon::spec::types::DataType;
+use lakescope_format::spec::types::DataType;
 use sqlparser::ast as sp;
 
 /// An identifier with where it was written.

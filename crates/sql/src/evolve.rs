@@ -14,8 +14,8 @@ mod flink_expr;
 use crate::ast::{
     AlterAction, AlterTable, ColumnChange, ColumnDef, ColumnKind, ColumnPosition, Watermark,
 };
-use lakescope_paimon::spec::schema::TableSchema;
-use lakescope_paimon::spec::types::{DataField, DataType, TypeKind};
+use lakescope_format::spec::schema::TableSchema;
+use lakescope_format::spec::types::{DataField, DataType, TypeKind};
 use std::collections::BTreeMap;
 
 const SCHEMA: &str = "schema";

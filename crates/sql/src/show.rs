@@ -2,8 +2,8 @@
 
 use crate::ast::{ColumnKind, CreateTable};
 use crate::error::{Result, SqlError};
-use lakescope_paimon::spec::schema::{TableSchema, CURRENT_SCHEMA_VERSION};
-use lakescope_paimon::spec::types::{DataField, DataType, TypeKind};
+use lakescope_format::spec::schema::{TableSchema, CURRENT_SCHEMA_VERSION};
+use lakescope_format::spec::types::{DataField, DataType, TypeKind};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -2,7 +2,7 @@
 
 use crate::cursor::Cursor;
 use crate::error::{Result, SqlError};
-use lakescope_paimon::spec::types::{DataField, DataType, TypeKind, MAX_LENGTH};
+use lakescope_format::spec::types::{DataField, DataType, TypeKind, MAX_LENGTH};
 use sqlparser::tokenizer::Token;
 
 /// Parses a type with its nullability suffix (`NOT NULL` / `NULL`).

@@ -1,7 +1,7 @@
 //! Parser and validator suite: valid statements parse and validate; invalid ones fail at the exact
 //! line:column of the offending token with a recognisable message.
 
-use lakescope_paimon::spec::schema::TableSchema;
+use lakescope_format::spec::schema::TableSchema;
 use lakescope_sql::ast::*;
 use lakescope_sql::{
     create_table_schema, parse_script, parse_statement, validate, TableFormat, ValidationContext,

@@ -1,7 +1,7 @@
 //! Runs ../shared/seeds/seed-statements.sql through split → parse → validate and checks every verdict
 //! the language layer can decide; a small session model tracks catalogs and the schemas CREATE/ALTER define.
 
-use lakescope_paimon::spec::schema::TableSchema;
+use lakescope_format::spec::schema::TableSchema;
 use lakescope_sql::ast::Statement;
 use lakescope_sql::{
     apply_alter, create_table_schema, parse_script, parse_statement, show_create_table, validate,

@@ -1,7 +1,7 @@
 //! SHOW CREATE TABLE round trip: parse(show(schema)) defines the same schema, for every corpus schema file.
 
-use lakescope_paimon::spec::schema::TableSchema;
-use lakescope_paimon::spec::types::{DataType, TypeKind};
+use lakescope_format::spec::schema::TableSchema;
+use lakescope_format::spec::types::{DataType, TypeKind};
 use lakescope_sql::ast::Statement;
 use lakescope_sql::{
     create_table_schema, parse_statement, show_create_table, validate, ValidationContext,
@@ -20,7 +20,7 @@ fn strip_ids(t: &DataType) -> DataType {
         TypeKind::Map(k, v) => TypeKind::Map(Box::new(strip_ids(k)), Box::new(strip_ids(v))),
         TypeKind::Row(fs) => TypeKind::Row(
             fs.iter()
-                .map(|f| lakescope_paimon::spec::types::DataField {
+                .map(|f| lakescope_format::spec::types::DataField {
                     id: 0,
                     data_type: strip_ids(&f.data_type),
                     ..f.clone()

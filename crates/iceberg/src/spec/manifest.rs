@@ -177,7 +177,7 @@ pub struct DataFile {
 
 /// Reads the records of an Avro object-container file.
 fn read_avro(file: &str, bytes: &[u8]) -> Result<Vec<Value>> {
-    let reader = lakescope_paimon::spec::avro_names::reader(bytes)
+    let reader = lakescope_format::spec::avro_names::reader(bytes)
         .map_err(|e| Error::corrupt(file, format!("invalid Avro file: {e}")))?;
     reader
         .map(|r| r.map_err(|e| Error::corrupt(file, format!("invalid Avro record: {e}"))))

@@ -15,7 +15,7 @@ use arrow_array::{RecordBatch, UInt32Array};
 use arrow_row::{RowConverter, SortField};
 use arrow_select::concat::concat_batches;
 use arrow_select::take::take_record_batch;
-use lakescope_paimon::write::WriteEnv;
+use lakescope_format::write_env::WriteEnv;
 use lakescope_storage::join;
 use std::collections::{BTreeMap, HashSet};
 

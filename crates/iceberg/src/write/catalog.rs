@@ -12,7 +12,7 @@ use crate::location::{metadata_version, VERSION_HINT};
 use crate::spec::TableMetadata;
 use crate::table::{MetadataCatalog, Table};
 use crate::{is_iceberg_table, Error, Result};
-use lakescope_paimon::write::WriteEnv;
+use lakescope_format::write_env::WriteEnv;
 use lakescope_storage::{join, ObjectStore, PutOutcome};
 
 /// Name of the marker object that makes an empty namespace visible.
@@ -310,8 +310,8 @@ impl HadoopCatalog {
 mod tests {
     use super::*;
     use crate::table::Table;
-    use lakescope_paimon::spec::{DataType, TypeKind};
-    use lakescope_paimon::write::FixedEnv;
+    use lakescope_format::spec::{DataType, TypeKind};
+    use lakescope_format::write_env::FixedEnv;
     use lakescope_storage::MemoryStore;
     use std::rc::Rc;
 

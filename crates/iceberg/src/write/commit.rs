@@ -10,7 +10,7 @@ use crate::spec::metadata::{MetadataLogEntry, SnapshotLogEntry};
 use crate::spec::{DataContentType, ManifestFile, Schema, Snapshot, SnapshotRef, TableMetadata};
 use crate::table::Table;
 use crate::{Error, Result};
-use lakescope_paimon::write::WriteEnv;
+use lakescope_format::write_env::WriteEnv;
 use lakescope_storage::join;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -700,8 +700,8 @@ mod tests {
     use crate::write::{create_table, IcebergTableDefinition};
     use crate::{read_table, ReadRequest, SnapshotSelector};
     use arrow_array::{ArrayRef, Int64Array, RecordBatch};
-    use lakescope_paimon::spec::{DataType, TypeKind};
-    use lakescope_paimon::write::FixedEnv;
+    use lakescope_format::spec::{DataType, TypeKind};
+    use lakescope_format::write_env::FixedEnv;
     use lakescope_storage::{MemoryStore, ObjectStore};
     use std::rc::Rc;
     use std::sync::Arc;

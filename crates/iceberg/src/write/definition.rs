@@ -4,7 +4,7 @@ use crate::spec::metadata::SortOrder;
 use crate::spec::transform::Transform;
 use crate::spec::{NestedField, PartitionField, PartitionSpec, Schema, TableMetadata, Type};
 use crate::{Error, Result};
-use lakescope_paimon::spec::{DataType, TypeKind};
+use lakescope_format::spec::{DataType, TypeKind};
 use std::collections::{BTreeMap, HashSet};
 
 /// Table property naming the table format version (consumed, not stored as a property).
@@ -275,7 +275,7 @@ pub fn initial_metadata(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lakescope_paimon::spec::DataField;
+    use lakescope_format::spec::DataField;
 
     fn col(name: &str, kind: TypeKind) -> (String, DataType, Option<String>) {
         (name.into(), DataType::nullable(kind), None)

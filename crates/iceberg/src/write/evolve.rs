@@ -8,8 +8,8 @@ use crate::spec::transform::Transform;
 use crate::spec::{NestedField, PartitionField, PartitionSpec, Schema, TableMetadata, Type};
 use crate::table::Table;
 use crate::{Error, Result};
-use lakescope_paimon::spec::DataType;
-use lakescope_paimon::write::WriteEnv;
+use lakescope_format::spec::DataType;
+use lakescope_format::write_env::WriteEnv;
 use std::collections::BTreeMap;
 
 /// Where an added column goes (default: last).

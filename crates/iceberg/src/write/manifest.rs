@@ -314,7 +314,7 @@ pub fn rewrite_manifest(
     snapshot_id: i64,
 ) -> Result<Vec<u8>> {
     let err = |e: apache_avro::Error| Error::corrupt(file, format!("rewriting manifest: {e}"));
-    let reader = lakescope_paimon::spec::avro_names::reader(bytes).map_err(err)?;
+    let reader = lakescope_format::spec::avro_names::reader(bytes).map_err(err)?;
     let mut schema = reader.writer_schema().clone();
     mark_maps(&mut schema);
     let metadata: Vec<(String, Vec<u8>)> = reader

@@ -9,7 +9,7 @@ use crate::scan::{output_batch, output_schema, read_fields};
 use crate::table::Table;
 use crate::{Error, Result};
 use arrow_array::RecordBatch;
-use lakescope_paimon::write::WriteEnv;
+use lakescope_format::write_env::WriteEnv;
 use std::collections::BTreeSet;
 
 /// INSERT OVERWRITE as Iceberg's Flink sink does it: the rows replace every file of the

@@ -8,10 +8,10 @@ use arrow_array::{
 };
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use bytes::Bytes;
+use lakescope_format::spec::{DataType, TypeKind};
+use lakescope_format::write_env::FixedEnv;
 use lakescope_iceberg::write::{HadoopCatalog, IcebergTableDefinition};
 use lakescope_iceberg::{read_table, ReadRequest, SnapshotSelector, Table};
-use lakescope_paimon::spec::{DataType, TypeKind};
-use lakescope_paimon::write::FixedEnv;
 use lakescope_storage::{MemoryStore, ObjectStore};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;

@@ -21,17 +21,13 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef, Int64Array, StringArray, StructArray};
 use arrow_buffer::NullBuffer;
-use arrow_schema::{DataType as ArrowType, Field, Fields};
 use bytes::Bytes;
 use lakescope_storage::ObjectStore;
 use std::sync::Arc;
 
-/// Field of the blob's store key.
-pub const BLOB_FILE: &str = "file";
-/// Field of the byte offset of the blob's bytes in [`BLOB_FILE`].
-pub const BLOB_OFFSET: &str = "offset";
-/// Field of the length of the blob's bytes.
-pub const BLOB_LENGTH: &str = "length";
+pub use lakescope_format::read::blob_reference::{
+    reference_fields, reference_type, BLOB_FILE, BLOB_LENGTH, BLOB_OFFSET,
+};
 
 /// File name ending of blob files.
 pub const BLOB_EXTENSION: &str = ".blob";
@@ -43,19 +39,6 @@ const VERSION: u8 = 1;
 const OVERHEAD: u64 = 16;
 /// Index length (4) and version (1) at the end of the file.
 const FOOTER: u64 = 5;
-
-/// The Arrow type of a BLOB column: a struct of (file, offset, length), none of them null.
-pub fn reference_type() -> ArrowType {
-    ArrowType::Struct(reference_fields())
-}
-
-fn reference_fields() -> Fields {
-    Fields::from(vec![
-        Field::new(BLOB_FILE, ArrowType::Utf8, false),
-        Field::new(BLOB_OFFSET, ArrowType::Int64, false),
-        Field::new(BLOB_LENGTH, ArrowType::Int64, false),
-    ])
-}
 
 /// Where one BLOB value's bytes are.
 #[derive(Debug, Clone, PartialEq, Eq)]

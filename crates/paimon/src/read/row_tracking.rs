@@ -33,9 +33,9 @@ pub(crate) fn hidden_index(column: &str) -> Option<usize> {
 
 /// Whether the table tracks rows (`row-tracking.enabled`).
 pub(crate) fn tracks_rows(schema: &TableSchema) -> Result<bool> {
-    schema
+    Ok(schema
         .core_options()
-        .get_bool("row-tracking.enabled", false)
+        .get_bool("row-tracking.enabled", false)?)
 }
 
 /// Refuses a table whose rows are not tracked (`what` names the table or its `$row_tracking`

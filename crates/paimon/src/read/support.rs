@@ -126,7 +126,8 @@ fn nested_blob(t: &DataType) -> bool {
 }
 
 fn check_options(table: &str, options: &CoreOptions) -> Result<()> {
-    let named = |key: &str, e: Error| refuse(table, format!("option '{key}': {e}"));
+    let named =
+        |key: &str, e: lakescope_format::Error| refuse(table, format!("option '{key}': {e}"));
     match options.get("type").map(|v| v.trim().to_ascii_lowercase()) {
         None => {}
         Some(t) if t == "table" || t == "materialized-table" => {}

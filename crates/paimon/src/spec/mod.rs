@@ -1,13 +1,13 @@
 //! Plain data types of the Paimon format (serde), and their codecs. No IO here.
+//!
+//! The type model, datums, schema and options live in `lakescope-format` (Iceberg and the SQL
+//! front end share them) and are re-exported here under their Paimon paths.
 
-pub mod avro_names;
-pub mod binary_row;
-pub(crate) mod jackson;
 pub mod manifest;
-pub mod options;
-pub mod schema;
 pub mod snapshot;
-pub mod types;
+
+pub(crate) use lakescope_format::spec::jackson;
+pub use lakescope_format::spec::{avro_names, binary_row, options, schema, types};
 
 pub use binary_row::{BinaryRow, Datum};
 pub use manifest::{

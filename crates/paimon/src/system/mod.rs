@@ -14,29 +14,7 @@ use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
 use crate::table_read::ReadOutput;
 use crate::{Error, Result};
-
-/// Names of the system tables this reader serves.
-pub const SYSTEM_TABLES: &[&str] = &[
-    "snapshots",
-    "schemas",
-    "options",
-    "tags",
-    "branches",
-    "files",
-    "manifests",
-    "partitions",
-    "buckets",
-    "audit_log",
-    "ro",
-    "consumers",
-    "table_indexes",
-    "row_tracking",
-    "statistics",
-    "binlog",
-    "file_indexes",
-    "file_key_ranges",
-    "aggregation_fields",
-];
+pub use lakescope_format::system_tables::{NOT_SERVED, SYSTEM_TABLES};
 
 /// Whether the system table `name` depends on a snapshot (so time travel applies to it).
 pub fn is_snapshot_dependent(name: &str) -> bool {
@@ -103,14 +81,3 @@ pub async fn scan_at(table: &Table, name: &str, snapshot: Option<&Snapshot>) -> 
         }),
     }
 }
-
-/// System tables of Paimon 0.9–2.x (Java's `SystemTableLoader`) that this reader does not serve:
-/// asking for one is "unsupported", not "not found", so a user knows the name is right.
-pub const NOT_SERVED: &[&str] = &[
-    "all_table_options",
-    "catalog_options",
-    "all_partitions",
-    "all_tables",
-    "source_table_lineage",
-    "sink_table_lineage",
-];

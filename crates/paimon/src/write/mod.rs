@@ -10,7 +10,6 @@ mod cross_partition;
 pub mod data_file;
 pub mod datum;
 pub mod dynamic_bucket;
-pub mod env;
 pub mod manifest;
 #[cfg(feature = "orc")]
 pub mod orc_file;
@@ -22,8 +21,9 @@ pub mod table_write;
 
 pub use chunked::ChunkedWrite;
 pub use dynamic_bucket::IndexChange;
+pub use lakescope_format::write_env as env;
 #[cfg(not(target_arch = "wasm32"))]
-pub use env::SystemEnv;
-pub use env::{uuid_v4, FixedEnv, WriteEnv};
+pub use lakescope_format::write_env::SystemEnv;
+pub use lakescope_format::write_env::{uuid_v4, FixedEnv, WriteEnv};
 pub use schema::create_table;
 pub use table_write::{write, write_files, CommitMessage, NewFile, ROW_KIND_COLUMN};

@@ -1,7 +1,7 @@
 //! Computed-column and watermark expressions as Flink stores them in Paimon options: serialized text and result type.
 
 use crate::dialect::FlinkDialect;
-use lakescope_paimon::spec::types::{DataType, TypeKind, MAX_LENGTH};
+use lakescope_format::spec::types::{DataType, TypeKind, MAX_LENGTH};
 use sqlparser::ast::{self as sp, BinaryOperator, FunctionArg, FunctionArgExpr, FunctionArguments};
 use sqlparser::tokenizer::{Token, Tokenizer};
 

@@ -6,7 +6,7 @@ use super::options::check_values;
 use super::{TableFormat, ValidationContext};
 use crate::ast::*;
 use crate::error::{Pos, Result, SqlError};
-use lakescope_paimon::spec::schema::TableSchema;
+use lakescope_format::spec::schema::TableSchema;
 
 const IMMUTABLE: &[&str] = &["primary-key", "partition", "bucket-key", "merge-engine"];
 

@@ -1,6 +1,6 @@
 //! Which column type changes Paimon's schema evolution accepts (its explicit cast rules, roughly `DataTypeCasts`).
 
-use lakescope_paimon::spec::types::{DataType, TypeKind};
+use lakescope_format::spec::types::{DataType, TypeKind};
 
 #[derive(PartialEq, Eq, Clone, Copy)]
 enum Family {

@@ -4,7 +4,7 @@ use super::options::{check_values, field_option, parse_int};
 use super::{TableFormat, ValidationContext};
 use crate::ast::*;
 use crate::error::{Pos, Result, SqlError};
-use lakescope_paimon::spec::types::{DataType, TypeKind};
+use lakescope_format::spec::types::{DataType, TypeKind};
 
 /// A column as the rules see it.
 pub(super) struct Col<'a> {

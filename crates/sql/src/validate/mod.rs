@@ -7,7 +7,7 @@ pub mod options;
 
 use crate::ast::*;
 use crate::error::{Result, SqlError};
-use lakescope_paimon::spec::schema::TableSchema;
+use lakescope_format::spec::schema::TableSchema;
 
 pub use casts::supports_cast;
 
@@ -192,13 +192,13 @@ fn query(q: &QueryStatement) -> Result<()> {
             ];
             let base = sys.split('$').next().unwrap_or(sys);
             let lower = base.to_ascii_lowercase();
-            if lakescope_paimon::system::NOT_SERVED.contains(&lower.as_str()) {
+            if lakescope_format::system_tables::NOT_SERVED.contains(&lower.as_str()) {
                 return Err(SqlError::validation(
                     t.name.pos,
                     format!(
                         "System table '{sys}' in '{}': Paimon has it, lakescope does not read it yet (it reads: {})",
                         t.name,
-                        lakescope_paimon::system::SYSTEM_TABLES.join(", ")
+                        lakescope_format::system_tables::SYSTEM_TABLES.join(", ")
                     ),
                 ));
             }

@@ -93,7 +93,7 @@ pub fn to_arrow_type(data_type: &DataType) -> ArrowType {
             list_element_field(element),
             i32::try_from(*length).unwrap_or(i32::MAX),
         ),
-        TypeKind::Blob => super::blob::reference_type(),
+        TypeKind::Blob => super::blob_reference::reference_type(),
     }
 }
 

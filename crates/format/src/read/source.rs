@@ -18,25 +18,33 @@ use crate::Result;
 
 /// How a source fetches its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Fetch {
+pub enum Fetch {
     /// One GET of the whole file; Parquet: with `first_rows`, its first batch holds that many
     /// rows (later ones [`BATCH_SIZE`](super::BATCH_SIZE)) and is decoded as soon as the file
     /// arrived, while the merge's other runs are still arriving.
-    Whole { first_rows: Option<usize> },
+    Whole {
+        /// Rows of the first Parquet batch (`None`: [`BATCH_SIZE`](super::BATCH_SIZE)).
+        first_rows: Option<usize>,
+    },
     /// Parquet: the footer (a first request of the last `footer_prefetch` bytes), then one row
     /// group's wanted column chunks at a time, or, in a row group whose chunks are larger than
     /// `window_bytes`, a few pages at a time (other formats are fetched whole). With
     /// `first_piece`, a small first piece (the first rows soon).
     RowGroups {
+        /// Bytes of the first request, from the end of the file (footer and offset index).
         footer_prefetch: u64,
+        /// Row groups whose wanted chunks are larger than this are fetched a few pages at a time.
         window_bytes: u64,
+        /// A small first piece, for the first rows soon.
         first_piece: Option<FirstPiece>,
     },
 }
 
 /// One data file to read.
-pub(crate) struct FileSpec<'a> {
+pub struct FileSpec<'a> {
+    /// Store key of the file.
     pub path: String,
+    /// The file's format.
     pub format: FileFormat,
     /// Size from the manifest.
     pub size: u64,
@@ -44,11 +52,12 @@ pub(crate) struct FileSpec<'a> {
     pub file_fields: &'a [DataField],
     /// The read schema.
     pub read_fields: &'a [DataField],
+    /// Plain rows or key-value records.
     pub kind: FileKind,
 }
 
 /// The batches of one data file, in file order, produced on demand.
-pub(crate) struct FileSource {
+pub struct FileSource {
     store: Rc<dyn ObjectStore>,
     path: String,
     plan: Vec<ColumnPlan>,
@@ -72,7 +81,7 @@ enum Decoded {
 
 impl FileSource {
     /// Fetches the file (or its footer and first row group) and prepares decoding.
-    pub(crate) async fn open(
+    pub async fn open(
         store: Rc<dyn ObjectStore>,
         file: FileSpec<'_>,
         fetch: Fetch,
@@ -152,13 +161,13 @@ impl FileSource {
 
     /// Applies `dv` (positions from the file's first row) to the batches not produced yet;
     /// call before the first [`Self::next`].
-    pub(crate) fn with_deletion_vector(mut self, dv: Option<DeletionVector>) -> Self {
+    pub fn with_deletion_vector(mut self, dv: Option<DeletionVector>) -> Self {
         self.dv = dv;
         self
     }
 
     /// The next non-empty batch of live rows (read schema), or `None` at the end of the file.
-    pub(crate) async fn next(&mut self) -> Result<Option<RecordBatch>> {
+    pub async fn next(&mut self) -> Result<Option<RecordBatch>> {
         loop {
             let Some(raw) = self.next_decoded().await? else {
                 return Ok(None);

@@ -410,7 +410,7 @@ impl Datum {
     /// TIMESTAMP like `LocalDateTime.toString()` (`2024-01-01T10:00`). Otherwise values are cast
     /// to STRING (`2024-01-01`, `2024-01-01 10:00:00.000000` with the type's precision).
     /// Empty or whitespace-only results mean "use `partition.default-name`" to Paimon; this
-    /// function returns them as they are and [`crate::table::Table::data_file_path`] maps them.
+    /// function returns them as they are and Paimon's `Table::data_file_path` maps them.
     /// BINARY values render as lowercase hex (Java would print an object id; such tables
     /// cannot be read back by partition name anyway).
     pub fn to_partition_string(&self, data_type: &DataType, legacy: bool) -> Option<String> {

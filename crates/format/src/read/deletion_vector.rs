@@ -207,7 +207,7 @@ impl DeletionVector {
 
     /// Keeps only the deleted rows of the batches of one data file, the complement of
     /// [`Self::apply`] (a batch without any of them comes back empty).
-    pub(crate) fn select(&self, batches: Vec<RecordBatch>) -> Result<Vec<RecordBatch>> {
+    pub fn select(&self, batches: Vec<RecordBatch>) -> Result<Vec<RecordBatch>> {
         self.filter(batches, true)
     }
 
@@ -224,7 +224,7 @@ impl DeletionVector {
     }
 
     /// Drops the deleted rows of one batch whose first row is at file position `start`.
-    pub(crate) fn apply_at(&self, batch: RecordBatch, start: u64) -> Result<RecordBatch> {
+    pub fn apply_at(&self, batch: RecordBatch, start: u64) -> Result<RecordBatch> {
         self.filter_batch(batch, start, false)
     }
 

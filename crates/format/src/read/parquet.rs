@@ -425,7 +425,7 @@ pub(crate) struct RowGroupFile {
 
 /// A small first piece of a file, for a viewer that shows the first rows as soon as they come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FirstPiece {
+pub struct FirstPiece {
     /// At most this many bytes of pages (when the file has an offset index).
     pub bytes: u64,
     /// Decoded this many rows per batch (later pieces: [`BATCH_SIZE`]).

@@ -226,7 +226,7 @@ async fn decode_map(
 }
 
 /// Whether `ty` is or holds a VARIANT (in a ROW, ARRAY, MAP or MULTISET).
-pub(crate) fn contains_variant(ty: &DataType) -> bool {
+pub fn contains_variant(ty: &DataType) -> bool {
     match &ty.kind {
         TypeKind::Variant => true,
         TypeKind::Array(e) | TypeKind::Multiset(e) => contains_variant(e),

@@ -15,7 +15,7 @@ const NOT_BUILT_IN: &str =
     "format vortex is not supported in the browser; the lakescope CLI reads it";
 
 /// Refuses vortex data files up front in a build without the decoder (before any download).
-pub(crate) fn check_supported(file: &str) -> Result<()> {
+pub fn check_supported(file: &str) -> Result<()> {
     #[cfg(feature = "vortex")]
     {
         let _ = file;

@@ -6,7 +6,7 @@ use std::fmt::Write;
 /// A JSON string as Jackson's `JsonGenerator.writeString` writes it: short escapes for quote,
 /// backslash, `\b \t \n \f \r`, other control characters as `\u00XX` (upper-case hex),
 /// everything else as is.
-pub(crate) fn write_string(out: &mut String, s: &str) {
+pub fn write_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -30,7 +30,7 @@ pub(crate) fn write_string(out: &mut String, s: &str) {
 /// `DefaultPrettyPrinter` writes it at nesting `depth`: `{`, each member on its own line
 /// indented by two spaces per level as `"key" : value`, then `}` on its own line; an empty
 /// object is `{ }`.
-pub(crate) fn pretty_object(members: &[(&str, String)], depth: usize) -> String {
+pub fn pretty_object(members: &[(&str, String)], depth: usize) -> String {
     if members.is_empty() {
         return "{ }".into();
     }

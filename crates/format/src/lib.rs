@@ -1,0 +1,14 @@
+//! What the Paimon and Iceberg formats share: the logical type model and datums (`spec`), the
+//! data-file readers to Arrow (`read`), the write environment (`write_env`) and the diff types.
+//!
+//! Everything reads through [`lakescope_storage::ObjectStore`]; nothing here knows about HTTP or browsers.
+#![warn(missing_docs)]
+
+pub mod diff;
+pub mod error;
+pub mod read;
+pub mod spec;
+pub mod system_tables;
+pub mod write_env;
+
+pub use error::{Error, Result};
