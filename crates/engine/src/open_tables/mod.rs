@@ -7,16 +7,19 @@ mod prefetch;
 
 use crate::catalog::TableLocation;
 use crate::table::{Format, Table as AnyTable};
+use crate::versions::{paimon_branch_versions, Versions};
 use crate::{Catalog, Error, Result, TableRef};
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use lakescope_iceberg::Table as IcebergTable;
-use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::Table as PaimonTable;
 use lakescope_storage::clock::Clock;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
+
+/// A Paimon snapshot, as [`OpenTables::latest_snapshot`] reads it.
+pub use lakescope_paimon::spec::snapshot::Snapshot;
 
 /// Paimon table handles kept open (each with its decoded manifests, at most
 /// `lakescope_paimon::table::MANIFEST_CACHE_BYTES` encoded bytes per kind); the least recently
@@ -327,5 +330,29 @@ fn forget_failed<V>(
     let mut reads = shared.borrow_mut();
     if reads.get(path).is_some_and(is_failed) {
         reads.remove(path);
+    }
+}
+
+impl OpenTables {
+    /// The column names of the current schema of the table at `path`.
+    pub async fn current_columns(&self, path: &str) -> Result<Vec<String>> {
+        if self.format(path).await == Format::Iceberg {
+            let table = self.iceberg(path).await?;
+            let schema = table.read_schema(None)?;
+            return Ok(schema.fields.iter().map(|f| f.name.clone()).collect());
+        }
+        let table = self.paimon(path).await?;
+        Ok(table
+            .current_schema()
+            .fields
+            .iter()
+            .map(|f| f.name.clone())
+            .collect())
+    }
+
+    /// The own snapshots and tags of branch `branch` of the Paimon table at `path`.
+    pub async fn branch_versions(&self, path: &str, branch: &str) -> Result<Versions> {
+        let table = self.paimon(path).await?;
+        paimon_branch_versions(&table, branch).await
     }
 }
