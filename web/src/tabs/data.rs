@@ -463,9 +463,10 @@ async fn load(
     let columns =
         (!q.cols.is_empty()).then(|| q.cols.split(',').map(str::to_string).collect::<Vec<_>>());
     let path = &sel.table.path;
+    let format = warehouse::format(path).await;
     // A Paimon table's latest snapshot needs no schema: it is read while the table opens.
     let latest = async {
-        match (&q.at, warehouse::format(path).await) {
+        match (&q.at, format) {
             (Version::Latest, Format::Paimon) => warehouse::latest_snapshot(path).await,
             _ => Ok(None),
         }
@@ -479,7 +480,7 @@ async fn load(
         .filter(filter)
         .audit_log(q.audit)
         .first_rows();
-    if q.at == Version::Latest && t.format() == Format::Paimon {
+    if q.at == Version::Latest && format == Format::Paimon {
         scan = scan.latest_snapshot(latest?);
     }
     let mut rows = scan.stream().await.map_err(|e| e.to_string())?;
