@@ -16,8 +16,10 @@ mod workers;
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
-    lakescope_paimon::read::orc::set_codec(std::rc::Rc::new(workers::orc::WorkerCodec));
-    lakescope_paimon::read::variant::set_codec(std::rc::Rc::new(workers::orc::VariantWorkerCodec));
+    lakescope_engine::codecs::install(
+        std::rc::Rc::new(workers::orc::WorkerCodec),
+        std::rc::Rc::new(workers::orc::VariantWorkerCodec),
+    );
     leptos::mount::mount_to_body(app::App);
 }
 

@@ -65,18 +65,10 @@ impl Frame {
     }
 
     /// The BLOB reference of one cell: `None` if the column is not a BLOB column, `Some(None)`
-    /// for a NULL BLOB (see `lakescope_paimon::read::blob`).
-    pub fn blob(
-        &self,
-        row: usize,
-        col: usize,
-    ) -> Option<Option<lakescope_paimon::read::blob::BlobRef>> {
+    /// for a NULL BLOB (see `lakescope_engine::blob`).
+    pub fn blob(&self, row: usize, col: usize) -> Option<Option<lakescope_engine::blob::BlobRef>> {
         let (batch, i) = self.locate(row)?;
-        let column = batch.column(col);
-        if column.data_type() != &lakescope_paimon::read::blob::reference_type() {
-            return None;
-        }
-        lakescope_paimon::read::blob::reference(column.as_ref(), i).ok()
+        lakescope_engine::blob::reference(batch.column(col).as_ref(), i)
     }
 
     /// Index of a column by name.

@@ -26,16 +26,52 @@ pub enum Error {
     /// The request is invalid (unknown column, unknown system table, ...).
     #[error("{0}")]
     Invalid(String),
+    /// What was being done when `source` failed (a table opened or read for a viewer).
+    #[error("{context}: {source}")]
+    Context {
+        /// What was being done, naming the table.
+        context: String,
+        /// Why it failed.
+        source: Box<Error>,
+    },
+    /// A failure several callers awaited together (one table open or read shared by the views
+    /// that asked for it meanwhile): each of them gets it.
+    #[error(transparent)]
+    Shared(std::sync::Arc<Error>),
 }
 
 impl Error {
     /// Whether the table, database or file asked for does not exist (a catalog's `404` among
     /// them), rather than failing to be read.
     pub fn is_not_found(&self) -> bool {
-        matches!(
-            self,
-            Self::Paimon(lakescope_paimon::Error::NotFound { .. })
-                | Self::Iceberg(lakescope_iceberg::Error::NotFound { .. })
-        )
+        match self {
+            Self::Context { source, .. } => source.is_not_found(),
+            Self::Shared(cause) => cause.is_not_found(),
+            other => matches!(
+                other,
+                Self::Paimon(lakescope_paimon::Error::NotFound { .. })
+                    | Self::Iceberg(lakescope_iceberg::Error::NotFound { .. })
+            ),
+        }
+    }
+
+    /// The HTTP status of a catalog service's failed request, through any context or sharing
+    /// (`None`: not a catalog request's failure; `Some(None)`: no answer came).
+    pub fn catalog_status(&self) -> Option<Option<u16>> {
+        match self {
+            Self::Paimon(lakescope_paimon::Error::Catalog { status, .. })
+            | Self::Iceberg(lakescope_iceberg::Error::Catalog { status, .. }) => Some(*status),
+            Self::Context { source, .. } => source.catalog_status(),
+            Self::Shared(cause) => cause.catalog_status(),
+            _ => None,
+        }
+    }
+
+    /// `context: self`, naming what was being done.
+    pub fn context(self, context: impl Into<String>) -> Self {
+        Self::Context {
+            context: context.into(),
+            source: Box::new(self),
+        }
     }
 }

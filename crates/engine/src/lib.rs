@@ -1,6 +1,7 @@
 //! The engine façade: what the web app and the CLI both call, so every feature is testable natively.
 #![warn(missing_docs)]
 
+pub mod blob;
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub mod browser_env;
 pub mod canonical;
@@ -8,13 +9,17 @@ pub mod catalog;
 pub mod catalog_address;
 pub mod catalog_services;
 pub mod checksum;
+pub mod codecs;
 pub mod csv_text;
 pub mod error;
+pub mod format_types;
 pub mod iceberg_ddl;
 pub mod iceberg_scan;
+pub mod open_tables;
 pub mod plan;
 pub mod scan;
 pub mod session;
+pub mod sql_editor;
 pub mod table;
 pub mod table_ref;
 mod token_store;

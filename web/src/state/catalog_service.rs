@@ -164,7 +164,7 @@ pub async fn explain(
         CatalogAddress::Warehouse(uri) => uri,
     };
     let origin = origin_of(service);
-    match status(error) {
+    match error.catalog_status() {
         // The transport's timeout (`TransportError::Timeout`): the service answered too slowly.
         Some(None) if error.to_string().contains("no response within") => format!(
             "The catalog at {origin} did not answer within {}s. Details: {error}.",
@@ -199,16 +199,6 @@ pub async fn explain(
             )
         }
         _ => format!("Could not open the catalog {uri}: {error}."),
-    }
-}
-
-/// The HTTP status of a catalog error (`Some(None)`: no answer reached the page).
-fn status(error: &lakescope_engine::Error) -> Option<Option<u16>> {
-    use lakescope_engine::Error;
-    match error {
-        Error::Paimon(lakescope_paimon::Error::Catalog { status, .. })
-        | Error::Iceberg(lakescope_iceberg::Error::Catalog { status, .. }) => Some(*status),
-        _ => None,
     }
 }
 

@@ -4,9 +4,9 @@
 use crate::app::Selection;
 use crate::state::warehouse;
 use crate::tabs::panel::is_iceberg;
-use lakescope_engine::versions::{paimon_branch_versions, Versions};
+use lakescope_engine::format_types::MAIN_BRANCH;
+use lakescope_engine::versions::Versions;
 use lakescope_engine::Version;
-use lakescope_paimon::table::MAIN_BRANCH;
 use leptos::prelude::*;
 
 /// The picker text of a branch.
@@ -60,10 +60,10 @@ pub fn load_branch_versions(path: &str, branch: &str, into: BranchVersions) {
     }
     let (path, branch) = (path.to_string(), branch.to_string());
     leptos::task::spawn_local(async move {
-        let Ok(t) = warehouse::table(&path).await else {
+        let Ok(tables) = warehouse::tables() else {
             return;
         };
-        if let Ok(v) = paimon_branch_versions(&t, &branch).await {
+        if let Ok(v) = tables.branch_versions(&path, &branch).await {
             into.try_update(|o| {
                 if !o.iter().any(|(b, _)| *b == branch) {
                     o.push((branch, v));
@@ -84,17 +84,8 @@ pub async fn versions(sel: &Selection) -> (bool, Result<Versions, String>) {
 }
 
 /// The column names of the table's current schema.
-pub async fn current_columns(sel: &Selection, iceberg: bool) -> Result<Vec<String>, String> {
-    let path = &sel.table.path;
-    if iceberg {
-        let t = warehouse::iceberg_table(path).await?;
-        let schema = t.read_schema(None).map_err(|e| e.to_string())?;
-        return Ok(schema.fields.iter().map(|f| f.name.clone()).collect());
-    }
-    let t = warehouse::table(path).await?;
-    Ok(t.current_schema()
-        .fields
-        .iter()
-        .map(|f| f.name.clone())
-        .collect())
+pub async fn current_columns(sel: &Selection) -> Result<Vec<String>, String> {
+    let tables = warehouse::tables()?;
+    let columns = tables.current_columns(&sel.table.path).await;
+    columns.map_err(|e| e.to_string())
 }

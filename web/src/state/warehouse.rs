@@ -2,77 +2,32 @@
 //! load, the page's table handles, and plain-words errors.
 
 use crate::state::catalog_service::{self, CatalogSettings, ServiceKind};
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
-use lakescope_engine::catalog::TableLocation;
+use lakescope_engine::open_tables::{OpenTables, TableBadge};
 use lakescope_engine::table::{Format, Table as AnyTable};
-use lakescope_engine::{Catalog, CatalogAddress, DatabaseEntry, TableEntry, TableRef};
-use lakescope_paimon::scan::{plan, PartitionFilter};
-use lakescope_paimon::spec::snapshot::Snapshot;
-use lakescope_paimon::table::{Snapshots, Table};
+use lakescope_engine::{Catalog, CatalogAddress, DatabaseEntry, TableEntry};
 use lakescope_storage::browser::{self, scheme, Scheme};
+use lakescope_storage::clock::system_clock;
 use lakescope_storage::uri::StoreOptions;
 use lakescope_storage::{
     CachingStore, Error, IoCounts, IoMeter, MeteredStore, ObjectStore, OpfsStore, INDEX_FILE_NAME,
 };
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// A Paimon table being opened (or opened), shared by every view that asks for it meanwhile.
-type Opening = Shared<LocalBoxFuture<'static, Result<Rc<Table>, String>>>;
-
-/// The open warehouse: base URL (a catalog service: its address), catalog, store options, and
-/// which service it is (`None`: a warehouse).
-type Current = (String, Catalog, StoreOptions, Option<ServiceKind>);
-
-/// A catalog service's answer to where a table's files are, shared by every view that asks.
-type Locating = Shared<LocalBoxFuture<'static, Result<TableLocation, String>>>;
-
-/// A table's latest snapshot read, started at `.0` (page milliseconds), shared by every view
-/// that asks meanwhile.
-type LatestRead = (
-    f64,
-    Shared<LocalBoxFuture<'static, Result<Option<Snapshot>, String>>>,
-);
-
-/// How long after it started a read of the latest snapshot stands for "latest" for the next view
-/// that asks: the Overview's read serves the Data tab opened right after it (one round trip less,
-/// and both tabs show the same snapshot). Commits through the page forget it ([`forget_tables`]).
-const LATEST_REUSE_MS: f64 = 2_000.0;
-
-/// How long a table's latest snapshot, once read, is worth planning ahead of the read that
-/// confirms it when the table is opened (see [`prefetch`]): a table committed to since has most of
-/// its manifests in common with it, so an older guess wastes little.
-const KNOWN_LATEST_MAX_AGE_MS: f64 = 300_000.0;
+/// The open warehouse: base URL (a catalog service: its address), its open tables (with the
+/// catalog), store options, and which service it is (`None`: a warehouse).
+type Current = (String, OpenTables, StoreOptions, Option<ServiceKind>);
 
 /// Bytes of immutable objects (schemas, snapshots, manifests, small data files) the page keeps
 /// from a static host or OPFS: each is read once, although several views read them at once.
 const CACHE_BYTES: u64 = 32 << 20;
 
-/// Paimon table handles the page keeps open (each with its decoded manifests, at most
-/// `lakescope_paimon::table::MANIFEST_CACHE_BYTES` encoded bytes per kind); the least recently
-/// asked for is closed first.
-const TABLE_HANDLES: usize = 16;
-
 thread_local! {
     /// The open warehouse (see [`Current`]).
     static CURRENT: RefCell<Option<Current>> = const { RefCell::new(None) };
-    /// A catalog service's table locations by table path (`db/t`).
-    static LOCATIONS: RefCell<HashMap<String, Locating>> = RefCell::new(HashMap::new());
     /// The open warehouse's cache of immutable objects (cleared with the table handles).
     static CACHE: RefCell<Option<Rc<CachingStore<MeteredStore>>>> = const { RefCell::new(None) };
-    /// The format of each table path, probed once per warehouse (see [`format`]).
-    static FORMATS: RefCell<HashMap<String, Format>> = RefCell::new(HashMap::new());
-    /// Opened Paimon tables by path (a table caches its manifests), with when each was last
-    /// asked for: at most [`TABLE_HANDLES`].
-    static TABLES: RefCell<HashMap<String, (u64, Opening)>> = RefCell::new(HashMap::new());
-    /// Counts asks for table handles (the clock of [`TABLES`]).
-    static TABLE_TICK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-    /// Latest-snapshot reads by table path (see [`latest_snapshot`]).
-    static LATEST: RefCell<HashMap<String, LatestRead>> = RefCell::new(HashMap::new());
-    /// The latest snapshot each table's last latest-snapshot read found, and when (page ms).
-    static KNOWN_LATEST: RefCell<HashMap<String, (f64, Snapshot)>> = RefCell::new(HashMap::new());
     /// Every request of every warehouse opened in this page, for progress lines.
     static METER: Arc<IoMeter> = Arc::new(IoMeter::default());
     /// Stops the running [`prefetch`].
@@ -84,16 +39,17 @@ pub fn io() -> IoCounts {
     METER.with(|m| m.read())
 }
 
-/// The catalog of the open warehouse.
-pub fn catalog() -> Result<Catalog, String> {
+/// The open tables of the open warehouse (the engine's shared handles, formats and latest
+/// snapshots: `lakescope_engine::open_tables`).
+pub fn tables() -> Result<OpenTables, String> {
     CURRENT
-        .with(|c| c.borrow().as_ref().map(|(_, c, _, _)| c.clone()))
+        .with(|c| c.borrow().as_ref().map(|(_, t, _, _)| t.clone()))
         .ok_or_else(|| "No warehouse is open.".to_string())
 }
 
-/// The store of the open warehouse.
-pub fn store() -> Result<Rc<dyn ObjectStore>, String> {
-    catalog()?.store().cloned().map_err(|e| e.to_string())
+/// The catalog of the open warehouse.
+pub fn catalog() -> Result<Catalog, String> {
+    Ok(tables()?.catalog().clone())
 }
 
 /// Which catalog service is open (`None`: a warehouse, or nothing).
@@ -142,100 +98,12 @@ pub fn read_only_note(action: &str) -> String {
     }
 }
 
-/// The `TableRef` of a catalog service's table path (`db/t`, see `Catalog::tables`).
-fn service_ref(path: &str) -> Result<TableRef, String> {
-    let (database, table) = path
-        .split_once('/')
-        .ok_or_else(|| format!("{path}: not a table of a catalog service (database/table)"))?;
-    Ok(TableRef {
-        database: database.to_string(),
-        table: table.to_string(),
-        system: None,
-    })
-}
-
-/// Where the catalog service keeps the table at `path` (`db/t`); asked once per table and
-/// shared, until [`forget_tables`].
-async fn locate(path: &str) -> Result<TableLocation, String> {
-    let locating = match LOCATIONS.with(|l| l.borrow().get(path).cloned()) {
-        Some(locating) => locating,
-        None => {
-            let catalog = catalog()?;
-            let table_ref = service_ref(path)?;
-            let locating = async move {
-                catalog
-                    .locate(&table_ref)
-                    .await
-                    .map_err(|e| format!("Cannot open table {table_ref}: {e}"))
-            }
-            .boxed_local()
-            .shared();
-            LOCATIONS.with(|l| l.borrow_mut().insert(path.to_string(), locating.clone()));
-            locating
-        }
-    };
-    let result = locating.clone().await;
-    if result.is_err() {
-        LOCATIONS.with(|l| forget_failed(l, path, |o| o.ptr_eq(&locating)));
-    }
-    result
-}
-
-/// The store and key of the Paimon table at `path`: a folder of the warehouse, or where the
-/// catalog service says.
-async fn paimon_files(path: &str) -> Result<(Rc<dyn ObjectStore>, String), String> {
-    if service().is_none() {
-        return Ok((store()?, path.to_string()));
-    }
-    let location = locate(path).await?;
-    Ok((location.store, location.path))
-}
-
-/// The Iceberg table at `path`, opened: from the warehouse's folder, or loaded through the
-/// Iceberg REST catalog.
-pub async fn iceberg_table(path: &str) -> Result<lakescope_iceberg::Table, String> {
-    if service().is_none() {
-        return lakescope_iceberg::Table::open(store()?, path)
-            .await
-            .map_err(|e| {
-                format!(
-                    "Reading the Iceberg metadata of {path} failed: {e}. Check that metadata/ \
-                     holds the table's *.metadata.json files and that the warehouse listing is \
-                     up to date."
-                )
-            });
-    }
-    let table_ref = service_ref(path)?;
-    match catalog()?.open_iceberg(&table_ref).await {
-        Ok(Some(table)) => Ok(table),
-        Ok(None) => Err(format!("{table_ref} is not an Iceberg table")),
-        Err(e) => Err(format!(
-            "Cannot load table {table_ref} from the catalog: {e}"
-        )),
-    }
-}
-
-/// The format of the table at `path`, decided once per table: an Iceberg REST catalog holds
-/// only Iceberg tables, a Paimon REST catalog none; a warehouse folder is probed for Iceberg
-/// metadata the first time.
+/// The format of the table at `path`, decided once per table (`OpenTables::format`).
 pub async fn format(path: &str) -> Format {
-    if let Some(known) = FORMATS.with(|f| f.borrow().get(path).copied()) {
-        return known;
+    match tables() {
+        Ok(tables) => tables.format(path).await,
+        Err(_) => Format::Paimon,
     }
-    let iceberg = match service() {
-        Some(kind) => kind == ServiceKind::Iceberg,
-        None => match store() {
-            Ok(s) => lakescope_iceberg::is_iceberg_table(s.as_ref(), path).await,
-            Err(_) => return Format::Paimon,
-        },
-    };
-    let format = if iceberg {
-        Format::Iceberg
-    } else {
-        Format::Paimon
-    };
-    FORMATS.with(|f| f.borrow_mut().insert(path.to_string(), format));
-    format
 }
 
 /// Whether the table at `path` is an Iceberg table (see [`format`]).
@@ -243,130 +111,43 @@ pub async fn is_iceberg(path: &str) -> bool {
     format(path).await == Format::Iceberg
 }
 
-/// The table at `path` behind the engine's format-neutral API: a Paimon table's shared handle
-/// ([`table`]), an Iceberg table's metadata ([`iceberg_table`]).
+/// The table at `path` behind the engine's format-neutral API: a Paimon table's shared handle,
+/// an Iceberg table's metadata (`OpenTables::table`).
 pub async fn any_table(path: &str) -> Result<AnyTable, String> {
-    Ok(match format(path).await {
-        Format::Paimon => AnyTable::Paimon(table(path).await?),
-        Format::Iceberg => AnyTable::Iceberg(Rc::new(iceberg_table(path).await?)),
+    let tables = tables()?;
+    // decided once per table, so asking here costs nothing more
+    let warehouse_iceberg = service().is_none() && tables.format(path).await == Format::Iceberg;
+    tables.table(path).await.map_err(|e| {
+        if warehouse_iceberg {
+            format!(
+                "Reading the Iceberg metadata of {path} failed: {e}. Check that metadata/ \
+                 holds the table's *.metadata.json files and that the warehouse listing is \
+                 up to date."
+            )
+        } else {
+            e.to_string()
+        }
     })
 }
 
-/// Opens (or returns the cached handle of) the Paimon table at `path` (`db.db/t`); views that
-/// ask while it is being opened share that open.
-pub async fn table(path: &str) -> Result<Rc<Table>, String> {
-    let tick = TABLE_TICK.with(|t| {
-        t.set(t.get() + 1);
-        t.get()
-    });
-    let cached = TABLES.with(|t| {
-        t.borrow_mut().get_mut(path).map(|(used, opening)| {
-            *used = tick;
-            opening.clone()
-        })
-    });
-    let opening = match cached {
-        Some(opening) => opening,
-        None => {
-            let key = path.to_string();
-            let opening = async move {
-                if service().is_some() {
-                    let location = locate(&key).await?;
-                    return location
-                        .open()
-                        .await
-                        .map(Rc::new)
-                        .map_err(|e| format!("Cannot open table {key}: {e}"));
-                }
-                Table::open(store()?, &key)
-                    .await
-                    .map(Rc::new)
-                    .map_err(|e| format!("Cannot open table {key}: {e}"))
-            }
-            .boxed_local()
-            .shared();
-            TABLES.with(|t| {
-                let mut tables = t.borrow_mut();
-                tables.insert(path.to_string(), (tick, opening.clone()));
-                while tables.len() > TABLE_HANDLES {
-                    let oldest = tables.iter().min_by_key(|(_, (used, _))| *used);
-                    let Some(oldest) = oldest.map(|(k, _)| k.clone()) else {
-                        break;
-                    };
-                    tables.remove(&oldest);
-                }
-            });
-            opening
-        }
-    };
-    let result = opening.clone().await;
-    if result.is_err() {
-        TABLES.with(|t| forget_failed(t, path, |(_, o)| o.ptr_eq(&opening)));
-    }
-    result
-}
-
-/// The latest snapshot of the Paimon table at `path` (`None`: it has none), read without opening
-/// the table (see `Snapshots::latest`). A read started less than [`LATEST_REUSE_MS`] ago is
-/// shared, finished or not; it goes on when the view that started it goes away.
-pub async fn latest_snapshot(path: &str) -> Result<Option<Snapshot>, String> {
-    let now = js_sys::Date::now();
-    let recent = LATEST.with(|l| {
-        l.borrow()
-            .get(path)
-            .filter(|(started, _)| now - started < LATEST_REUSE_MS)
-            .map(|(_, read)| read.clone())
-    });
-    let read = match recent {
-        Some(read) => read,
-        None => {
-            let key = path.to_string();
-            let read = async move {
-                let (store, table_key) = paimon_files(&key).await?;
-                let latest = Snapshots::new(store.as_ref(), &table_key)
-                    .latest()
-                    .await
-                    .map_err(|e| format!("Cannot read the latest snapshot of {key}: {e}"))?;
-                if let Some(snapshot) = &latest {
-                    let found = (js_sys::Date::now(), snapshot.clone());
-                    KNOWN_LATEST.with(|k| k.borrow_mut().insert(key.clone(), found));
-                }
-                Ok(latest)
-            }
-            .boxed_local()
-            .shared();
-            LATEST.with(|l| l.borrow_mut().insert(path.to_string(), (now, read.clone())));
-            read
-        }
-    };
-    let result = read.clone().await;
-    if result.is_err() {
-        LATEST.with(|l| forget_failed(l, path, |(_, r)| r.ptr_eq(&read)));
-    }
-    result
-}
-
-/// Drops `path`'s entry of `shared` if it is still the read that failed (`is_failed`), so that
-/// the next view tries again; a newer read that replaced it meanwhile stays.
-fn forget_failed<V>(
-    shared: &RefCell<HashMap<String, V>>,
+/// The latest snapshot of the Paimon table at `path` (`None`: it has none), shared with the
+/// views that ask within a moment (`OpenTables::latest_snapshot`).
+pub async fn latest_snapshot(
     path: &str,
-    is_failed: impl FnOnce(&V) -> bool,
-) {
-    let mut reads = shared.borrow_mut();
-    if reads.get(path).is_some_and(is_failed) {
-        reads.remove(path);
-    }
+) -> Result<Option<lakescope_engine::open_tables::Snapshot>, String> {
+    let tables = tables()?;
+    tables
+        .latest_snapshot(path)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// Forgets cached table handles and cached objects (reload, or after a commit: see new
 /// snapshots; a dropped and re-created table or a rollback can write an object name again).
 pub fn forget_tables() {
-    TABLES.with(|t| t.borrow_mut().clear());
-    FORMATS.with(|f| f.borrow_mut().clear());
-    LOCATIONS.with(|l| l.borrow_mut().clear());
-    LATEST.with(|l| l.borrow_mut().clear());
-    KNOWN_LATEST.with(|k| k.borrow_mut().clear());
+    if let Ok(tables) = tables() {
+        tables.forget();
+    }
     CACHE.with(|c| {
         if let Some(cache) = c.borrow().as_ref() {
             cache.clear();
@@ -376,35 +157,10 @@ pub fn forget_tables() {
 
 /// What kind of table lives at `path`, for the tree badge: (short label, title).
 pub async fn table_kind(path: &str) -> (String, String) {
-    if is_iceberg(path).await {
-        return ("iceberg".into(), "Apache Iceberg table".into());
-    }
-    match table(path).await {
-        Ok(t) => {
-            let schema = t.current_schema();
-            if schema.primary_keys.is_empty() {
-                ("append".into(), "Append table (no primary key)".into())
-            } else {
-                let engine = schema
-                    .options
-                    .get("merge-engine")
-                    .cloned()
-                    .unwrap_or_else(|| "deduplicate".into());
-                let short = match engine.as_str() {
-                    "deduplicate" => "dedup",
-                    "partial-update" => "partial",
-                    "aggregation" => "agg",
-                    "first-row" => "first-row",
-                    other => other,
-                };
-                (
-                    format!("pk·{short}"),
-                    format!(
-                        "Primary key ({}), merge engine {engine}",
-                        schema.primary_keys.join(", ")
-                    ),
-                )
-            }
+    match tables() {
+        Ok(tables) => {
+            let TableBadge { label, title } = tables.badge(path).await;
+            (label, title)
         }
         Err(e) => ("error".into(), e),
     }
@@ -439,79 +195,31 @@ impl Warehouse {
     }
 }
 
-/// Starts reading what every view of the Paimon table at `path` reads first: the table, its
-/// latest snapshot and that snapshot's manifests (a link to a table: while the page draws the
-/// catalog; a click on a table: before the page draws it). The table keeps the manifests it
-/// decoded. A snapshot read as latest in the last [`KNOWN_LATEST_MAX_AGE_MS`] (see
-/// [`read_latest_snapshots`]) is planned at once, beside the read that finds the latest now: the
-/// views still wait for that read, and plan what it finds, so a newer snapshot only costs the
-/// guess's requests. A prefetch of another table stops this one; any prefetch stops the warm-up.
+/// Starts reading what every view of the Paimon table at `path` reads first (its handle, its
+/// latest snapshot and that snapshot's manifests: `OpenTables::prefetch`), when a link to a
+/// table shows or a table is clicked. A prefetch of another table stops this one; any prefetch
+/// stops the warm-up.
 pub fn prefetch(path: &str) {
     crate::state::warm_up::stop();
+    let Ok(tables) = tables() else { return };
     let path = path.to_string();
     let (abort, registration) = futures::future::AbortHandle::new_pair();
     if let Some(previous) = PREFETCH.with(|p| p.replace(Some(abort))) {
         previous.abort();
     }
-    let work = async move {
-        if is_iceberg(&path).await {
-            return;
-        }
-        let guess = recent_latest(&path);
-        let plan_guess = async {
-            if let (Some(snapshot), Ok(t)) = (&guess, table(&path).await) {
-                let _ = plan(&t, snapshot, &PartitionFilter::All).await;
-            }
-        };
-        let plan_latest = async {
-            if let (Ok(t), Ok(Some(snapshot))) =
-                futures::join!(table(&path), latest_snapshot(&path))
-            {
-                if guess.as_ref().map(|g| g.id) != Some(snapshot.id) {
-                    let _ = plan(&t, &snapshot, &PartitionFilter::All).await;
-                }
-            }
-        };
-        futures::join!(plan_guess, plan_latest);
-    };
     leptos::task::spawn_local(async move {
+        let work = tables.prefetch(&path);
         let _ = futures::future::Abortable::new(work, registration).await;
     });
 }
 
-/// The snapshot `path`'s latest-snapshot read found less than [`KNOWN_LATEST_MAX_AGE_MS`] ago.
-fn recent_latest(path: &str) -> Option<Snapshot> {
-    let now = js_sys::Date::now();
-    KNOWN_LATEST.with(|k| {
-        k.borrow()
-            .get(path)
-            .filter(|(found, _)| now - found < KNOWN_LATEST_MAX_AGE_MS)
-            .map(|(_, snapshot)| snapshot.clone())
-    })
-}
-
-/// Reads the latest snapshot of each Paimon table at `paths`, [`IDLE_READS_AT_ONCE`] at a time
-/// (the page is idle: a table opened later plans it while confirming it, see [`prefetch`]).
-/// Failures are left to the views that read these tables. A catalog service's tables are not
-/// read ahead (each would cost the service a lookup).
+/// Reads the latest snapshot of the Paimon tables at `paths` while the page is idle
+/// (`OpenTables::read_latest_snapshots`).
 pub async fn read_latest_snapshots(paths: &[String]) {
-    let Ok(warehouse) = store() else { return };
-    for group in paths.chunks(IDLE_READS_AT_ONCE) {
-        futures::future::join_all(group.iter().map(|path| {
-            let store = warehouse.clone();
-            async move {
-                if !lakescope_iceberg::is_iceberg_table(store.as_ref(), path).await {
-                    let _ = latest_snapshot(path).await;
-                }
-            }
-        }))
-        .await;
+    if let Ok(tables) = tables() {
+        tables.read_latest_snapshots(paths).await;
     }
 }
-
-/// Tables whose latest snapshot [`read_latest_snapshots`] reads at a time (three small requests
-/// each on a static host; HTTP/1.1 allows six connections per host).
-const IDLE_READS_AT_ONCE: usize = 2;
 
 /// Lists the databases and tables of the warehouse at `uri`: an http(s) URL or page-relative
 /// path, `s3://bucket/prefix` (reached as `options` say) or `opfs://name`.
@@ -581,7 +289,8 @@ pub async fn open(
     })?;
     forget_tables();
     CACHE.with(|c| *c.borrow_mut() = Some(cache));
-    CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), catalog, options.clone(), None)));
+    let tables = OpenTables::new(catalog, None, system_clock());
+    CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), tables, options.clone(), None)));
     Ok(Warehouse {
         uri: uri.to_string(),
         base_url,
@@ -605,8 +314,13 @@ async fn open_service(
     };
     forget_tables();
     CACHE.with(|c| *c.borrow_mut() = None);
+    let format = match kind {
+        ServiceKind::Paimon => Format::Paimon,
+        ServiceKind::Iceberg => Format::Iceberg,
+    };
+    let tables = OpenTables::new(catalog, Some(format), system_clock());
     CURRENT
-        .with(|c| *c.borrow_mut() = Some((uri.to_string(), catalog, options.clone(), Some(kind))));
+        .with(|c| *c.borrow_mut() = Some((uri.to_string(), tables, options.clone(), Some(kind))));
     Ok(Warehouse {
         uri: uri.to_string(),
         base_url: uri.to_string(),

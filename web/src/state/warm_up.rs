@@ -4,10 +4,10 @@
 //! then grows the wasm memory the first table will need; meanwhile it reads the latest snapshot
 //! of the catalog's first tables (opening one of them then plans that snapshot at once).
 
-use crate::tabs::data::first_rows_request;
 use crate::util::{after_paint, yield_to_browser, Frame};
 use crate::widgets::grid::Grid;
 use futures::future::{AbortHandle, Abortable};
+use lakescope_engine::table::first_rows_request;
 use lakescope_engine::warm_up::{catalog, open_and_read, TABLES};
 use leptos::prelude::*;
 use std::cell::{Cell, RefCell};

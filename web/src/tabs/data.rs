@@ -5,17 +5,16 @@ use crate::app::Selection;
 use crate::state::route::{go, use_route};
 use crate::state::versions::{branch_label, branch_options, load_branch_versions};
 use crate::state::warehouse;
-use crate::tabs::panel::{is_iceberg, table_ref};
+use crate::tabs::panel::table_ref;
 use crate::util::{download, download_bytes, parse_time, time, yield_to_browser, Frame};
 use crate::widgets::grid::{BlobDownload, Grid};
+use lakescope_engine::blob::BlobRef;
 use lakescope_engine::csv_text;
-use lakescope_engine::scan::ScanRequest;
-use lakescope_engine::version::{paimon_snapshot, BranchPoint};
+use lakescope_engine::scan::parse_filter;
+use lakescope_engine::table::Format;
+use lakescope_engine::version::BranchPoint;
 use lakescope_engine::versions::Versions;
 use lakescope_engine::Version;
-use lakescope_paimon::predicate::parse::parse as parse_filter;
-use lakescope_paimon::read::blob::{self, BlobRef};
-use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::sync::Arc;
@@ -87,7 +86,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             if let Ok(v) = loaded {
                 versions.set(v);
             }
-            if let Ok(columns) = crate::state::versions::current_columns(&s, iceberg).await {
+            if let Ok(columns) = crate::state::versions::current_columns(&s).await {
                 all_columns.set(columns);
             }
         });
@@ -426,8 +425,9 @@ fn picked(value: &str) -> Option<Version> {
 fn blob_download(status: RwSignal<Status>) -> BlobDownload {
     Arc::new(move |reference: BlobRef| {
         spawn_local(async move {
-            let fetched = match warehouse::store() {
-                Ok(store) => blob::fetch(store.as_ref(), &reference)
+            let fetched = match warehouse::catalog() {
+                Ok(catalog) => catalog
+                    .fetch_blob(&reference)
                     .await
                     .map_err(|e| e.to_string()),
                 Err(e) => Err(e),
@@ -445,47 +445,9 @@ fn blob_download(status: RwSignal<Status>) -> BlobDownload {
 
 /// Minimum milliseconds between two grid updates while rows stream in.
 const GRID_REFRESH_MS: f64 = 250.0;
-/// Bytes of data pages the first rows wait for (see [`ReadRequest::first_batch_bytes`]).
-const FIRST_BATCH_BYTES: u64 = 512 * 1024;
-/// Rows of the first merged batch (see [`ReadRequest::first_batch_rows`]): a few screens.
-const FIRST_BATCH_ROWS: usize = 1024;
 
-/// A read that shows its first rows soon: a small first piece and a small first merged batch.
-pub fn first_rows_request() -> ReadRequest {
-    ReadRequest {
-        first_batch_bytes: Some(FIRST_BATCH_BYTES),
-        first_batch_rows: Some(FIRST_BATCH_ROWS),
-        ..ReadRequest::default()
-    }
-}
-
-/// Reads the table (or its system table) at `at` through the engine into `frame`, at once.
-async fn engine_read(
-    sel: &Selection,
-    system: Option<&str>,
-    at: Version,
-    columns: Option<Vec<String>>,
-    filter: Option<lakescope_paimon::predicate::Predicate>,
-    frame: RwSignal<Option<Arc<Frame>>>,
-) -> Result<(usize, Option<i64>), String> {
-    let request = ScanRequest {
-        at,
-        columns,
-        filter,
-        limit: None,
-    };
-    let out = warehouse::catalog()?
-        .scan(&table_ref(sel, system), &request)
-        .await
-        .map_err(|e| e.to_string())?;
-    let f = Frame::new(out.schema, out.batches);
-    let n = f.len();
-    frame.set(Some(Arc::new(f)));
-    Ok((n, None))
-}
-
-/// Reads the query into `frame`, batch by batch (the first merged batch shows at once). Returns
-/// rows and the snapshot read.
+/// Reads the query into `frame`, batch by batch (the first merged batch shows at once; a
+/// branch or an Iceberg table is read whole by the engine). Returns rows and the snapshot read.
 async fn load(
     sel: &Selection,
     q: &Query,
@@ -500,65 +462,53 @@ async fn load(
     };
     let columns =
         (!q.cols.is_empty()).then(|| q.cols.split(',').map(str::to_string).collect::<Vec<_>>());
-    if is_iceberg(sel).await {
-        return engine_read(sel, None, q.at.clone(), columns, filter, frame).await;
-    }
-    // A Paimon branch has its own snapshots, schemas and tags (`branch/branch-<name>/`): the
-    // engine reads it (the audit log through `$audit_log`).
-    if q.at.branch().is_some() {
-        let system = q.audit.then_some("audit_log");
-        return engine_read(sel, system, q.at.clone(), columns, filter, frame).await;
-    }
-    let e = |e: lakescope_paimon::Error| e.to_string();
-    // The latest snapshot needs no schema: it is read while the table opens.
+    let path = &sel.table.path;
+    let format = warehouse::format(path).await;
+    // A Paimon table's latest snapshot needs no schema: it is read while the table opens.
     let latest = async {
-        match q.at {
-            Version::Latest => warehouse::latest_snapshot(&sel.table.path).await,
+        match (&q.at, format) {
+            (Version::Latest, Format::Paimon) => warehouse::latest_snapshot(path).await,
             _ => Ok(None),
         }
     };
-    let (t, latest) = futures::join!(warehouse::table(&sel.table.path), latest);
+    let (t, latest) = futures::join!(warehouse::any_table(path), latest);
     let t = t?;
-    let snapshot = match &q.at {
-        Version::Latest => latest?,
-        at => paimon_snapshot(&t, &table_ref(sel, None), at)
-            .await
-            .map_err(|e| e.to_string())?,
-    };
-    let request = ReadRequest {
-        columns,
-        with_row_kind: q.audit,
-        filter,
-        ..first_rows_request()
-    };
-    let mut reader = SnapshotReader::open(&t, snapshot.as_ref(), &request)
-        .await
-        .map_err(e)?;
-    let splits = reader.total_splits();
-    let mut f = Frame::new(reader.schema().clone(), Vec::new());
+    let mut scan = t
+        .scan(table_ref(sel, None))
+        .at(q.at.clone())
+        .select(columns)
+        .filter(filter)
+        .audit_log(q.audit)
+        .first_rows();
+    if q.at == Version::Latest && format == Format::Paimon {
+        scan = scan.latest_snapshot(latest?);
+    }
+    let mut rows = scan.stream().await.map_err(|e| e.to_string())?;
+    let splits = rows.total_splits();
+    let mut f = Frame::new(rows.schema().clone(), Vec::new());
     frame.set(Some(Arc::new(f.clone())));
     // The grid shows the first batch as soon as it is merged, then catches up at most every
     // GRID_REFRESH_MS (re-rendering per batch would dominate a read of millions of rows). After
     // each update the read yields to the browser: batches decoded from fetched bytes come
     // without any await pending, so without it nothing would render until the next fetch.
     let mut shown_at: Option<f64> = None;
-    while let Some(batch) = reader.next_batch().await {
+    while let Some(batch) = rows.next_batch().await {
         if !current() {
             return Ok((f.len(), None));
         }
-        f.extend(vec![batch.map_err(e)?]);
+        f.extend(vec![batch.map_err(|e| e.to_string())?]);
         let now = now();
         if shown_at.is_none_or(|t| now - t >= GRID_REFRESH_MS) {
             shown_at = Some(now);
             frame.set(Some(Arc::new(f.clone())));
             status.set(Status::Loading {
                 rows: f.len(),
-                split: splits - reader.remaining_splits(),
+                split: splits - rows.remaining_splits(),
                 splits,
             });
             yield_to_browser().await;
         }
     }
     frame.set(Some(Arc::new(f.clone())));
-    Ok((f.len(), snapshot.map(|s| s.id)))
+    Ok((f.len(), rows.snapshot_id()))
 }

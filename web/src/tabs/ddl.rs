@@ -3,16 +3,14 @@
 
 use crate::app::Selection;
 use crate::state::warehouse;
-use crate::tabs::panel::is_iceberg;
 use crate::util::{Busy, ErrorPanel, Load};
 use crate::widgets::ddl_editor::DdlEditor;
 use crate::workers::sql;
 use lakescope_engine::session::{ConsoleEvent, PreviewOutcome, ReportOutcome};
+use lakescope_engine::sql_editor::{
+    ddl_schema, highlight, quote_ident, show_create_table, Pos, TableSchema,
+};
 use lakescope_engine::table::paimon_schema_changes;
-use lakescope_paimon::spec::schema::TableSchema;
-use lakescope_sql::editor::highlight;
-use lakescope_sql::show::quote_ident;
-use lakescope_sql::{show_create_table, Pos};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::time::Duration;
@@ -66,17 +64,14 @@ pub fn DdlTab(sel: Selection) -> impl IntoView {
     // Bumped after a commit: the schema is read again.
     let reloads = RwSignal::new(0u32);
     let path = sel.table.path.clone();
-    let s2 = sel.clone();
     Effect::new(move |_| {
         reloads.track();
-        let (path, sel) = (path.clone(), s2.clone());
+        let path = path.clone();
         spawn_local(async move {
             let loaded = async {
-                if is_iceberg(&sel).await {
-                    return Ok(None);
-                }
-                let t = warehouse::table(&path).await?;
-                Ok::<_, String>(Some((**t.current_schema()).clone()))
+                let tables = warehouse::tables()?;
+                let schema = ddl_schema(&tables, &path).await;
+                schema.map_err(|e| e.to_string())
             };
             let _ = schema.try_set(match loaded.await {
                 Ok(s) => Load::Ready(s),

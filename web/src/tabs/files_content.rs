@@ -3,8 +3,8 @@
 //! manifests.
 
 use crate::util::bytes;
+use lakescope_engine::format_types::Content;
 use lakescope_engine::table::{DataFile, FileDetail, Files};
-use lakescope_iceberg::inventory::Content;
 use leptos::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 

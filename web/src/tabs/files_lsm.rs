@@ -3,8 +3,8 @@
 
 use crate::util::{bytes, Frame};
 use crate::widgets::grid::Grid;
+use lakescope_engine::sql_editor::TableSchema;
 use lakescope_engine::table::{FileDetail, Files};
-use lakescope_paimon::spec::schema::TableSchema;
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::Arc;

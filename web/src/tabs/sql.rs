@@ -10,7 +10,7 @@ use crate::workers::sql;
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use lakescope_engine::session::{ConsoleEvent, ReportColumn, ReportOutcome, StatementReport};
-use lakescope_sql::Pos;
+use lakescope_engine::sql_editor::Pos;
 use leptos::html::Textarea;
 use leptos::prelude::*;
 use std::sync::Arc;

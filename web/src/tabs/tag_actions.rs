@@ -5,7 +5,6 @@
 use crate::state::warehouse;
 use crate::util::time;
 use lakescope_engine::browser_env::BrowserEnv;
-use lakescope_paimon::commit::tags::{create_tag, delete_tag, rollback_to, RollbackTarget};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -65,14 +64,12 @@ pub fn TagActions(
             format!("Creating tag {name}…"),
             on_done,
             async move {
-                let t = warehouse::table(&p).await?;
-                let tag = create_tag(&t, &name, snapshot, None, &BrowserEnv)
+                let t = warehouse::any_table(&p).await?;
+                let tagged = t
+                    .create_tag(&name, snapshot, &BrowserEnv)
                     .await
                     .map_err(|e| format!("Cannot create tag '{name}': {e}"))?;
-                Ok(format!(
-                    "Tag '{name}' now names snapshot {}.",
-                    tag.snapshot.id
-                ))
+                Ok(format!("Tag '{name}' now names snapshot {tagged}."))
             },
         );
     };
@@ -83,10 +80,10 @@ pub fn TagActions(
             format!("Deleting tag {name}…"),
             on_done,
             async move {
-                let t = warehouse::table(&p).await?;
-                match delete_tag(&t, &name).await {
-                    Ok(Some(_)) => Ok(format!("Tag '{name}' deleted.")),
-                    Ok(None) => Err(format!("There is no tag '{name}' (deleted meanwhile?).")),
+                let t = warehouse::any_table(&p).await?;
+                match t.delete_tag(&name).await {
+                    Ok(true) => Ok(format!("Tag '{name}' deleted.")),
+                    Ok(false) => Err(format!("There is no tag '{name}' (deleted meanwhile?).")),
                     Err(e) => Err(format!("Cannot delete tag '{name}': {e}")),
                 }
             },
@@ -111,8 +108,9 @@ pub fn TagActions(
             format!("Rolling back to snapshot {id}…"),
             on_done,
             async move {
-                let t = warehouse::table(&p).await?;
-                let done = rollback_to(&t, RollbackTarget::Snapshot(id))
+                let t = warehouse::any_table(&p).await?;
+                let done = t
+                    .rollback_to_snapshot(id)
                     .await
                     .map_err(|e| format!("Cannot roll back to snapshot {id}: {e}"))?;
                 Ok(format!(

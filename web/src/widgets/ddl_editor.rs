@@ -1,7 +1,7 @@
 //! A DDL editor: a transparent textarea over its highlighted text (text nodes only), the error
 //! underlined at its position, and completion (Ctrl+Space or while typing) in a keyboard list.
 
-use lakescope_sql::editor::{complete, highlight, Completion, SuggestionKind};
+use lakescope_engine::sql_editor::{complete, highlight, Completion, SuggestionKind};
 use leptos::html::{Pre, Textarea};
 use leptos::prelude::*;
 

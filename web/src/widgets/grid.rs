@@ -3,7 +3,7 @@
 //! Arrow batches; values are always text nodes.
 
 use crate::util::Frame;
-use lakescope_paimon::read::blob::BlobRef;
+use lakescope_engine::blob::BlobRef;
 use leptos::html::Div;
 use leptos::prelude::*;
 use std::sync::Arc;

@@ -5,14 +5,18 @@
 mod diff;
 mod files;
 mod overview;
+mod scan;
 mod schemas;
 mod snapshots;
+mod tags;
 
 pub use diff::{DiffRead, TableDiff};
 pub use files::{DataFile, FileDetail, Files};
 pub use overview::{Overview, OverviewDetail};
+pub use scan::{first_rows_request, TableRows, TableScan};
 pub use schemas::{paimon_schema_changes, Field, SchemaChange, SchemaVersion, Schemas};
 pub use snapshots::{Commit, CommitDetail, SnapshotLog};
+pub use tags::Rollback;
 
 use crate::versions::{iceberg_versions, paimon_versions, Versions};
 use crate::{Catalog, Result, TableRef, Version};
