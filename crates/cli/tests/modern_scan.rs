@@ -146,6 +146,46 @@ fn modern_tables_scan_as_pypaimon_reads_them_at_every_snapshot() {
 }
 
 #[test]
+fn row_ids_named_as_columns_scan_as_pypaimon_projects_them_at_every_snapshot() {
+    // `scan --columns …,_ROW_ID,_SEQUENCE_NUMBER`: the hidden columns of a row-tracking table,
+    // against pypaimon's projection of them (gen_modern.py's row_tracking.json).
+    for feature in [
+        "row_tracking",
+        "data_evolution_some_rows",
+        "data_evolution_deletes",
+    ] {
+        let Some(dir) = generate(feature) else {
+            return;
+        };
+        let text = std::fs::read(dir.path().join("row_tracking.json")).expect("row_tracking.json");
+        let tracked: serde_json::Value = serde_json::from_slice(&text).expect("row_tracking.json");
+        let columns: Vec<&str> = tracked["columns"]
+            .as_array()
+            .expect("columns")
+            .iter()
+            .map(|c| c.as_str().expect("a column name"))
+            .collect();
+        assert!(
+            columns.ends_with(&["_ROW_ID", "_SEQUENCE_NUMBER"]),
+            "{columns:?}"
+        );
+        let columns = columns.join(",");
+        let per_snapshot: BTreeMap<String, Vec<String>> =
+            serde_json::from_value(tracked["snapshots"].clone())
+                .unwrap_or_else(|e| panic!("pypaimon cannot read {feature} at a snapshot: {e}"));
+        assert!(!per_snapshot.is_empty(), "{feature}: no snapshots");
+        for (id, want) in &per_snapshot {
+            let got = scan(
+                dir.path(),
+                &format!("m.{feature}"),
+                &["--snapshot", id, "--columns", &columns],
+            );
+            assert_eq!(&got, want, "{feature} at snapshot {id}");
+        }
+    }
+}
+
+#[test]
 fn tags_and_branches_of_a_modern_table_scan_as_pypaimon_reads_them() {
     let Some(dir) = every_snapshot_as_pypaimon("modern_refs") else {
         return;
