@@ -50,6 +50,7 @@ const MODERN: &[&str] = &[
     "variant_shredded",
     "variant_row_format",
     "variant_pk",
+    "variant_nested",
     "vector_parquet",
     "vector_orc",
     "vector_avro",
