@@ -462,6 +462,39 @@ def unknown_index_type():
             fastavro.writer(f, schema, records, codec=codec)
 
 
+def unknown_file_source():
+    """An append table whose data manifest entries are relabelled with a `_FILE_SOURCE` value
+    Paimon does not define (0 is APPEND, 1 COMPACT), as a newer writer's file source would be."""
+    import glob
+    import fastavro
+    t = table(KV, {})
+    write(t, rows(0, 4, 'a'))
+    for path in glob.glob('%s/m.db/%s/manifest/manifest-*' % (WH, FEATURE)):
+        if 'manifest-list-' in path:
+            continue
+        with open(path, 'rb') as f:
+            reader = fastavro.reader(f)
+            schema, records, codec = reader.writer_schema, list(reader), reader.codec
+        for r in records:
+            r['_FILE']['_FILE_SOURCE'] = 7
+        with open(path, 'wb') as f:
+            fastavro.writer(f, schema, records, codec=codec)
+
+
+def unknown_snapshot_version():
+    """Two commits, then the latest snapshot's format version raised past the 3 Paimon writes
+    (as a future Paimon's snapshot would be): snapshot 1 stays readable."""
+    t = table(KV, {})
+    write(t, rows(0, 2, 'a'))
+    write(t, rows(2, 4, 'a'))
+    path = '%s/m.db/%s/snapshot/snapshot-2' % (WH, FEATURE)
+    with open(path) as f:
+        snapshot = json.load(f)
+    snapshot['version'] = 4
+    with open(path, 'w') as f:
+        json.dump(snapshot, f)
+
+
 VARIANT = pa.struct([pa.field('value', pa.binary(), False), pa.field('metadata', pa.binary(), False)])
 VKV = pa.schema([('id', pa.int64()), ('v', VARIANT)])
 
