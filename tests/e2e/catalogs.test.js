@@ -5,15 +5,18 @@
 // (never in the URL), lists the tree, and reads every snapshot's rows as the writers read them;
 // the catalogs keep their table files as file:// locations, which the test serves over HTTP (the
 // form's "Table files under … are served at …"). A refused token and a catalog that sends no CORS
-// headers are plain-words messages. Run by scripts/test.sh (layer 3); by hand:
+// headers are plain-words messages. The SQL tab commits through each catalog (INSERT, a Paimon
+// UPDATE and `CALL sys.create_tag`), the table files written through an S3 API over the test's
+// folder (`folderS3`), and the writers read the commits back; a revoked token is the catalog's
+// 401 on the statement. Run by scripts/test.sh (layer 3); by hand:
 //   cd tests/e2e && LAKESCOPE_URL=http://127.0.0.1:8081/ node --test catalogs.test.js
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { request as httpRequest, createServer as createHttpServer } from "node:http";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BASE, SHARED, changedRows, freePort, gridRows, normaliseCell, serveWithCors, shot, testBrowser } from "./harness.js";
 
@@ -83,6 +86,79 @@ async function corsProxy(target, tokenFor = null) {
   return `http://127.0.0.1:${port}`;
 }
 
+/** An S3 API over the folder `root` as bucket `bucket` (path-style; requests are not signed:
+ * the page connects anonymously), with CORS for this page. The catalog servers keep their tables
+ * in local folders (`file://` locations) and a browser writes table files only to S3 (or its own
+ * OPFS): this lets the page write the catalogs' tables where a real service's bucket would hold
+ * them. It answers ListObjectsV2 (prefix and `/` delimiter, one page), GET (ranges), HEAD, PUT
+ * (`If-None-Match: *` answered 412 when the object exists) and DELETE. */
+async function folderS3(root, bucket) {
+  const port = await freePort();
+  const cors = {
+    "Access-Control-Allow-Origin": ORIGIN,
+    "Access-Control-Allow-Methods": "GET, PUT, DELETE, HEAD, POST",
+    "Access-Control-Allow-Headers": "Authorization, Range, If-None-Match, Content-Type, x-amz-content-sha256, x-amz-date",
+    "Access-Control-Expose-Headers": "ETag, Content-Length, Content-Range",
+    Vary: "Origin",
+  };
+  const xml = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const error = (res, status, code) =>
+    res.writeHead(status, { ...cors, "Content-Type": "application/xml" }).end(`<Error><Code>${code}</Code></Error>`);
+  const srv = createHttpServer((req, res) => {
+    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    const url = new URL(req.url, "http://x");
+    const [first, ...rest] = url.pathname.split("/").slice(1);
+    if (first !== bucket) return error(res, 404, "NoSuchBucket");
+    const key = rest.map(decodeURIComponent).join("/");
+    if (!key && req.method === "GET") {
+      const prefix = url.searchParams.get("prefix") ?? "";
+      const folder = join(root, prefix.slice(0, prefix.lastIndexOf("/") + 1));
+      const entries = existsSync(folder) && statSync(folder).isDirectory() ? readdirSync(folder, { withFileTypes: true }) : [];
+      const base = prefix.slice(0, prefix.lastIndexOf("/") + 1);
+      let body = `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>${bucket}</Name><IsTruncated>false</IsTruncated>`;
+      for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        const k = base + e.name;
+        if (!k.startsWith(prefix)) continue;
+        if (e.isDirectory()) body += `<CommonPrefixes><Prefix>${xml(k)}/</Prefix></CommonPrefixes>`;
+        else body += `<Contents><Key>${xml(k)}</Key><Size>${statSync(join(folder, e.name)).size}</Size></Contents>`;
+      }
+      return res.writeHead(200, { ...cors, "Content-Type": "application/xml" }).end(`${body}</ListBucketResult>`);
+    }
+    const path = normalize(join(root, key));
+    if (!path.startsWith(root)) return error(res, 403, "AccessDenied");
+    const exists = existsSync(path) && statSync(path).isFile();
+    if (req.method === "PUT") {
+      const chunks = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => {
+        if (req.headers["if-none-match"] === "*" && exists) return error(res, 412, "PreconditionFailed");
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, Buffer.concat(chunks));
+        res.writeHead(200, { ...cors, ETag: `"${Date.now()}"` }).end();
+      });
+      return;
+    }
+    if (req.method === "DELETE") {
+      rmSync(path, { force: true });
+      return res.writeHead(204, cors).end();
+    }
+    if (!exists) return error(res, 404, "NoSuchKey");
+    const data = readFileSync(path);
+    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
+    if (range) {
+      const start = Number(range[1]);
+      const end = Math.min(range[2] ? Number(range[2]) : data.length - 1, data.length - 1);
+      res.writeHead(206, { ...cors, "Content-Range": `bytes ${start}-${end}/${data.length}`, "Content-Length": end - start + 1 });
+      return req.method === "HEAD" ? res.end() : res.end(data.subarray(start, end + 1));
+    }
+    res.writeHead(200, { ...cors, "Content-Length": data.length, ETag: `"${data.length}"` });
+    return req.method === "HEAD" ? res.end() : res.end(data);
+  });
+  await new Promise((resolve) => srv.listen(port, "127.0.0.1", resolve));
+  servers.push(srv);
+  return `http://127.0.0.1:${port}`;
+}
+
 /** An oracle script's output: per snapshot, "== <id>" and canonical JSON lines. */
 function sections(text) {
   const out = [];
@@ -139,6 +215,43 @@ async function connect(address, token) {
   await page.getByTestId("catalog-files-url").fill(files);
   await page.getByTestId("catalog-open").click();
   return ctx;
+}
+
+/** Connects to `address` with `token`, its table files (under the test's folder) written and
+ * read through `folderS3` at `s3` as bucket `lake`: the S3 settings first (anonymous,
+ * path-style), then the catalog form with `s3://lake/` as where the files are served. */
+async function connectWritable(address, token, s3) {
+  const ctx = await openPage("");
+  const { page } = ctx;
+  await page.getByTestId("warehouse-uri").fill("s3://lake/");
+  await page.getByTestId("s3-form").waitFor({ timeout: 30_000 });
+  await page.getByTestId("s3-endpoint").fill(s3);
+  await page.getByTestId("s3-region").fill("us-east-1");
+  await page.getByTestId("s3-path-style").check();
+  await page.getByTestId("s3-auth").selectOption("anonymous");
+  await page.getByTestId("warehouse-uri").fill(address);
+  await page.getByTestId("catalog-form").waitFor({ timeout: 30_000 });
+  await page.getByTestId("catalog-token").fill(token);
+  await page.getByTestId("catalog-files-location").fill(`file://${dir}/`);
+  await page.getByTestId("catalog-files-url").fill("s3://lake/");
+  await page.getByTestId("catalog-open").click();
+  return ctx;
+}
+
+/** Replaces the SQL tab's text and runs it; waits until the run has finished. The texts of the
+ * statements' results (messages and errors). */
+async function runSql(page, sql) {
+  await page.getByTestId("sql-editor").fill(sql);
+  await page.getByTestId("sql-run").click();
+  await page.waitForFunction(
+    () => {
+      const run = document.querySelector('[data-testid="sql-run"]');
+      return run && !run.disabled && document.querySelectorAll('[data-testid="sql-result"], [data-testid="sql-failure"]').length > 0;
+    },
+    null,
+    { timeout: 180_000 },
+  );
+  return page.locator('[data-testid="sql-result"], [data-testid="sql-failure"]').allTextContents();
 }
 
 /** Goes to `params` inside the page (the token stays in its memory: a reload would drop it). */
@@ -206,9 +319,12 @@ test("a Paimon REST catalog: a refused token, then the tree, every snapshot's ro
     const changed = changedRows(one, two, (r) => `${r.dt}/${r.id}`);
     assert.ok(changed.length > 0);
     assert.match(await page.getByTestId("diff-summary").textContent(), new RegExp(`~${changed.length} changed`));
-    // Writes from the page are refused by name.
+    // Writes from the page's buttons are refused by name, pointing to the SQL tab.
     await navigate(page, `warehouse=${encodeURIComponent(address)}&table=d.pk&tab=data`);
-    await page.getByTestId("upload-status").filter({ hasText: /Paimon REST catalog's tables are read-only/ }).waitFor({ timeout: 30_000 });
+    await page
+      .getByTestId("upload-status")
+      .filter({ hasText: /cannot insert files through a REST catalog yet: use the SQL tab/ })
+      .waitFor({ timeout: 30_000 });
     assert.equal(await page.locator('[data-testid="error-panel"]').count(), 0);
     await shot(page, "catalogs-paimon-data");
   } finally {
@@ -354,6 +470,119 @@ test("a table at a location the browser cannot read names the location and what 
     assert.match(text, new RegExp(`file://${dir}/wh/d/ap`));
     assert.match(text, /a file:\/\/ location in a browser/);
     assert.match(text, /Table files under … are served at …/);
+  } finally {
+    await close();
+  }
+});
+
+test("the SQL tab commits through a Paimon REST catalog: INSERT, UPDATE, a tag; pypaimon reads them", async () => {
+  const s3 = await folderS3(dir, "lake");
+  const address = `paimon+rest://${paimon.proxy.replace("http://", "")}/wh`;
+  const table = (t) => `warehouse=${encodeURIComponent(address)}&table=${t}`;
+  const py = (...args) => oracle("rest_paimon.py", [paimon.url, "wh", PAIMON_TOKEN, ...args]);
+  const { page, close } = await connectWritable(address, PAIMON_TOKEN, s3);
+  try {
+    await page.getByTestId("connection-status").filter({ hasText: /· 1 databases · 2 tables$/ }).waitFor({ timeout: 30_000 });
+    const ap = JSON.parse(py("latest", "d.ap")).id;
+    const pk = JSON.parse(py("latest", "d.pk")).id;
+    const [pkBefore] = sections(py("read", "d.pk", String(pk)));
+    await navigate(page, `${table("d.ap")}&tab=sql`);
+    await page.getByTestId("sql-editor").waitFor({ timeout: 30_000 });
+    const results = await runSql(
+      page,
+      "INSERT INTO d.ap VALUES (77, 'from the page');\n" +
+        "UPDATE d.pk SET name = 'page' WHERE id = 1 AND dt = '2024-02';\n" +
+        "CALL sys.create_tag('d.pk', 'page_tag');",
+    );
+    assert.equal(results.length, 3, results.join("\n"));
+    assert.equal(await page.getByTestId("sql-failure").count(), 0, results.join("\n"));
+    assert.equal(await page.getByTestId("sql-error").count(), 0, results.join("\n"));
+    assert.match(results[2], /through REST catalog lakescope/);
+    await shot(page, "catalogs-paimon-sql-commit");
+
+    // pypaimon reads the commits through the catalog: the new row, the updated one, the tag
+    assert.equal(JSON.parse(py("latest", "d.ap")).id, ap + 1);
+    assert.equal(JSON.parse(py("latest", "d.pk")).id, pk + 1);
+    const [apAfter] = sections(py("read", "d.ap", String(ap + 1)));
+    assert.ok(apAfter.rows.some((r) => r.n === 77 && r.s === "from the page"), JSON.stringify(apAfter.rows));
+    const [pkAfter] = sections(py("read", "d.pk", String(pk + 1)));
+    const want = pkBefore.rows.map((r) => (r.id === 1 && r.dt === "2024-02" ? { ...r, name: "page" } : r));
+    assert.deepEqual(lines(pkAfter.rows), lines(want));
+    assert.equal(py("tag", "d.pk", "page_tag").trim(), String(pk + 1));
+
+    // the Data tab shows the new snapshots' rows as pypaimon reads them
+    await checkSnapshots(page, address, "d.ap", [apAfter]);
+    await checkSnapshots(page, address, "d.pk", [pkAfter]);
+    await navigate(page, `${table("d.ap")}&tab=data`);
+    await page.getByTestId("row-total").filter({ hasText: new RegExp(`^${apAfter.rows.length} rows?$`) }).waitFor({ timeout: 30_000 });
+    assert.ok(!page.url().includes(PAIMON_TOKEN), "the token is never in the URL");
+  } finally {
+    await close();
+  }
+});
+
+test("the SQL tab commits through an Iceberg REST catalog; pyiceberg reads the row", async () => {
+  const s3 = await folderS3(dir, "lake");
+  const address = `iceberg+rest://${iceberg.proxy.replace("http://", "")}?prefix=dev`;
+  const { page, close } = await connectWritable(address, iceberg.token, s3);
+  try {
+    await page.getByTestId("connection-status").filter({ hasText: /· \d+ databases · 2 tables$/ }).waitFor({ timeout: 30_000 });
+    const before = sections(oracle("rest_iceberg.py", [iceberg.url, iceberg.token, "dev", "read", "bronze.plain"])).at(-1);
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=bronze.plain&tab=sql`);
+    await page.getByTestId("sql-editor").waitFor({ timeout: 30_000 });
+    const results = await runSql(
+      page,
+      "INSERT INTO bronze.plain VALUES (77, 'page', 7.70, 1.5, TRUE, TIMESTAMP '2024-05-03 10:00:00', '2024-05-02');",
+    );
+    assert.equal(await page.getByTestId("sql-failure").count(), 0, results.join("\n"));
+    assert.equal(await page.getByTestId("sql-error").count(), 0, results.join("\n"));
+    const after = sections(oracle("rest_iceberg.py", [iceberg.url, iceberg.token, "dev", "read", "bronze.plain"])).at(-1);
+    assert.notEqual(after.id, before.id, "a new snapshot");
+    assert.equal(after.rows.length, before.rows.length + 1);
+    assert.ok(after.rows.some((r) => r.id === 77 && r.name === "page"), JSON.stringify(after.rows));
+    await checkSnapshots(page, address, "bronze.plain", [after]);
+  } finally {
+    await close();
+  }
+});
+
+test("a commit with a token the catalog refuses is a clear message", async () => {
+  const s3 = await folderS3(dir, "lake");
+  // the page opened the catalog; then the service stops accepting the token (a revoked or
+  // expired token): the proxy answers 401 to every request from then on
+  let revoked = false;
+  const port = await freePort();
+  const gate = createHttpServer((req, res) => {
+    const cors = { "Access-Control-Allow-Origin": ORIGIN, "Access-Control-Allow-Methods": "GET, POST, DELETE, HEAD", "Access-Control-Allow-Headers": "Authorization, Content-Type", Vary: "Origin" };
+    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    if (revoked) return res.writeHead(401, { ...cors, "Content-Type": "application/json" }).end(JSON.stringify({ message: "token revoked", code: 401 }));
+    const to = new URL(req.url, paimon.url);
+    const forward = httpRequest(to, { method: req.method, headers: { ...req.headers, host: to.host } }, (answer) => {
+      res.writeHead(answer.statusCode, { ...answer.headers, ...cors });
+      answer.pipe(res);
+    });
+    req.pipe(forward);
+  });
+  await new Promise((resolve) => gate.listen(port, "127.0.0.1", resolve));
+  servers.push(gate);
+  const address = `paimon+rest://127.0.0.1:${port}/wh`;
+  const { page, close } = await connectWritable(address, PAIMON_TOKEN, s3);
+  try {
+    await page.getByTestId("connection-status").filter({ hasText: /· 1 databases · 2 tables$/ }).waitFor({ timeout: 30_000 });
+    const latest = JSON.parse(oracle("rest_paimon.py", [paimon.url, "wh", PAIMON_TOKEN, "latest", "d.ap"])).id;
+    await navigate(page, `warehouse=${encodeURIComponent(address)}&table=d.ap&tab=sql`);
+    await page.getByTestId("sql-editor").waitFor({ timeout: 30_000 });
+    // the console's session opens the catalog with the token, and reads through it
+    const counted = await runSql(page, "SELECT COUNT(*) AS n FROM d.ap;");
+    assert.equal(await page.getByTestId("sql-error").count(), 0, counted.join("\n"));
+    revoked = true;
+    const results = await runSql(page, "INSERT INTO d.ap VALUES (78, 'refused');");
+    const text = results.join("\n");
+    assert.match(text, /401/);
+    assert.match(text, new RegExp(`127\\.0\\.0\\.1:${port}`));
+    assert.ok(!text.includes(PAIMON_TOKEN), text);
+    assert.equal(await page.getByTestId("sql-error").count(), 1, text);
+    assert.equal(JSON.parse(oracle("rest_paimon.py", [paimon.url, "wh", PAIMON_TOKEN, "latest", "d.ap"])).id, latest, "nothing committed");
   } finally {
     await close();
   }

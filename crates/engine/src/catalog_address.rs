@@ -11,11 +11,13 @@ use lakescope_iceberg::rest::{
 };
 use lakescope_paimon::rest::{RestCatalog, RestOptions};
 use lakescope_storage::transport::HttpTransport;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-/// The secrets a catalog service is opened with (kept in memory only).
-#[derive(Clone, Default, PartialEq, Eq)]
+/// The secrets a catalog service is opened with (kept in memory only; the page hands them to
+/// its SQL worker in a message, never in a URL or storage; `Debug` hides them).
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CatalogSecrets {
     /// A bearer token sent with every request.
     pub token: Option<String>,
@@ -44,7 +46,7 @@ impl std::fmt::Debug for CatalogSecrets {
 }
 
 /// A parsed catalog address.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CatalogAddress {
     /// A filesystem warehouse: a path, `file://`, `http(s)://`, `s3://` or `opfs://` URI.
     Warehouse(String),

@@ -1,4 +1,4 @@
-//! A SQL session whose opener cannot reach catalog services (the browser's SQL worker) refuses
+//! A SQL session whose opener cannot reach catalog services (no catalog transport) refuses
 //! a REST catalog by name before any request, creates no catalog, and keeps working.
 
 use lakescope_engine::session::{Outcome, Session, StoreOpener};

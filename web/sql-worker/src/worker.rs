@@ -6,28 +6,54 @@ use lakescope_engine::browser_env::BrowserEnv;
 use lakescope_engine::session::{
     ConsoleEvent, ConsoleRequest, Session, StatementReport, StoreOpener,
 };
+use lakescope_engine::ServedLocation;
 use lakescope_query::DataFusionEngine;
+use lakescope_storage::transport::{FetchTransport, HttpTransport};
 use lakescope_storage::uri::StoreOptions;
 use lakescope_storage::ObjectStore;
+use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::time::Duration;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-/// The catalog name the open warehouse gets, as `lakescope sql --warehouse` names it.
+/// The catalog name the open warehouse or catalog service gets, as `lakescope sql --warehouse`
+/// names it.
 const WAREHOUSE_CATALOG: &str = "lakescope";
 
-/// Opens the warehouses a session names (its own and those of CREATE CATALOG) as the page does.
-struct BrowserOpener(StoreOptions);
+/// How long one request to a catalog service may take (answer and whole body), as in the page.
+const CATALOG_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Opens the warehouses a session names (its own and those of CREATE CATALOG) as the page does,
+/// reaches catalog services with `fetch` (a worker's global scope), and opens the tables they
+/// locate at their location (mapped by `served`) with the settings they vend.
+struct BrowserOpener {
+    options: StoreOptions,
+    served: Option<ServedLocation>,
+}
 
 impl StoreOpener for BrowserOpener {
     fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn ObjectStore>> {
-        lakescope_storage::browser::open(uri, &self.0)
+        lakescope_storage::browser::open(uri, &self.options)
+    }
+
+    fn open_vended(
+        &self,
+        location: &str,
+        vended: &BTreeMap<String, String>,
+    ) -> lakescope_storage::Result<Rc<dyn ObjectStore>> {
+        let reachable = ServedLocation::reachable(self.served.as_ref(), location);
+        lakescope_storage::browser::open(&reachable, &self.options.with_vended(vended))
+    }
+
+    fn catalog_transport(&self, _uri: &str) -> lakescope_storage::Result<Rc<dyn HttpTransport>> {
+        Ok(Rc::new(FetchTransport::with_timeout(CATALOG_TIMEOUT)))
     }
 }
 
-fn new_session(options: StoreOptions) -> Session {
+fn new_session(options: StoreOptions, served: Option<ServedLocation>) -> Session {
     Session::new(
-        Rc::new(BrowserOpener(options)),
+        Rc::new(BrowserOpener { options, served }),
         Rc::new(DataFusionEngine),
         Rc::new(BrowserEnv),
     )
@@ -66,7 +92,7 @@ pub fn start() {
     // The handler lives as long as the worker.
     on_message.forget();
     wasm_bindgen_futures::spawn_local(async move {
-        let mut session = new_session(StoreOptions::default());
+        let mut session = new_session(StoreOptions::default(), None);
         post(&ConsoleEvent::Ready);
         while let Some(text) = incoming.next().await {
             match serde_json::from_str::<ConsoleRequest>(&text) {
@@ -83,12 +109,31 @@ pub fn start() {
 async fn serve(session: &mut Session, request: ConsoleRequest) {
     match request {
         ConsoleRequest::Open { id, uri, options } => {
-            *session = new_session(*options);
+            *session = new_session(*options, None);
             match session.open_warehouse(WAREHOUSE_CATALOG, &uri).await {
                 Ok(()) => post(&ConsoleEvent::Done { id, failed: 0 }),
                 Err(e) => post(&ConsoleEvent::Failed {
                     id,
                     message: format!("cannot open the warehouse {uri}: {e}"),
+                }),
+            }
+        }
+        ConsoleRequest::OpenCatalog {
+            id,
+            address,
+            secrets,
+            options,
+            served,
+        } => {
+            *session = new_session(*options, served);
+            match session
+                .open_service(WAREHOUSE_CATALOG, &address, secrets)
+                .await
+            {
+                Ok(()) => post(&ConsoleEvent::Done { id, failed: 0 }),
+                Err(e) => post(&ConsoleEvent::Failed {
+                    id,
+                    message: format!("cannot open the catalog: {e}"),
                 }),
             }
         }

@@ -1,7 +1,7 @@
 //! Opening a REST catalog service (Paimon REST, Iceberg REST) from the page: the stores of the
 //! tables it locates, and plain-words errors (CORS, a refused token, a location a browser cannot read).
 
-use lakescope_engine::{Catalog, CatalogAddress, CatalogSecrets, StoreOpener};
+use lakescope_engine::{Catalog, CatalogAddress, CatalogSecrets, ServedLocation, StoreOpener};
 use lakescope_storage::browser::{self, Scheme};
 use lakescope_storage::transport::FetchTransport;
 use lakescope_storage::uri::StoreOptions;
@@ -51,31 +51,8 @@ pub struct CatalogSettings {
 /// settings of the form, and those the catalog vends), after mapping the served file location.
 struct BrowserStores {
     options: StoreOptions,
-    /// (catalog's location prefix, URL serving it), both ending with `/`.
-    served: Option<(String, String)>,
+    served: Option<ServedLocation>,
     meter: Arc<IoMeter>,
-}
-
-impl BrowserStores {
-    /// `location` as the browser reaches it: a bare path is a `file://` location, and one under
-    /// the served location is read from the URL serving it.
-    fn reachable(&self, location: &str) -> String {
-        let location = if location.starts_with('/') {
-            format!("file://{location}")
-        } else {
-            location.to_string()
-        };
-        if let Some((prefix, url)) = &self.served {
-            let bare = prefix.trim_end_matches('/');
-            if location == bare {
-                return url.clone();
-            }
-            if let Some(rest) = location.strip_prefix(prefix.as_str()) {
-                return format!("{url}{rest}");
-            }
-        }
-        location
-    }
 }
 
 impl StoreOpener for BrowserStores {
@@ -88,7 +65,7 @@ impl StoreOpener for BrowserStores {
         location: &str,
         vended: &BTreeMap<String, String>,
     ) -> lakescope_storage::Result<Rc<dyn ObjectStore>> {
-        let reachable = self.reachable(location);
+        let reachable = ServedLocation::reachable(self.served.as_ref(), location);
         let scheme = reachable.split_once("://").map(|(s, _)| s).unwrap_or("");
         if !matches!(browser::scheme(&reachable), Ok(Scheme::Http | Scheme::S3))
             || scheme.is_empty()
@@ -107,6 +84,22 @@ impl StoreOpener for BrowserStores {
     }
 }
 
+/// The served-location mapping the form gives (both fields set), if any.
+pub fn served(settings: &CatalogSettings) -> Option<ServedLocation> {
+    match (&settings.files_location, &settings.files_url) {
+        (Some(location), Some(url)) => Some(ServedLocation::new(location, url)),
+        _ => None,
+    }
+}
+
+/// The secrets the form gives.
+pub fn secrets(settings: &CatalogSettings) -> CatalogSecrets {
+    CatalogSecrets {
+        token: settings.token.clone(),
+        credential: settings.credential.clone(),
+    }
+}
+
 /// Connects to the catalog at `address` over `fetch`, its tables' stores opened with `options`
 /// and `settings` and counted into `meter`.
 pub async fn open(
@@ -120,23 +113,14 @@ pub async fn open(
         CatalogAddress::IcebergRest { .. } => ServiceKind::Iceberg,
         CatalogAddress::Warehouse(uri) => return Err(format!("{uri} is not a catalog service")),
     };
-    let slash = |s: &String| format!("{}/", s.trim().trim_end_matches('/'));
-    let served = match (&settings.files_location, &settings.files_url) {
-        (Some(location), Some(url)) => Some((slash(location), slash(url))),
-        _ => None,
-    };
     let stores = Rc::new(BrowserStores {
         options: options.clone(),
-        served,
+        served: served(settings),
         meter,
     });
     let text = describe(address);
-    let secrets = CatalogSecrets {
-        token: settings.token.clone(),
-        credential: settings.credential.clone(),
-    };
     let transport = Rc::new(FetchTransport::with_timeout(CATALOG_TIMEOUT));
-    match address.open(secrets, transport, stores).await {
+    match address.open(secrets(settings), transport, stores).await {
         Ok(catalog) => Ok((catalog, kind)),
         Err(e) => Err(explain(&text, address, &e).await),
     }

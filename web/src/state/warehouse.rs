@@ -2,6 +2,7 @@
 //! load, the page's table handles, and plain-words errors.
 
 use crate::state::catalog_service::{self, CatalogSettings, ServiceKind};
+use crate::workers::sql::Connection;
 use lakescope_engine::open_tables::{OpenTables, TableBadge};
 use lakescope_engine::table::{Format, Table as AnyTable};
 use lakescope_engine::{Catalog, CatalogAddress, DatabaseEntry, TableEntry};
@@ -17,7 +18,14 @@ use std::sync::Arc;
 
 /// The open warehouse: base URL (a catalog service: its address), its open tables (with the
 /// catalog), store options, and which service it is (`None`: a warehouse).
-type Current = (String, OpenTables, StoreOptions, Option<ServiceKind>);
+type Current = (String, OpenTables, StoreOptions, Option<OpenService>);
+
+/// A catalog service the page has open: which protocol, and how the SQL worker opens it too.
+#[derive(Clone)]
+pub struct OpenService {
+    kind: ServiceKind,
+    console: Connection,
+}
 
 /// Bytes of immutable objects (schemas, snapshots, manifests, small data files) the page keeps
 /// from a static host or OPFS: each is read once, although several views read them at once.
@@ -54,26 +62,41 @@ pub fn catalog() -> Result<Catalog, String> {
 
 /// Which catalog service is open (`None`: a warehouse, or nothing).
 pub fn service() -> Option<ServiceKind> {
-    CURRENT.with(|c| c.borrow().as_ref().and_then(|(_, _, _, kind)| *kind))
+    CURRENT.with(|c| {
+        c.borrow()
+            .as_ref()
+            .and_then(|(_, _, _, service)| service.as_ref().map(|s| s.kind))
+    })
 }
 
-/// The open warehouse's base URL and options, for the SQL worker to open it the same way. The
-/// worker opens warehouses only: a REST catalog is refused by name.
+/// The open warehouse's base URL and options, for the SQL worker's uploads and compaction,
+/// which write files into a warehouse: a REST catalog is refused by name (see
+/// [`read_only_note`]).
 pub fn connection() -> Result<(String, StoreOptions), String> {
+    match console()? {
+        Connection::Warehouse { base_url, options } => Ok((base_url, options)),
+        Connection::Catalog { .. } => Err(read_only_note("write files")),
+    }
+}
+
+/// What the SQL console's session opens as its current catalog: the open warehouse, or the open
+/// REST catalog service (with the secrets the page holds), whose tables its statements commit
+/// through.
+pub fn console() -> Result<Connection, String> {
     CURRENT.with(|c| match c.borrow().as_ref() {
-        Some((address, _, _, Some(kind))) => Err(format!(
-            "The SQL console, uploads and compaction work on warehouses; they do not open \
-                 the {} catalog {address} yet (its tables are read in the table tabs).",
-            kind.name()
-        )),
-        Some((base_url, _, options, None)) => Ok((base_url.clone(), options.clone())),
+        Some((_, _, _, Some(service))) => Ok(service.console.clone()),
+        Some((base_url, _, options, None)) => Ok(Connection::Warehouse {
+            base_url: base_url.clone(),
+            options: options.clone(),
+        }),
         None => Err("No warehouse is open.".to_string()),
     })
 }
 
-/// Whether the open warehouse takes writes: `opfs://` and `s3://` (a static web host is
-/// read-only; an S3 bucket without write access fails the write with the store's error; a
-/// REST catalog's tables are not written from the page, see [`read_only_note`]).
+/// Whether the open warehouse takes writes from the page's buttons: `opfs://` and `s3://` (a
+/// static web host is read-only; an S3 bucket without write access fails the write with the
+/// store's error; a REST catalog's tables are written only by the SQL tab, see
+/// [`read_only_note`]).
 pub fn is_writable() -> bool {
     connection().is_ok_and(|(url, _)| {
         ["opfs://", "s3://", "s3a://"]
@@ -82,14 +105,14 @@ pub fn is_writable() -> bool {
     })
 }
 
-/// Why the open warehouse takes no writes from the page, in the user's words (`action`: what
-/// the user wanted to do, e.g. "insert files").
+/// Why the open warehouse takes no writes from the page's buttons, in the user's words
+/// (`action`: what the user wanted to do, e.g. "insert files").
 pub fn read_only_note(action: &str) -> String {
     match service() {
         Some(kind) => format!(
-            "A {} REST catalog's tables are read-only in the page (the page does not {action} \
-             through a catalog yet): use `lakescope insert` with --catalog-token, or open the \
-             warehouse itself.",
+            "The page cannot {action} through a REST catalog yet: use the SQL tab (its INSERT, \
+             UPDATE, DELETE, CALL sys.create_tag and DDL statements commit through the {} \
+             catalog), or `lakescope insert` with --catalog-token.",
             kind.name()
         ),
         None => {
@@ -308,6 +331,15 @@ async fn open_service(
 ) -> Result<Warehouse, String> {
     let meter = METER.with(Arc::clone);
     let (catalog, kind) = catalog_service::open(address, options, settings, meter).await?;
+    let service = OpenService {
+        kind,
+        console: Connection::Catalog {
+            address: address.clone(),
+            secrets: catalog_service::secrets(settings),
+            options: options.clone(),
+            served: catalog_service::served(settings),
+        },
+    };
     let databases = match catalog.tree().await {
         Ok(databases) => databases,
         Err(e) => return Err(catalog_service::explain(uri, address, &e).await),
@@ -319,8 +351,9 @@ async fn open_service(
         ServiceKind::Iceberg => Format::Iceberg,
     };
     let tables = OpenTables::new(catalog, Some(format), system_clock());
-    CURRENT
-        .with(|c| *c.borrow_mut() = Some((uri.to_string(), tables, options.clone(), Some(kind))));
+    CURRENT.with(|c| {
+        *c.borrow_mut() = Some((uri.to_string(), tables, options.clone(), Some(service)))
+    });
     Ok(Warehouse {
         uri: uri.to_string(),
         base_url: uri.to_string(),

@@ -44,7 +44,8 @@ pub fn CompactAction(
         state.set(CompactState::Running);
         let sql = format!("CALL sys.compact(`table` => {})", quoted(&name));
         let started = warehouse::connection().and_then(|(base_url, options)| {
-            sql::run(&base_url, &options, sql, 1, move |event| {
+            let connection = sql::Connection::Warehouse { base_url, options };
+            sql::run(&connection, sql, 1, move |event| {
                 let finished = match event {
                     ConsoleEvent::Statement { report, .. } => match &report.outcome {
                         ReportOutcome::Done { message } => {

@@ -110,8 +110,8 @@ pub fn DdlTab(sel: Selection) -> impl IntoView {
                 if generation.get_value() != current {
                     return;
                 }
-                let started = warehouse::connection().and_then(|(base_url, options)| {
-                    sql::preview_alter(&base_url, &options, sql, move |event| {
+                let started = warehouse::console().and_then(|connection| {
+                    sql::preview_alter(&connection, sql, move |event| {
                         if generation.try_get_value() != Some(current) {
                             return;
                         }
@@ -172,7 +172,8 @@ pub fn DdlTab(sel: Selection) -> impl IntoView {
         let sql = text.get_untracked();
         commit.set(Commit::Running(next.id));
         let started = warehouse::connection().and_then(|(base_url, options)| {
-            sql::run(&base_url, &options, sql, 1, move |event| {
+            let connection = sql::Connection::Warehouse { base_url, options };
+            sql::run(&connection, sql, 1, move |event| {
                 let finished = match event {
                     ConsoleEvent::Statement { report, .. } => match &report.outcome {
                         ReportOutcome::Done { message } => Commit::Done(message.clone()),

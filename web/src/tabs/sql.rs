@@ -103,10 +103,9 @@ pub fn SqlTab(
             running: true,
             ..RunState::default()
         });
-        let started = warehouse::connection().and_then(|(base_url, options)| {
+        let started = warehouse::console().and_then(|connection| {
             sql::run_script(
-                &base_url,
-                &options,
+                &connection,
                 sql,
                 MAX_ROWS,
                 keep_going.get_untracked(),

@@ -3,6 +3,7 @@
 
 use crate::workers::port::{WorkerFailure, WorkerPort};
 use lakescope_engine::session::{ConsoleEvent, ConsoleRequest};
+use lakescope_engine::{CatalogAddress, CatalogSecrets, ServedLocation};
 use lakescope_storage::uri::StoreOptions;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -17,12 +18,61 @@ type Listener = Box<dyn FnMut(&ConsoleEvent)>;
 /// A listener shared by the requests of one run (the warehouse open and the statements).
 type SharedListener = Rc<RefCell<dyn FnMut(&ConsoleEvent)>>;
 
+/// What the worker's session opens as its current catalog `lakescope`: the page's warehouse, or
+/// the REST catalog service the page has open (its statements then commit through it).
+#[derive(Clone, PartialEq)]
+pub enum Connection {
+    /// A warehouse at its base URL, reached with these options.
+    Warehouse {
+        /// The warehouse's base URL.
+        base_url: String,
+        /// How to reach it (S3 settings).
+        options: StoreOptions,
+    },
+    /// A catalog service, with the secrets the page holds in memory.
+    Catalog {
+        /// The service.
+        address: CatalogAddress,
+        /// Its token or client credential.
+        secrets: CatalogSecrets,
+        /// How to reach its tables' stores (S3 settings).
+        options: StoreOptions,
+        /// The form's served-location mapping.
+        served: Option<ServedLocation>,
+    },
+}
+
+impl Connection {
+    /// The request that opens it in the worker's session.
+    fn open_request(&self, id: u64) -> ConsoleRequest {
+        match self.clone() {
+            Self::Warehouse { base_url, options } => ConsoleRequest::Open {
+                id,
+                uri: base_url,
+                options: Box::new(options),
+            },
+            Self::Catalog {
+                address,
+                secrets,
+                options,
+                served,
+            } => ConsoleRequest::OpenCatalog {
+                id,
+                address,
+                secrets,
+                options: Box::new(options),
+                served,
+            },
+        }
+    }
+}
+
 /// A running worker and what it is doing.
 struct Running {
     /// The worker; it queues requests (JSON text, or an upload object) until it is ready.
     port: WorkerPort,
-    /// The warehouse the worker's session has open: its URI and options (JSON).
-    opened: Option<String>,
+    /// What the worker's session has open.
+    opened: Option<Connection>,
     listeners: HashMap<u64, Listener>,
 }
 
@@ -42,6 +92,7 @@ fn next_id() -> u64 {
 fn request_id(request: &ConsoleRequest) -> u64 {
     match request {
         ConsoleRequest::Open { id, .. }
+        | ConsoleRequest::OpenCatalog { id, .. }
         | ConsoleRequest::Run { id, .. }
         | ConsoleRequest::PreviewAlter { id, .. } => *id,
     }
@@ -167,24 +218,16 @@ fn send(request: ConsoleRequest, listener: Listener) -> Result<(), String> {
     })
 }
 
-/// Opens the warehouse at `base_url` in the worker's session unless it has it open already;
-/// `on_event` sees why an open failed.
-fn ensure_open(
-    base_url: &str,
-    options: &StoreOptions,
-    on_event: SharedListener,
-) -> Result<(), String> {
+/// Opens `connection` in the worker's session unless it has it open already; `on_event` sees
+/// why an open failed.
+fn ensure_open(connection: &Connection, on_event: SharedListener) -> Result<(), String> {
     let opened = WORKER.with(|w| w.borrow().as_ref().and_then(|r| r.opened.clone()));
-    let connection = format!("{base_url}\n{}", options.to_json());
-    if opened.as_deref() == Some(connection.as_str()) {
+    if opened.as_ref() == Some(connection) {
         return Ok(());
     }
+    let connection = connection.clone();
     send(
-        ConsoleRequest::Open {
-            id: next_id(),
-            uri: base_url.to_string(),
-            options: Box::new(options.clone()),
-        },
+        connection.open_request(next_id()),
         Box::new(move |event| {
             if matches!(event, ConsoleEvent::Done { .. }) {
                 WORKER.with(|w| {
@@ -199,31 +242,29 @@ fn ensure_open(
     )
 }
 
-/// Runs `sql` in the worker's session over the warehouse at `base_url` (opened first if the
-/// session has another one), stopping at the first failing statement; `on_event` sees each
-/// statement and then `Done` or `Failed`.
+/// Runs `sql` in the worker's session over `connection` (opened first if the session has
+/// another one), stopping at the first failing statement; `on_event` sees each statement and
+/// then `Done` or `Failed`.
 pub fn run(
-    base_url: &str,
-    options: &StoreOptions,
+    connection: &Connection,
     sql: String,
     max_rows: usize,
     on_event: impl FnMut(&ConsoleEvent) + 'static,
 ) -> Result<(), String> {
-    run_script(base_url, options, sql, max_rows, false, on_event)
+    run_script(connection, sql, max_rows, false, on_event)
 }
 
 /// [`run`], going on after failing statements when `keep_going` is set (as `lakescope sql
 /// --keep-going`).
 pub fn run_script(
-    base_url: &str,
-    options: &StoreOptions,
+    connection: &Connection,
     sql: String,
     max_rows: usize,
     keep_going: bool,
     on_event: impl FnMut(&ConsoleEvent) + 'static,
 ) -> Result<(), String> {
     let on_event: SharedListener = Rc::new(RefCell::new(on_event));
-    ensure_open(base_url, options, on_event.clone())?;
+    ensure_open(connection, on_event.clone())?;
     send(
         ConsoleRequest::Run {
             id: next_id(),
@@ -235,17 +276,15 @@ pub fn run_script(
     )
 }
 
-/// Validates one ALTER TABLE in the worker's session over the warehouse at `base_url` and
-/// applies it to the table's schema without committing; `on_event` sees `AlterPreview` (or
-/// `Failed`).
+/// Validates one ALTER TABLE in the worker's session over `connection` and applies it to the
+/// table's schema without committing; `on_event` sees `AlterPreview` (or `Failed`).
 pub fn preview_alter(
-    base_url: &str,
-    options: &StoreOptions,
+    connection: &Connection,
     sql: String,
     on_event: impl FnMut(&ConsoleEvent) + 'static,
 ) -> Result<(), String> {
     let on_event: SharedListener = Rc::new(RefCell::new(on_event));
-    ensure_open(base_url, options, on_event.clone())?;
+    ensure_open(connection, on_event.clone())?;
     send(
         ConsoleRequest::PreviewAlter { id: next_id(), sql },
         Box::new(move |event| (on_event.borrow_mut())(event)),

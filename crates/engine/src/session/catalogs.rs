@@ -402,27 +402,67 @@ impl Session {
                 warehouse: text("warehouse").unwrap_or_default(),
             },
         };
-        let refused = |e: &dyn std::fmt::Display| {
-            StatementError::new(
-                uri.value_pos,
-                format!("catalog {}: {e} (nothing was created)", name.name),
-            )
+        let secrets = CatalogSecrets {
+            token: text("token"),
+            credential: text("credential"),
         };
+        self.connect_address(&name.name, &address, secrets)
+            .await
+            .map_err(|message| StatementError::new(uri.value_pos, message))
+    }
+
+    /// Connects to the catalog service at `address` for catalog `name` with the opener's
+    /// transport; the error says why, without the secrets.
+    async fn connect_address(
+        &self,
+        name: &str,
+        address: &CatalogAddress,
+        secrets: CatalogSecrets,
+    ) -> Result<Catalog, String> {
+        let service_uri = match address {
+            CatalogAddress::PaimonRest { uri, .. } | CatalogAddress::IcebergRest { uri, .. } => uri,
+            CatalogAddress::Warehouse(uri) => {
+                return Err(format!("catalog {name}: {uri} is not a catalog service"))
+            }
+        };
+        let refused =
+            |e: &dyn std::fmt::Display| format!("catalog {name}: {e} (nothing was created)");
         let transport = self
             .opener
-            .catalog_transport(&uri.value)
+            .catalog_transport(service_uri)
             .map_err(|e| refused(&e))?;
         address
-            .open(
-                CatalogSecrets {
-                    token: text("token"),
-                    credential: text("credential"),
-                },
-                transport,
-                self.opener.clone(),
-            )
+            .open(secrets, transport, self.opener.clone())
             .await
             .map_err(|e| refused(&e))
+    }
+
+    /// Connects to the catalog service at `address` as catalog `name` and makes it current
+    /// (database `default`), as `CREATE CATALOG name WITH ('type'='paimon', 'metastore'='rest',
+    /// …); USE CATALOG name` (or Iceberg's `'catalog-type'='rest'`) would: its tables' commits go
+    /// through the service. The app's SQL console opens the page's catalog this way.
+    pub async fn open_service(
+        &mut self,
+        name: &str,
+        address: &CatalogAddress,
+        secrets: CatalogSecrets,
+    ) -> StatementResult<()> {
+        let kind = match address {
+            CatalogAddress::IcebergRest { .. } => CatalogKind::Iceberg,
+            _ => CatalogKind::Paimon,
+        };
+        let service = self
+            .connect_address(name, address, secrets)
+            .await
+            .map_err(|message| StatementError::new(Pos::default(), message))?;
+        let mut catalog = SessionCatalog::memory();
+        catalog.kind = kind;
+        catalog.databases = BTreeSet::new();
+        catalog.service = Some(service);
+        self.catalogs.insert(name.to_string(), catalog);
+        self.current_catalog = name.to_string();
+        self.current_database = "default".to_string();
+        Ok(())
     }
 
     /// USE CATALOG: its default database becomes current (`default`, or Flink's `default_database`).

@@ -1,6 +1,7 @@
 //! The SQL console's messages between the page and the worker that runs its session (plain data, JSON).
 
 use super::{PreviewOutcome, StatementReport};
+use crate::{CatalogAddress, CatalogSecrets, ServedLocation};
 use lakescope_storage::uri::StoreOptions;
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +20,23 @@ pub enum ConsoleRequest {
         /// warehouses of catalogs the statements create.
         #[serde(default)]
         options: Box<StoreOptions>,
+    },
+    /// Make the REST catalog service at `address` the current catalog `lakescope` (database
+    /// `default`): the catalog the page has open, so the statements commit through it.
+    OpenCatalog {
+        /// See `Open::id`.
+        id: u64,
+        /// The service (Paimon REST or Iceberg REST).
+        address: CatalogAddress,
+        /// Its token or client credential (in this message only: never logged or stored).
+        #[serde(default)]
+        secrets: CatalogSecrets,
+        /// How to reach the tables' stores (S3 settings), as `Open::options`.
+        #[serde(default)]
+        options: Box<StoreOptions>,
+        /// Table files the catalog places under one location reached at another.
+        #[serde(default)]
+        served: Option<ServedLocation>,
     },
     /// Run a script of statements.
     Run {
@@ -102,6 +120,29 @@ mod tests {
             serde_json::from_str(r#"{"op":"open","id":1,"uri":"opfs://lake"}"#).expect("open");
         assert!(
             matches!(open, ConsoleRequest::Open { options, .. } if options.credentials.is_none())
+        );
+        let open_catalog: ConsoleRequest = serde_json::from_str(
+            r#"{"op":"open_catalog","id":2,"address":{"PaimonRest":{"uri":"http://127.0.0.1:1","warehouse":"wh"}},"secrets":{"token":"sekrit","credential":null}}"#,
+        )
+        .expect("open_catalog");
+        let ConsoleRequest::OpenCatalog {
+            address,
+            secrets,
+            served,
+            ..
+        } = &open_catalog
+        else {
+            panic!("{open_catalog:?}");
+        };
+        assert_eq!(
+            address,
+            &CatalogAddress::parse("paimon+rest://127.0.0.1:1/wh").expect("address")
+        );
+        assert_eq!(secrets.token.as_deref(), Some("sekrit"));
+        assert!(served.is_none());
+        assert!(
+            !format!("{open_catalog:?}").contains("sekrit"),
+            "Debug hides the secrets"
         );
         let done = serde_json::to_string(&ConsoleEvent::Done { id: 3, failed: 1 }).expect("json");
         assert_eq!(done, r#"{"event":"done","id":3,"failed":1}"#);
