@@ -122,6 +122,48 @@ impl<'a> SnapshotReader<'a> {
         snapshot: Option<&Snapshot>,
         request: &ReadRequest,
     ) -> Result<SnapshotReader<'a>> {
+        let mut reader = Self::unplanned(table, snapshot, request).await?;
+        if let Some(snapshot) = snapshot {
+            let p = request.filter.as_ref();
+            let plan = scan::plan_filtered(table, snapshot, &PartitionFilter::All, p).await?;
+            reader.pruned_files = plan.pruned_files;
+            reader.set_splits(plan.splits);
+        }
+        Ok(reader)
+    }
+
+    /// Reads `splits` of `snapshot`, planned already (by [`SnapshotReader::open`] on another
+    /// handle of the same table, then [`SnapshotReader::take_splits`]), with the same request:
+    /// no manifest is read.
+    pub async fn for_splits(
+        table: &'a Table,
+        snapshot: Option<&Snapshot>,
+        request: &ReadRequest,
+        splits: Vec<Split>,
+    ) -> Result<SnapshotReader<'a>> {
+        let mut reader = Self::unplanned(table, snapshot, request).await?;
+        reader.set_splits(splits);
+        Ok(reader)
+    }
+
+    /// The splits not started yet, in plan order, taken out: this reader then reads no more.
+    pub fn take_splits(&mut self) -> Vec<Split> {
+        let splits: Vec<Split> = std::mem::take(&mut self.splits).collect();
+        self.total_splits -= splits.len();
+        splits
+    }
+
+    fn set_splits(&mut self, splits: Vec<Split>) {
+        self.total_splits = splits.len();
+        self.splits = splits.into_iter();
+    }
+
+    /// The read schema, projection and filter of `request` on `snapshot`, with no split yet.
+    async fn unplanned(
+        table: &'a Table,
+        snapshot: Option<&Snapshot>,
+        request: &ReadRequest,
+    ) -> Result<SnapshotReader<'a>> {
         let schema = match snapshot {
             Some(s) if !request.latest_schema => table.schema(s.schema_id).await?,
             _ => table.latest_schema().await?,
@@ -175,24 +217,16 @@ impl<'a> SnapshotReader<'a> {
             }
             None => None,
         };
-        let (splits, pruned_files) = match snapshot {
-            Some(snapshot) => {
-                let p = request.filter.as_ref();
-                let plan = scan::plan_filtered(table, snapshot, &PartitionFilter::All, p).await?;
-                (plan.splits, plan.pruned_files)
-            }
-            None => (Vec::new(), 0),
-        };
         Ok(Self {
             reader: SplitReader::new(table, schema)?,
-            total_splits: splits.len(),
+            total_splits: 0,
             current: None,
-            splits: splits.into_iter(),
+            splits: Vec::new().into_iter(),
             request: request.clone(),
             projection,
             schema: out_schema,
             filter,
-            pruned_files,
+            pruned_files: 0,
         })
     }
 
