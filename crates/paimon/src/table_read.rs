@@ -153,6 +153,31 @@ impl<'a> SnapshotReader<'a> {
         splits
     }
 
+    /// [`SnapshotReader::take_splits`], with each append split whose files are read one after
+    /// another (no primary key, no row tracking, no data-evolution stitching, no BLOB files) cut
+    /// into one split per file: the same rows in the same order, in more, smaller splits (for
+    /// readers that share the splits out).
+    pub fn take_splits_by_file(&mut self) -> Vec<Split> {
+        let append = !self.reader.is_primary_key_table()
+            && !self.request.with_row_tracking
+            && !self.reader.postpone_bucket;
+        let independent = |split: &Split| {
+            append
+                && !read::stitch::needs_stitching(&split.files)
+                && !split.files.iter().any(read::stitch::is_blob_file)
+        };
+        self.take_splits()
+            .into_iter()
+            .flat_map(|split| {
+                if split.files.len() > 1 && independent(&split) {
+                    split.by_file()
+                } else {
+                    vec![split]
+                }
+            })
+            .collect()
+    }
+
     fn set_splits(&mut self, splits: Vec<Split>) {
         self.total_splits = splits.len();
         self.splits = splits.into_iter();

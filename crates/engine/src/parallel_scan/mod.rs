@@ -169,10 +169,14 @@ impl Planned<'_> {
     ) -> Result<(SchemaRef, Batches<'_>)> {
         let mut reader = SnapshotReader::open(table, self.snapshot.as_ref(), &self.request).await?;
         let schema = reader.schema().clone();
-        if reader.total_splits() <= 1 {
+        // an append split's files are independent tasks (as Paimon packs append files)
+        let splits = reader.take_splits_by_file();
+        if splits.len() <= 1 {
+            let reader =
+                SnapshotReader::for_splits(table, self.snapshot.as_ref(), &self.request, splits)
+                    .await?;
             return Ok((schema, Batches::Here(Box::new(reader))));
         }
-        let splits = reader.take_splits();
         let workers = threads.get().min(splits.len());
         let job = ReadJob {
             opener: self.opener,
