@@ -26,7 +26,13 @@ fn scan_prints_the_same_rows_in_the_same_order_on_every_thread_count() {
     let cases: [&[&str]; 7] = [
         &["corpus.pk_dedup"],
         &["corpus.pk_dedup", "--snapshot", "3", "--format", "table"],
-        &["java09.pk_compacted", "--columns", "id,dt", "--filter", "id < 7"],
+        &[
+            "java09.pk_compacted",
+            "--columns",
+            "id,dt",
+            "--filter",
+            "id < 7",
+        ],
         &["corpus.append_fixed_bucket", "--limit", "5"],
         &["corpus.append_dt", "--snapshot", "4"],
         &["corpus.tagged", "--tag", "v1"],
@@ -63,10 +69,16 @@ fn bench_read_reads_the_same_rows_on_two_threads() {
         serde_json::from_str(out.trim()).expect("one JSON line")
     };
     let (one, two) = (line("1"), line("2"));
-    assert_eq!((one["threads"].as_u64(), two["threads"].as_u64()), (Some(1), Some(2)));
+    assert_eq!(
+        (one["threads"].as_u64(), two["threads"].as_u64()),
+        (Some(1), Some(2))
+    );
     assert_eq!(one["rows"], two["rows"]);
     assert_eq!(one["batches"], two["batches"]);
-    let (a, b) = (one["checksum"].as_f64().unwrap(), two["checksum"].as_f64().unwrap());
+    let (a, b) = (
+        one["checksum"].as_f64().unwrap(),
+        two["checksum"].as_f64().unwrap(),
+    );
     assert!((a - b).abs() <= 1e-9 * a.abs().max(1.0), "{a} vs {b}");
     assert!(one["rows"].as_u64().unwrap() > 0);
 }
@@ -77,6 +89,9 @@ fn zero_threads_are_refused() {
     for command in ["scan", "bench-read"] {
         let (ok, out, err) = lakescope(&[command, &warehouse, "corpus.pk_dedup", "--threads", "0"]);
         assert!(!ok && out.is_empty(), "{command}: {out}");
-        assert!(err.contains("--threads") && err.contains("at least 1"), "{command}: {err}");
+        assert!(
+            err.contains("--threads") && err.contains("at least 1"),
+            "{command}: {err}"
+        );
     }
 }

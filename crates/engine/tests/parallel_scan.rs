@@ -148,9 +148,19 @@ async fn projections_filters_limits_and_deletion_vectors() {
     let cases: [(&str, Option<&[&str]>, Option<&str>, Option<usize>); 7] = [
         ("corpus.pk_dedup", Some(&["name", "id"]), None, None),
         ("corpus.pk_dedup", None, Some("id >= 3"), None),
-        ("corpus.pk_dedup", Some(&["id"]), Some("dt = '2024-01-02'"), None),
+        (
+            "corpus.pk_dedup",
+            Some(&["id"]),
+            Some("dt = '2024-01-02'"),
+            None,
+        ),
         ("corpus.pk_dedup", None, None, Some(3)),
-        ("java09.pk_compacted", Some(&["id"]), Some("id < 5"), Some(4)),
+        (
+            "java09.pk_compacted",
+            Some(&["id"]),
+            Some("id < 5"),
+            Some(4),
+        ),
         ("corpus.pk_dv", None, Some("id > 2"), None),
         ("java09.pk_deletion_vectors", None, None, None),
     ];
@@ -261,16 +271,37 @@ async fn a_larger_table_in_order_and_its_checksum() {
     ] {
         same_as_one_thread(&warehouse, &table, &request).await;
     }
-    let one = touch_table(&catalog(&warehouse), opener(&warehouse), &table, None, threads(1))
+    let one = touch_table(
+        &catalog(&warehouse),
+        opener(&warehouse),
+        &table,
+        None,
+        threads(1),
+    )
+    .await
+    .unwrap();
+    for n in [2, 4, 7] {
+        let many = touch_table(
+            &catalog(&warehouse),
+            opener(&warehouse),
+            &table,
+            None,
+            threads(n),
+        )
         .await
         .unwrap();
-    for n in [2, 4, 7] {
-        let many = touch_table(&catalog(&warehouse), opener(&warehouse), &table, None, threads(n))
-            .await
-            .unwrap();
-        assert_eq!((many.rows, many.batches), (one.rows, one.batches), "{n} threads");
+        assert_eq!(
+            (many.rows, many.batches),
+            (one.rows, one.batches),
+            "{n} threads"
+        );
         let relative = (many.checksum - one.checksum).abs() / one.checksum.abs();
-        assert!(relative < 1e-12, "{n} threads: {} vs {}", many.checksum, one.checksum);
+        assert!(
+            relative < 1e-12,
+            "{n} threads: {} vs {}",
+            many.checksum,
+            one.checksum
+        );
     }
     let _ = std::fs::remove_dir_all(&warehouse);
 }
@@ -318,10 +349,16 @@ fn a_corrupt_data_file_fails_the_scan_with_its_name() {
                         .await
                         .err()
                 } else {
-                    touch_table(&catalog(&warehouse), opener(&warehouse), &table, None, threads(n))
-                        .await
-                        .err()
-                        .map(|e| e.to_string())
+                    touch_table(
+                        &catalog(&warehouse),
+                        opener(&warehouse),
+                        &table,
+                        None,
+                        threads(n),
+                    )
+                    .await
+                    .err()
+                    .map(|e| e.to_string())
                 }
             })
         })
@@ -334,5 +371,81 @@ fn a_corrupt_data_file_fails_the_scan_with_its_name() {
         .block_on(read(&warehouse, &table, &ScanRequest::default(), 1))
         .unwrap_err();
     assert!(one.contains(&name), "{one}");
+    let _ = std::fs::remove_dir_all(&warehouse);
+}
+
+/// Writes `perf.appended` (no primary key, no bucket: one split) in 5 commits of 20,000 rows.
+async fn write_append_table(warehouse: &Path) -> TableRef {
+    let schema = Schema::new(vec![
+        Field::new("n", DataType::Int64, false),
+        Field::new("word", DataType::Utf8, true),
+    ]);
+    let table: TableRef = "perf.appended".parse().unwrap();
+    let catalog = catalog(warehouse);
+    let definition = definition_from_arrow(&schema, &[], &[("bucket", "-1")]).unwrap();
+    catalog
+        .create_table(&table.database, &table.table, &definition)
+        .await
+        .unwrap();
+    let env = SystemEnv::default();
+    for commit in 0..5i64 {
+        let n: Vec<i64> = (0..20_000).map(|i| commit * 20_000 + i).collect();
+        let batch = RecordBatch::try_new(
+            Arc::new(schema.clone()),
+            vec![
+                Arc::new(Int64Array::from(n.clone())),
+                Arc::new(StringArray::from_iter(
+                    n.iter()
+                        .map(|i| (i % 5 != 0).then(|| format!("w{}", i % 97))),
+                )),
+            ],
+        )
+        .unwrap();
+        let handle = catalog.open_table(&table).await.unwrap();
+        insert_into_table(&env, &handle, &[batch], None)
+            .await
+            .unwrap();
+    }
+    table
+}
+
+#[test]
+fn an_append_table_of_one_split_is_read_file_by_file_in_order() {
+    let warehouse = temp_dir("lakescope-parallel", "append");
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let table = runtime().block_on(write_append_table(&warehouse));
+    let splits = runtime().block_on(same_as_one_thread(
+        &warehouse,
+        &table,
+        &ScanRequest {
+            at: Version::SnapshotId(5),
+            ..ScanRequest::default()
+        },
+    ));
+    assert_eq!(splits, 1);
+    // the workers read it file by file: a corrupt file's task names that file alone
+    let bucket = warehouse.join("perf.db/appended/bucket-0");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&bucket)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 5);
+    files.sort();
+    std::fs::write(&files[2], b"not parquet").unwrap();
+    let name = files[2].file_name().unwrap().to_string_lossy().into_owned();
+    let (w, t) = (warehouse.clone(), table.clone());
+    let message = within_a_minute(move || {
+        runtime().block_on(async { read(&w, &t, &ScanRequest::default(), 3).await.err() })
+    })
+    .expect("a corrupt file must fail the scan");
+    assert!(
+        message.contains(&format!("bucket 0 (files {name})")),
+        "{message}"
+    );
     let _ = std::fs::remove_dir_all(&warehouse);
 }

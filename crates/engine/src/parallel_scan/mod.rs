@@ -186,7 +186,10 @@ impl Planned<'_> {
             request: self.request,
             splits,
         };
-        Ok((schema, Batches::Pool(SplitPool::start(job, workers, order)?)))
+        Ok((
+            schema,
+            Batches::Pool(SplitPool::start(job, workers, order)?),
+        ))
     }
 }
 
