@@ -142,10 +142,13 @@ async fn every_corpus_table_and_version_reads_as_with_one_thread() {
     }
 }
 
+/// A table, the columns read, a filter and a limit.
+type Case<'a> = (&'a str, Option<&'a [&'a str]>, Option<&'a str>, Option<usize>);
+
 #[tokio::test]
 async fn projections_filters_limits_and_deletion_vectors() {
     let warehouse = corpus_warehouse();
-    let cases: [(&str, Option<&[&str]>, Option<&str>, Option<usize>); 7] = [
+    let cases: [Case; 7] = [
         ("corpus.pk_dedup", Some(&["name", "id"]), None, None),
         ("corpus.pk_dedup", None, Some("id >= 3"), None),
         (
