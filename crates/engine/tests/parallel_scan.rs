@@ -143,7 +143,12 @@ async fn every_corpus_table_and_version_reads_as_with_one_thread() {
 }
 
 /// A table, the columns read, a filter and a limit.
-type Case<'a> = (&'a str, Option<&'a [&'a str]>, Option<&'a str>, Option<usize>);
+type Case<'a> = (
+    &'a str,
+    Option<&'a [&'a str]>,
+    Option<&'a str>,
+    Option<usize>,
+);
 
 #[tokio::test]
 async fn projections_filters_limits_and_deletion_vectors() {
