@@ -8,10 +8,12 @@
 #    Parquet zstd) and perf.append_rows (5,000,000 rows) with Java Paimon 0.9 into DIR/warehouse if
 #    they are missing (same writer and data as ../shared/bench/gen_perf.sh: scripts/bench/PerfTool.java);
 # 2. builds `lakescope` (cargo build --release -p lakescope-cli; --no-build uses target/release/lakescope as is);
-# 3. runs, N times each and interleaved, under /usr/bin/time -v: `lakescope bench-read` (count rows,
-#    touch every column), Java Paimon 0.9 (PerfTool bench), pypaimon 2.1 + pypaimon-rust and pure
-#    pypaimon 2.1 (scripts/bench/bench_py.py) -- the anchor readers of gen_perf.sh;
-# 4. writes target/bench/report.md and target/bench/report.json (rows/s, peak RSS, ratios, targets).
+# 3. runs, N times each and interleaved, under /usr/bin/time -v: `lakescope bench-read --threads 1`
+#    (count rows, touch every column, one thread: P1) and `--threads $(nproc)` (P8), Java Paimon 0.9
+#    (PerfTool bench), pypaimon 2.1 + pypaimon-rust and pure pypaimon 2.1 (scripts/bench/bench_py.py)
+#    -- the anchor readers of gen_perf.sh;
+# 4. writes target/bench/report.md and target/bench/report.json (rows/s, peak RSS, ratios, targets,
+#    and P8's speed-up of all cores over one thread).
 #
 # --write (P7, write throughput) instead times, N times each and interleaved (the order alternates),
 # `lakescope bench-write DIR/write/lakescope.i perf.pk_upsert` against Java Paimon 0.9's
@@ -104,7 +106,7 @@ if [ "$WRITE" = 1 ]; then  # P7: write throughput, lakescope vs Java Paimon 0.9,
     echo "   $(basename "$base"): $(tail -1 "$base.out")"
   }
   for w in lakescope java; do
-    check lakescope_read "$w" "$LS" bench-read "$WORK/write/$w.$RUNS" perf.pk_upsert
+    check lakescope_read "$w" "$LS" bench-read "$WORK/write/$w.$RUNS" perf.pk_upsert --threads 1
     check java_read "$w" java -Xmx4g -XX:ActiveProcessorCount=1 -cp "$CP" PerfTool bench "$WORK/write/$w.$RUNS/perf.db/pk_upsert"
   done
   (cd "$HERE" && python3 report_write.py --work "$WORK" --out "$OUT" --load "$LOAD_BEFORE" "$LOAD_AFTER" \
@@ -117,7 +119,8 @@ LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for tbl in pk_upsert append_rows; do
   for i in $(seq 1 "$RUNS"); do
     echo "== perf.$tbl run $i"
-    run lakescope "$tbl" "$i" "$LS" bench-read "$WH" "perf.$tbl"
+    run lakescope "$tbl" "$i" "$LS" bench-read "$WH" "perf.$tbl" --threads 1
+    run lakescope_threads "$tbl" "$i" "$LS" bench-read "$WH" "perf.$tbl" --threads "$(nproc)"
     if [ "$ANCHORS" = 1 ]; then
       [ "$JAVA_OK" = 1 ] && run java "$tbl" "$i" java -Xmx4g -XX:ActiveProcessorCount=1 -cp "$CP" PerfTool bench "$WH/perf.db/$tbl"
       [ -x "$PYR" ] && run pypaimon_rust "$tbl" "$i" "$PYR" "$HERE/bench_py.py" "$WH" "perf.$tbl" native

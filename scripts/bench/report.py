@@ -14,6 +14,7 @@ import subprocess
 
 READERS = [  # label, display name
     ('lakescope', 'lakescope (bench-read, 1 thread)'),
+    ('lakescope_threads', 'lakescope (bench-read, --threads $(nproc))'),
     ('java', 'Java Paimon 0.9.0'),
     ('pypaimon', 'pypaimon 2.1.0 (pure Python)'),
     ('pypaimon_rust', 'pypaimon 2.1.0 + pypaimon-rust 0.4.0'),
@@ -120,6 +121,15 @@ def main():
                     ratios[label]['row_count_mismatch'] = [ls['rows'], other['rows']]
         res['tables'][tbl] = {'facts': table_facts(os.path.join(a.work, 'warehouse'), tbl),
                               'readers': readers, 'ratios_lakescope_vs': ratios}
+        threaded = readers.get('lakescope_threads', {})
+        if 'rows_per_s' in ls and 'rows_per_s' in threaded:
+            speedup = threaded['rows_per_s'] / ls['rows_per_s']
+            res['tables'][tbl]['threads_speedup'] = speedup
+            res['targets'].append({'id': 'P8 %s' % tbl,
+                                   'what': 'perf.%s rows/s on %d threads >= 1.7x one thread' % (tbl, os.cpu_count()),
+                                   'ratio': speedup, 'need': 1.7, 'met': speedup >= 1.7})
+            if threaded['rows'] != ls['rows']:
+                res['tables'][tbl]['threads_row_count_mismatch'] = [threaded['rows'], ls['rows']]
     pk = res['tables']['pk_upsert']['ratios_lakescope_vs']
     if 'pypaimon_rust' in pk:
         res['targets'].append({'id': 'P1', 'what': 'perf.pk_upsert rows/s (wall, start-up included) >= 2x pypaimon-rust',
@@ -175,6 +185,11 @@ def render(res):
                 name, format(r['rows'], ','), r['median_wall_s'], format(int(r['rows_per_s']), ','), r['median_cpu_s'],
                 format(int(r['rows_per_cpu_s']), ','), r['median_rss_mib'], r['median_in_process_s'], walls))
         L.append('')
+        if 'threads_speedup' in d:
+            L.append('Speed-up of `--threads $(nproc)` over `--threads 1` (rows/s, wall): **%.2fx**%s' % (
+                d['threads_speedup'], ' ROW COUNT MISMATCH %s' % d['threads_row_count_mismatch']
+                if 'threads_row_count_mismatch' in d else ''))
+            L.append('')
         if d['ratios_lakescope_vs']:
             L.append('| lakescope vs | rows/s ratio | rows/CPU-s ratio | peak RSS ratio |')
             L.append('|---|---|---|---|')

@@ -5,28 +5,33 @@
 use arrow_array::builder::StringBuilder;
 use arrow_array::{ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use lakescope_engine::checksum::touch_table;
+use lakescope_engine::parallel_scan::{touch_table, CatalogOpener};
 use lakescope_engine::scan::parse_filter;
 use lakescope_engine::write::{
     definition_from_arrow, insert_into_table, Definition as TableDefinition, SystemEnv,
 };
 use lakescope_engine::{Catalog, TableRef};
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 /// Streams the whole table (latest snapshot or `snapshot`) batch by batch through the
-/// engine's checksum ([`touch_table`]), and returns the JSON line to print (rows, checksum,
+/// engine's checksum ([`touch_table`]), its splits read on `threads` threads (each opening the
+/// catalog with `opener`), and returns the JSON line to print (rows, checksum, threads,
 /// in-process seconds).
 pub async fn bench_read(
     catalog: &Catalog,
+    opener: Arc<dyn CatalogOpener>,
     table_ref: &TableRef,
     snapshot: Option<i64>,
+    threads: NonZeroUsize,
     started: std::time::Instant,
 ) -> Result<serde_json::Value, String> {
-    let touched = touch_table(catalog, table_ref, snapshot)
+    let touched = touch_table(catalog, opener, table_ref, snapshot, threads)
         .await
         .map_err(|e| e.to_string())?;
     Ok(serde_json::json!({
         "reader": concat!("lakescope-", env!("CARGO_PKG_VERSION")),
+        "threads": threads.get(),
         "rows": touched.rows,
         "batches": touched.batches,
         "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,

@@ -6,8 +6,10 @@ mod output;
 mod presign_server;
 mod sql;
 mod stores;
+mod threads;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use lakescope_engine::parallel_scan;
 use lakescope_engine::scan::{parse_filter, ScanRequest};
 use lakescope_engine::table::{DiffRead, TableDiff};
 use lakescope_engine::{Catalog, CatalogAddress, CatalogSecrets, StoreOpener, TableRef, Version};
@@ -175,6 +177,10 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
+        /// Read the splits of a Paimon table on this many threads, rows printed in the same
+        /// order as with 1 (1: on the main thread) [default: every core].
+        #[arg(long, value_name = "N", value_parser = threads::parse)]
+        threads: Option<std::num::NonZeroUsize>,
     },
     /// List the snapshots of a table (the same as scanning <DB>.<TABLE>$snapshots).
     Snapshots {
@@ -199,6 +205,9 @@ enum Command {
         /// Read this snapshot id (default: the latest).
         #[arg(long)]
         snapshot: Option<i64>,
+        /// Read the splits on this many threads (1: on the main thread) [default: every core].
+        #[arg(long, value_name = "N", value_parser = threads::parse)]
+        threads: Option<std::num::NonZeroUsize>,
     },
     /// Benchmark planning: plan a scan of a snapshot (manifests replayed, live files grouped
     /// into splits, each run on a freshly opened table) RUNS times; prints one JSON line (live
@@ -310,17 +319,19 @@ fn catalog_settings() -> (CatalogSecrets, std::time::Duration) {
 /// Opens a warehouse (a path, file://, http(s):// or s3://bucket/prefix) or a catalog service
 /// (paimon+rest://host:port/warehouse).
 async fn open_catalog(warehouse: &str) -> Result<Catalog, String> {
-    let options = STORE_OPTIONS.get_or_init(StoreOptions::default);
-    let address = CatalogAddress::parse(warehouse).map_err(|e| e.to_string())?;
-    let (secrets, timeout) = catalog_settings();
-    let stores = std::rc::Rc::new(stores::NativeStores::new(options.clone(), timeout));
-    let transport = stores
-        .catalog_transport(warehouse)
-        .map_err(|e| e.to_string())?;
-    address
-        .open(secrets, transport, stores)
+    open_catalog_typed(warehouse)
         .await
         .map_err(|e| e.to_string())
+}
+
+/// [`open_catalog`] with the engine's error (also what each scan worker thread calls).
+async fn open_catalog_typed(warehouse: &str) -> lakescope_engine::Result<Catalog> {
+    let options = STORE_OPTIONS.get_or_init(StoreOptions::default);
+    let address = CatalogAddress::parse(warehouse)?;
+    let (secrets, timeout) = catalog_settings();
+    let stores = std::rc::Rc::new(stores::NativeStores::new(options.clone(), timeout));
+    let transport = stores.catalog_transport(warehouse)?;
+    address.open(secrets, transport, stores).await
 }
 
 fn parse_table(text: &str) -> Result<TableRef, String> {
@@ -361,6 +372,7 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
             limit,
             filter,
             format,
+            threads,
         } => {
             let filter = filter
                 .as_deref()
@@ -395,16 +407,21 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
                 limit,
                 filter,
             };
-            scan_and_print(&warehouse, &table, &request, format).await
+            let threads = threads.unwrap_or_else(threads::default);
+            scan_and_print(&warehouse, &table, &request, format, threads).await
         }
         Command::BenchRead {
             warehouse,
             table,
             snapshot,
+            threads,
         } => {
             let table_ref = parse_table(&table)?;
             let catalog = open_catalog(&warehouse).await?;
-            let line = bench::bench_read(&catalog, &table_ref, snapshot, started).await?;
+            let threads = threads.unwrap_or_else(threads::default);
+            let opener = std::sync::Arc::new(threads::SameWarehouse { warehouse });
+            let line =
+                bench::bench_read(&catalog, opener, &table_ref, snapshot, threads, started).await?;
             println!("{line}");
             Ok(())
         }
@@ -479,19 +496,24 @@ async fn scan_system(
         table_ref = table_ref.on_branch(&b);
     }
     let request = ScanRequest::default();
-    scan_and_print(warehouse, &table_ref.to_string(), &request, format).await
+    let one = std::num::NonZeroUsize::MIN;
+    scan_and_print(warehouse, &table_ref.to_string(), &request, format, one).await
 }
 
+/// Reads a table (its splits on `threads` threads, in plan order) and prints its rows.
 async fn scan_and_print(
     warehouse: &str,
     table: &str,
     request: &ScanRequest,
     format: Format,
+    threads: std::num::NonZeroUsize,
 ) -> Result<(), String> {
     let table_ref = parse_table(table)?;
-    let result = open_catalog(warehouse)
-        .await?
-        .scan(&table_ref, request)
+    let catalog = open_catalog(warehouse).await?;
+    let opener = std::sync::Arc::new(threads::SameWarehouse {
+        warehouse: warehouse.to_string(),
+    });
+    let result = parallel_scan::scan(&catalog, opener, &table_ref, request, threads)
         .await
         .map_err(|e| e.to_string())?;
     let stdout = std::io::stdout();

@@ -16,6 +16,8 @@ pub mod format_types;
 pub mod iceberg_ddl;
 pub mod iceberg_scan;
 pub mod open_tables;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod parallel_scan;
 pub mod plan;
 pub mod scan;
 pub mod served_location;

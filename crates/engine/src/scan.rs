@@ -189,7 +189,7 @@ fn project(
 }
 
 /// Keeps at most `limit` rows.
-fn limit(batches: Vec<RecordBatch>, limit: Option<usize>) -> Vec<RecordBatch> {
+pub(crate) fn limit(batches: Vec<RecordBatch>, limit: Option<usize>) -> Vec<RecordBatch> {
     let Some(mut left) = limit else {
         return batches;
     };

@@ -122,6 +122,73 @@ impl<'a> SnapshotReader<'a> {
         snapshot: Option<&Snapshot>,
         request: &ReadRequest,
     ) -> Result<SnapshotReader<'a>> {
+        let mut reader = Self::unplanned(table, snapshot, request).await?;
+        if let Some(snapshot) = snapshot {
+            let p = request.filter.as_ref();
+            let plan = scan::plan_filtered(table, snapshot, &PartitionFilter::All, p).await?;
+            reader.pruned_files = plan.pruned_files;
+            reader.set_splits(plan.splits);
+        }
+        Ok(reader)
+    }
+
+    /// Reads `splits` of `snapshot`, planned already (by [`SnapshotReader::open`] on another
+    /// handle of the same table, then [`SnapshotReader::take_splits`]), with the same request:
+    /// no manifest is read.
+    pub async fn for_splits(
+        table: &'a Table,
+        snapshot: Option<&Snapshot>,
+        request: &ReadRequest,
+        splits: Vec<Split>,
+    ) -> Result<SnapshotReader<'a>> {
+        let mut reader = Self::unplanned(table, snapshot, request).await?;
+        reader.set_splits(splits);
+        Ok(reader)
+    }
+
+    /// The splits not started yet, in plan order, taken out: this reader then reads no more.
+    pub fn take_splits(&mut self) -> Vec<Split> {
+        let splits: Vec<Split> = std::mem::take(&mut self.splits).collect();
+        self.total_splits -= splits.len();
+        splits
+    }
+
+    /// [`SnapshotReader::take_splits`], with each append split whose files are read one after
+    /// another (no primary key, no row tracking, no data-evolution stitching, no BLOB files) cut
+    /// into one split per file: the same rows in the same order, in more, smaller splits (for
+    /// readers that share the splits out).
+    pub fn take_splits_by_file(&mut self) -> Vec<Split> {
+        let append = !self.reader.is_primary_key_table()
+            && !self.request.with_row_tracking
+            && !self.reader.postpone_bucket;
+        let independent = |split: &Split| {
+            append
+                && !read::stitch::needs_stitching(&split.files)
+                && !split.files.iter().any(read::stitch::is_blob_file)
+        };
+        self.take_splits()
+            .into_iter()
+            .flat_map(|split| {
+                if split.files.len() > 1 && independent(&split) {
+                    split.by_file()
+                } else {
+                    vec![split]
+                }
+            })
+            .collect()
+    }
+
+    fn set_splits(&mut self, splits: Vec<Split>) {
+        self.total_splits = splits.len();
+        self.splits = splits.into_iter();
+    }
+
+    /// The read schema, projection and filter of `request` on `snapshot`, with no split yet.
+    async fn unplanned(
+        table: &'a Table,
+        snapshot: Option<&Snapshot>,
+        request: &ReadRequest,
+    ) -> Result<SnapshotReader<'a>> {
         let schema = match snapshot {
             Some(s) if !request.latest_schema => table.schema(s.schema_id).await?,
             _ => table.latest_schema().await?,
@@ -175,24 +242,16 @@ impl<'a> SnapshotReader<'a> {
             }
             None => None,
         };
-        let (splits, pruned_files) = match snapshot {
-            Some(snapshot) => {
-                let p = request.filter.as_ref();
-                let plan = scan::plan_filtered(table, snapshot, &PartitionFilter::All, p).await?;
-                (plan.splits, plan.pruned_files)
-            }
-            None => (Vec::new(), 0),
-        };
         Ok(Self {
             reader: SplitReader::new(table, schema)?,
-            total_splits: splits.len(),
+            total_splits: 0,
             current: None,
-            splits: splits.into_iter(),
+            splits: Vec::new().into_iter(),
             request: request.clone(),
             projection,
             schema: out_schema,
             filter,
-            pruned_files,
+            pruned_files: 0,
         })
     }
 

@@ -49,6 +49,25 @@ impl Split {
     pub fn row_count(&self) -> i64 {
         self.files.iter().map(|f| f.row_count).sum()
     }
+
+    /// One split per file, in file order, each with its file's deletion vector.
+    pub fn by_file(&self) -> Vec<Split> {
+        self.files
+            .iter()
+            .map(|file| Split {
+                files: vec![file.clone()],
+                deletion_files: self
+                    .deletion_files
+                    .get(&file.file_name)
+                    .map(|d| HashMap::from([(file.file_name.clone(), d.clone())]))
+                    .unwrap_or_default(),
+                partition: self.partition.clone(),
+                partition_bytes: self.partition_bytes.clone(),
+                bucket: self.bucket,
+                total_buckets: self.total_buckets,
+            })
+            .collect()
+    }
 }
 
 /// The result of planning a full scan of one snapshot.

@@ -1,0 +1,97 @@
+//! `--threads` of `lakescope scan` and `bench-read`: the rows printed with several threads are
+//! the rows printed with one, in the same order; the checksum run reads the same rows; 0
+//! threads is refused by name.
+
+mod common;
+
+use common::{lakescope, repo_root};
+
+fn corpus() -> String {
+    repo_root()
+        .join("../shared/corpus/paimon/warehouse")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// stdout of a successful `lakescope` run.
+fn stdout_of(args: &[&str]) -> String {
+    let (ok, out, err) = lakescope(args);
+    assert!(ok, "lakescope {args:?} failed: {err}");
+    out
+}
+
+#[test]
+fn scan_prints_the_same_rows_in_the_same_order_on_every_thread_count() {
+    let warehouse = corpus();
+    let cases: [&[&str]; 7] = [
+        &["corpus.pk_dedup"],
+        &["corpus.pk_dedup", "--snapshot", "3", "--format", "table"],
+        &[
+            "java09.pk_compacted",
+            "--columns",
+            "id,dt",
+            "--filter",
+            "id < 7",
+        ],
+        &["corpus.append_fixed_bucket", "--limit", "5"],
+        &["corpus.append_dt", "--snapshot", "4"],
+        &["corpus.tagged", "--tag", "v1"],
+        &["java09.pk_deletion_vectors"],
+    ];
+    for case in cases {
+        let mut one: Vec<&str> = vec!["scan", &warehouse];
+        one.extend_from_slice(case);
+        if !case.contains(&"--format") {
+            one.extend(["--format", "jsonl"]);
+        }
+        let single = stdout_of(&[one.as_slice(), &["--threads", "1"]].concat());
+        assert!(!single.is_empty(), "{case:?}");
+        for n in ["2", "3"] {
+            let many = stdout_of(&[one.as_slice(), &["--threads", n]].concat());
+            assert_eq!(many, single, "{case:?} --threads {n}");
+        }
+        // the default (every core) prints the same
+        assert_eq!(stdout_of(&one), single, "{case:?} with the default threads");
+    }
+}
+
+#[test]
+fn bench_read_reads_the_same_rows_on_two_threads() {
+    let warehouse = corpus();
+    let line = |threads: &str| -> serde_json::Value {
+        let out = stdout_of(&[
+            "bench-read",
+            &warehouse,
+            "java09.pk_compacted",
+            "--threads",
+            threads,
+        ]);
+        serde_json::from_str(out.trim()).expect("one JSON line")
+    };
+    let (one, two) = (line("1"), line("2"));
+    assert_eq!(
+        (one["threads"].as_u64(), two["threads"].as_u64()),
+        (Some(1), Some(2))
+    );
+    assert_eq!(one["rows"], two["rows"]);
+    assert_eq!(one["batches"], two["batches"]);
+    let (a, b) = (
+        one["checksum"].as_f64().unwrap(),
+        two["checksum"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() <= 1e-9 * a.abs().max(1.0), "{a} vs {b}");
+    assert!(one["rows"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn zero_threads_are_refused() {
+    let warehouse = corpus();
+    for command in ["scan", "bench-read"] {
+        let (ok, out, err) = lakescope(&[command, &warehouse, "corpus.pk_dedup", "--threads", "0"]);
+        assert!(!ok && out.is_empty(), "{command}: {out}");
+        assert!(
+            err.contains("--threads") && err.contains("at least 1"),
+            "{command}: {err}"
+        );
+    }
+}

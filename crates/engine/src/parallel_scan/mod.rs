@@ -1,0 +1,212 @@
+//! A scan on every core (native only): the table is planned once, its splits become plain-data
+//! tasks that N worker threads claim one by one, each reading through its own table handle, and
+//! their batches come back in plan order (`lakescope scan`) or as they come (checksums).
+//!
+//! The same shape (plan here, plain-data splits to workers that open their own handles) is what
+//! a pool of Web Workers would use in the browser; only the threads and channels are native.
+//! Iceberg tables, system tables and incremental reads are read on the calling thread: the
+//! Iceberg crate plans and reads in one call (`lakescope_iceberg::read_table`), with no file
+//! tasks handed out yet.
+
+mod pool;
+
+use crate::checksum::{touch, touch_table as touch_table_here, Touched};
+use crate::scan::{limit, ScanRequest, ScanResult};
+use crate::version::{paimon_snapshot, read_branch, Version};
+use crate::{Catalog, Result, TableRef};
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use lakescope_paimon::spec::snapshot::Snapshot;
+use lakescope_paimon::table::Table;
+use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
+use pool::{ReadJob, SplitPool};
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+/// Opens, on a worker's own thread, the catalog a parallel scan reads the table through: the
+/// core's stores and table handles are single-threaded, so every worker opens its own (the CLI
+/// opens the same warehouse URI or catalog service again).
+#[async_trait::async_trait(?Send)]
+pub trait CatalogOpener: Send + Sync {
+    /// The catalog, opened on the calling thread.
+    async fn open_catalog(&self) -> Result<Catalog>;
+}
+
+/// In which order the batches of a parallel scan come back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitOrder {
+    /// As a single-threaded read yields them: the batches of each split in order, the splits in
+    /// plan order (a worker holds at most two batches the caller has not taken).
+    Plan,
+    /// As the workers produce them (for reads whose result does not depend on the order).
+    Any,
+}
+
+/// Reads a table as [`Catalog::scan`] does, with the splits of a Paimon table read at one
+/// snapshot by `threads` worker threads (each opening the catalog with `opener`); the rows come
+/// in the same order as with one thread. One thread, an Iceberg table, a system table or an
+/// incremental read: exactly [`Catalog::scan`].
+pub async fn scan(
+    catalog: &Catalog,
+    opener: Arc<dyn CatalogOpener>,
+    table_ref: &TableRef,
+    request: &ScanRequest,
+    threads: NonZeroUsize,
+) -> Result<ScanResult> {
+    let single_threaded = threads.get() == 1
+        || table_ref.system_table().is_some()
+        || matches!(request.at, Version::IncrementalBetween { .. });
+    if single_threaded {
+        return catalog.scan(table_ref, request).await;
+    }
+    if let Some(table) = catalog.open_iceberg(table_ref).await? {
+        return crate::iceberg_scan::scan_table(&table, table_ref, request).await;
+    }
+    let main = catalog.open_table(table_ref).await?;
+    let branch = read_branch(table_ref, &request.at)?
+        .filter(|b| *b != main.branch_name())
+        .map(str::to_string);
+    let on_branch;
+    let table = match &branch {
+        Some(b) => {
+            on_branch = main.branch(b).await?;
+            &on_branch
+        }
+        None => &main,
+    };
+    let snapshot = paimon_snapshot(table, table_ref, &request.at).await?;
+    let read = ReadRequest {
+        columns: request.columns.clone(),
+        filter: request.filter.clone(),
+        // as `scan::scan_table`: without time travel, the latest schema
+        latest_schema: request.at.reads_latest_schema(),
+        ..ReadRequest::default()
+    };
+    let planned = Planned {
+        opener,
+        table_ref,
+        branch,
+        snapshot,
+        request: read,
+    };
+    let (schema, mut batches) = planned.start(table, threads, SplitOrder::Plan).await?;
+    let mut out = Vec::new();
+    let mut rows = 0;
+    // Stop reading once the limit is reached (the workers stop when `batches` is dropped).
+    while request.limit.is_none_or(|limit| rows < limit) {
+        let Some(batch) = batches.next_batch().await else {
+            break;
+        };
+        let batch = batch?;
+        rows += batch.num_rows();
+        out.push(batch);
+    }
+    Ok(ScanResult {
+        batches: limit(out, request.limit),
+        schema,
+    })
+}
+
+/// [`crate::checksum::touch_table`] with the splits read by `threads` worker threads (each
+/// opening the catalog with `opener`), batches touched as they come; one thread: exactly
+/// [`crate::checksum::touch_table`]. Rows and batches are the same; the checksum may differ in
+/// its last bits (floating-point sums in another order).
+pub async fn touch_table(
+    catalog: &Catalog,
+    opener: Arc<dyn CatalogOpener>,
+    table_ref: &TableRef,
+    snapshot: Option<i64>,
+    threads: NonZeroUsize,
+) -> Result<Touched> {
+    if threads.get() == 1 {
+        return touch_table_here(catalog, table_ref, snapshot).await;
+    }
+    let table = catalog.open_table(table_ref).await?;
+    let snapshot = match snapshot {
+        Some(id) => Some(table.snapshot(id).await?),
+        None => table.latest_snapshot().await?,
+    };
+    let planned = Planned {
+        opener,
+        table_ref,
+        branch: None,
+        snapshot,
+        request: ReadRequest::default(),
+    };
+    let (_, mut batches) = planned.start(&table, threads, SplitOrder::Any).await?;
+    let mut touched = Touched {
+        rows: 0,
+        checksum: 0.0,
+        batches: 0,
+    };
+    while let Some(batch) = batches.next_batch().await {
+        let (rows, checksum) = touch(&[batch?]);
+        touched.rows += rows;
+        touched.checksum += checksum;
+        touched.batches += 1;
+    }
+    Ok(touched)
+}
+
+/// A Paimon read resolved to one snapshot, not planned yet.
+struct Planned<'a> {
+    opener: Arc<dyn CatalogOpener>,
+    table_ref: &'a TableRef,
+    /// The branch `table` is a handle of (`None`: the handle `Catalog::open_table` gives).
+    branch: Option<String>,
+    snapshot: Option<Snapshot>,
+    request: ReadRequest,
+}
+
+impl Planned<'_> {
+    /// Plans the read on `table` (its manifests read once, here), then reads a plan of one
+    /// split here, or starts up to `threads` workers for more.
+    async fn start(
+        self,
+        table: &Table,
+        threads: NonZeroUsize,
+        order: SplitOrder,
+    ) -> Result<(SchemaRef, Batches<'_>)> {
+        let mut reader = SnapshotReader::open(table, self.snapshot.as_ref(), &self.request).await?;
+        let schema = reader.schema().clone();
+        // an append split's files are independent tasks (as Paimon packs append files)
+        let splits = reader.take_splits_by_file();
+        if splits.len() <= 1 {
+            let reader =
+                SnapshotReader::for_splits(table, self.snapshot.as_ref(), &self.request, splits)
+                    .await?;
+            return Ok((schema, Batches::Here(Box::new(reader))));
+        }
+        let workers = threads.get().min(splits.len());
+        let job = ReadJob {
+            opener: self.opener,
+            table_ref: self.table_ref.clone(),
+            branch: self.branch,
+            snapshot: self.snapshot,
+            request: self.request,
+            splits,
+        };
+        Ok((
+            schema,
+            Batches::Pool(SplitPool::start(job, workers, order)?),
+        ))
+    }
+}
+
+/// The batches of a planned read.
+enum Batches<'a> {
+    /// A plan of at most one split, read on this thread.
+    Here(Box<SnapshotReader<'a>>),
+    /// Worker threads reading the splits.
+    Pool(SplitPool),
+}
+
+impl Batches<'_> {
+    /// The next batch (`None`: the read is over); waiting for the pool blocks this thread.
+    async fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
+        match self {
+            Batches::Here(reader) => reader.next_batch().await.map(|b| b.map_err(Into::into)),
+            Batches::Pool(pool) => pool.next_batch(),
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! The worker threads of a parallel scan: each opens its own table handle and reads the splits it
+//! claims from a shared queue, sending batches back over a bounded channel.
+
+use super::{CatalogOpener, SplitOrder};
+use crate::{Error, Result, TableRef};
+use arrow_array::RecordBatch;
+use lakescope_paimon::scan::Split;
+use lakescope_paimon::spec::snapshot::Snapshot;
+use lakescope_paimon::table::Table;
+use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
+use std::sync::mpsc::{sync_channel, Receiver, RecvError, SyncSender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+
+/// Batches a worker may have sent that the caller has not taken yet.
+const BATCHES_IN_FLIGHT_PER_WORKER: usize = 2;
+
+/// A planned read, as plain data every worker gets a copy of.
+pub(super) struct ReadJob {
+    /// Opens the catalog the table is read through, on the worker's thread.
+    pub opener: Arc<dyn CatalogOpener>,
+    /// The table read (its name in errors).
+    pub table_ref: TableRef,
+    /// The Paimon branch read (`None`: the handle's own, `main`).
+    pub branch: Option<String>,
+    /// The snapshot the splits were planned on.
+    pub snapshot: Option<Snapshot>,
+    /// The read's columns, filter and schema choice.
+    pub request: ReadRequest,
+    /// The splits, in plan order.
+    pub splits: Vec<Split>,
+}
+
+/// What a worker sends to the caller.
+enum Message {
+    /// A batch of the split the worker is reading.
+    Batch(RecordBatch),
+    /// The split the worker was reading is over.
+    SplitDone,
+}
+
+/// The queue of splits and the first failure, shared by the workers and the caller.
+struct Shared {
+    state: Mutex<QueueState>,
+    /// Signalled when a split is claimed or the read stops.
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct QueueState {
+    /// The worker that claimed each split so far (split `i` is `owners[i]`).
+    owners: Vec<usize>,
+    /// Set once the read must end: a worker failed, or the caller is gone.
+    stopped: bool,
+    /// The first failure of a worker.
+    failure: Option<Error>,
+}
+
+impl Shared {
+    fn state(&self) -> MutexGuard<'_, QueueState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The next split for `worker` (`None`: all claimed, or the read stopped).
+    fn claim(&self, worker: usize, total: usize) -> Option<usize> {
+        let mut state = self.state();
+        let next = state.owners.len();
+        if state.stopped || next >= total {
+            return None;
+        }
+        state.owners.push(worker);
+        self.changed.notify_all();
+        Some(next)
+    }
+
+    fn stopped(&self) -> bool {
+        self.state().stopped
+    }
+
+    /// Stops the read; the first failure is kept for the caller.
+    fn stop(&self, failure: Option<Error>) {
+        let mut state = self.state();
+        state.stopped = true;
+        if state.failure.is_none() {
+            state.failure = failure;
+        }
+        self.changed.notify_all();
+    }
+
+    /// The worker that claimed split `split`, waiting for the claim (`Err`: the read stopped).
+    fn owner(&self, split: usize) -> std::result::Result<usize, ()> {
+        let mut state = self.state();
+        loop {
+            if let Some(&owner) = state.owners.get(split) {
+                return Ok(owner);
+            }
+            if state.stopped {
+                return Err(());
+            }
+            state = self
+                .changed
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// The failure that stopped the read, or why a worker went away without one.
+    fn failure(&self) -> Error {
+        self.state().failure.take().unwrap_or_else(|| {
+            Error::Invalid("a scan worker thread ended without finishing its split".into())
+        })
+    }
+}
+
+/// Where the caller takes batches from.
+enum Inbox {
+    /// One channel per worker, read in split order.
+    Ordered {
+        channels: Vec<Receiver<Message>>,
+        /// The split whose batches come next.
+        split: usize,
+    },
+    /// One channel all workers send to.
+    Unordered {
+        channel: Receiver<Message>,
+        /// Splits read to their end so far.
+        done: usize,
+    },
+}
+
+/// The running workers of one read; [`SplitPool::next_batch`] takes their batches on the
+/// calling thread. Dropping it stops the workers and waits for them.
+pub(super) struct SplitPool {
+    shared: Arc<Shared>,
+    inbox: Option<Inbox>,
+    total: usize,
+    workers: Vec<JoinHandle<()>>,
+    finished: bool,
+}
+
+impl SplitPool {
+    /// Starts `workers` threads (at least one) reading the splits of `job`.
+    pub fn start(job: ReadJob, workers: usize, order: SplitOrder) -> Result<Self> {
+        let job = Arc::new(job);
+        let total = job.splits.len();
+        let shared = Arc::new(Shared {
+            state: Mutex::new(QueueState::default()),
+            changed: Condvar::new(),
+        });
+        let workers = workers.max(1);
+        let (senders, inbox) = match order {
+            SplitOrder::Plan => {
+                let (senders, channels) = (0..workers)
+                    .map(|_| sync_channel(BATCHES_IN_FLIGHT_PER_WORKER))
+                    .unzip();
+                (senders, Inbox::Ordered { channels, split: 0 })
+            }
+            SplitOrder::Any => {
+                let (sender, channel) = sync_channel(BATCHES_IN_FLIGHT_PER_WORKER * workers);
+                (vec![sender; workers], Inbox::Unordered { channel, done: 0 })
+            }
+        };
+        let mut pool = Self {
+            shared: shared.clone(),
+            inbox: Some(inbox),
+            total,
+            workers: Vec::with_capacity(workers),
+            finished: false,
+        };
+        for (worker, sender) in senders.into_iter().enumerate() {
+            let (worker_job, worker_shared) = (job.clone(), shared.clone());
+            let spawned = std::thread::Builder::new()
+                .name(format!("lakescope-scan-{worker}"))
+                .spawn(move || run_worker(worker, &worker_job, &worker_shared, sender));
+            match spawned {
+                Ok(handle) => pool.workers.push(handle),
+                Err(e) => {
+                    return Err(Error::Invalid(format!(
+                        "{}: cannot start scan worker thread {worker}: {e}",
+                        job.table_ref
+                    )))
+                }
+            }
+        }
+        Ok(pool)
+    }
+
+    /// The next batch (`None`: every split has been read), blocking the calling thread until a
+    /// worker sends one. With [`SplitOrder::Plan`] the batches of each split come in order and
+    /// the splits in plan order. A worker's failure ends the read with that error.
+    pub fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
+        if self.finished {
+            return None;
+        }
+        let next = self.receive();
+        if !matches!(next, Some(Ok(_))) {
+            self.finished = true;
+        }
+        next
+    }
+
+    fn receive(&mut self) -> Option<Result<RecordBatch>> {
+        let shared = &self.shared;
+        match self.inbox.as_mut()? {
+            Inbox::Unordered { channel, done } => loop {
+                match channel.recv() {
+                    Ok(Message::Batch(batch)) => return Some(Ok(batch)),
+                    Ok(Message::SplitDone) => *done += 1,
+                    // every worker is gone: the read is over, or one failed
+                    Err(RecvError) if *done == self.total => return None,
+                    Err(RecvError) => return Some(Err(shared.failure())),
+                }
+            },
+            Inbox::Ordered { channels, split } => loop {
+                if *split >= self.total {
+                    return None;
+                }
+                let Ok(owner) = shared.owner(*split) else {
+                    return Some(Err(shared.failure()));
+                };
+                match channels[owner].recv() {
+                    Ok(Message::Batch(batch)) => return Some(Ok(batch)),
+                    Ok(Message::SplitDone) => *split += 1,
+                    Err(RecvError) => return Some(Err(shared.failure())),
+                }
+            },
+        }
+    }
+}
+
+impl Drop for SplitPool {
+    fn drop(&mut self) {
+        self.shared.stop(None);
+        // a worker blocked on a full channel wakes with an error once its receiver is gone
+        self.inbox = None;
+        for worker in self.workers.drain(..) {
+            // a worker that panicked has nothing more to say: the caller got its error already
+            let _ = worker.join();
+        }
+    }
+}
+
+/// One worker thread: a current-thread runtime, its own catalog and table handle, then splits
+/// claimed one by one until none is left or the read stops.
+fn run_worker(worker: usize, job: &ReadJob, shared: &Shared, sender: SyncSender<Message>) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let outcome = match runtime {
+        Ok(runtime) => runtime.block_on(read_claimed_splits(worker, job, shared, &sender)),
+        Err(e) => Err(Error::Invalid(format!(
+            "{}: scan worker {worker} cannot start its runtime: {e}",
+            job.table_ref
+        ))),
+    };
+    if let Err(e) = outcome {
+        shared.stop(Some(e));
+    }
+}
+
+/// Reads the splits `worker` claims, sending their batches; `Ok` also when the caller went away.
+async fn read_claimed_splits(
+    worker: usize,
+    job: &ReadJob,
+    shared: &Shared,
+    sender: &SyncSender<Message>,
+) -> Result<()> {
+    let catalog = job.opener.open_catalog().await?;
+    let main = catalog.open_table(&job.table_ref).await?;
+    let on_branch;
+    let table: &Table = match &job.branch {
+        Some(branch) => {
+            on_branch = main.branch(branch).await?;
+            &on_branch
+        }
+        None => &main,
+    };
+    while let Some(index) = shared.claim(worker, job.splits.len()) {
+        let split = &job.splits[index];
+        let splits = vec![split.clone()];
+        let mut reader =
+            SnapshotReader::for_splits(table, job.snapshot.as_ref(), &job.request, splits).await?;
+        while let Some(batch) = reader.next_batch().await {
+            let batch = batch.map_err(|e| Error::from(e).context(describe(job, split)))?;
+            if shared.stopped() || sender.send(Message::Batch(batch)).is_err() {
+                return Ok(());
+            }
+        }
+        if sender.send(Message::SplitDone).is_err() {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// The split in errors: table, partition, bucket and files.
+fn describe(job: &ReadJob, split: &Split) -> String {
+    let partition: Vec<String> = split.partition.iter().map(|d| d.to_string()).collect();
+    let files: Vec<&str> = split.files.iter().map(|f| f.file_name.as_str()).collect();
+    format!(
+        "{}: reading partition [{}] bucket {} (files {})",
+        job.table_ref,
+        partition.join(", "),
+        split.bucket,
+        files.join(", ")
+    )
+}

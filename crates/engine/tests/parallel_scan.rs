@@ -1,0 +1,459 @@
+//! A scan on several threads (`parallel_scan`) reads exactly the rows of a single-threaded scan,
+//! in the same order: every Paimon table of ../shared/corpus at every snapshot and tag (primary
+//! keys over several buckets and overlapping runs, deletion vectors, append tables, partitions,
+//! time travel), an Iceberg table of the demo lake, projections, filters and limits, and a
+//! larger table written here with many batches per split; a corrupt data file fails the scan
+//! with its name, without hanging.
+
+use arrow_array::{Float64Array, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use lakescope_engine::canonical::batches_to_lines_unsorted;
+use lakescope_engine::parallel_scan::{scan, touch_table, CatalogOpener};
+use lakescope_engine::scan::{parse_filter, ScanRequest, ScanResult};
+use lakescope_engine::write::{definition_from_arrow, insert_into_table, SystemEnv};
+use lakescope_engine::{Catalog, Result, TableRef, Version};
+use lakescope_storage::{LocalStore, ObjectStore};
+use lakescope_test_support::{repo, temp_dir};
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Each worker opens the same local warehouse folder.
+struct LocalWarehouse(PathBuf);
+
+#[async_trait::async_trait(?Send)]
+impl CatalogOpener for LocalWarehouse {
+    async fn open_catalog(&self) -> Result<Catalog> {
+        Ok(catalog(&self.0))
+    }
+}
+
+fn catalog(warehouse: &Path) -> Catalog {
+    Catalog::new(Rc::new(LocalStore::new(warehouse)) as Rc<dyn ObjectStore>)
+}
+
+fn threads(n: usize) -> NonZeroUsize {
+    NonZeroUsize::new(n).unwrap()
+}
+
+fn corpus_warehouse() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/paimon/warehouse")
+}
+
+/// The scan of `table` with `request` on `n` threads: the schema and the rows in order as
+/// canonical lines, and the batch count; or the error's message.
+async fn read(
+    warehouse: &Path,
+    table: &TableRef,
+    request: &ScanRequest,
+    n: usize,
+) -> std::result::Result<(String, Vec<String>, usize), String> {
+    let opener = Arc::new(LocalWarehouse(warehouse.to_path_buf()));
+    let out: ScanResult = scan(&catalog(warehouse), opener, table, request, threads(n))
+        .await
+        .map_err(|e| e.to_string())?;
+    let lines = batches_to_lines_unsorted(&out.batches).map_err(|e| e.to_string())?;
+    Ok((format!("{:?}", out.schema), lines, out.batches.len()))
+}
+
+/// Asserts that 2 and 3 threads read what 1 thread reads; returns the splits of the plan when
+/// the version is a snapshot id (how many the workers shared).
+async fn same_as_one_thread(warehouse: &Path, table: &TableRef, request: &ScanRequest) -> usize {
+    let one = read(warehouse, table, request, 1).await;
+    for n in [2, 3] {
+        let many = read(warehouse, table, request, n).await;
+        assert_eq!(
+            many, one,
+            "{table} at {} with {n} threads (columns {:?}, filter {:?}, limit {:?})",
+            request.at, request.columns, request.filter, request.limit
+        );
+    }
+    match &request.at {
+        Version::SnapshotId(id) if one.is_ok() && table.system_table().is_none() => {
+            let plan = catalog(warehouse)
+                .plan_scan(table, Some(*id), request.filter.as_ref())
+                .await
+                .unwrap();
+            plan.map_or(0, |p| p.splits)
+        }
+        _ => 0,
+    }
+}
+
+/// Every version the corpus has expected rows for: (table, version).
+fn corpus_versions() -> Vec<(TableRef, Version)> {
+    let root = corpus_warehouse().join("../../expected/paimon");
+    let mut out = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("the corpus is beside the repository at ../shared/corpus")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let table: TableRef = dir.file_name().unwrap().to_str().unwrap().parse().unwrap();
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|f| f.ends_with(".jsonl"))
+            .collect();
+        files.sort();
+        for file in files {
+            let stem = file.trim_end_matches(".jsonl");
+            if let Some(id) = stem.strip_prefix("snapshot-") {
+                out.push((table.clone(), Version::SnapshotId(id.parse().unwrap())));
+            } else if let Some(tag) = stem.strip_prefix("tag-") {
+                out.push((table.clone(), Version::Tag(tag.to_string())));
+            }
+        }
+        out.push((table, Version::Latest));
+    }
+    out
+}
+
+#[tokio::test]
+async fn every_corpus_table_and_version_reads_as_with_one_thread() {
+    let warehouse = corpus_warehouse();
+    let versions = corpus_versions();
+    assert!(versions.len() > 50, "{} versions", versions.len());
+    let mut shared_plans = Vec::new();
+    for (table, at) in versions {
+        let request = ScanRequest {
+            at: at.clone(),
+            ..ScanRequest::default()
+        };
+        let splits = same_as_one_thread(&warehouse, &table, &request).await;
+        if splits > 1 {
+            shared_plans.push(format!("{table} {at}"));
+        }
+    }
+    // the workers really shared plans: PK tables with several buckets, partitioned tables
+    for needed in [
+        "corpus.pk_dedup",
+        "corpus.append_dt",
+        "corpus.append_fixed_bucket",
+        "java09.pk_compacted",
+    ] {
+        assert!(
+            shared_plans.iter().any(|p| p.starts_with(needed)),
+            "{needed} never had 2 splits: {shared_plans:?}"
+        );
+    }
+}
+
+/// A table, the columns read, a filter and a limit.
+type Case<'a> = (
+    &'a str,
+    Option<&'a [&'a str]>,
+    Option<&'a str>,
+    Option<usize>,
+);
+
+#[tokio::test]
+async fn projections_filters_limits_and_deletion_vectors() {
+    let warehouse = corpus_warehouse();
+    let cases: [Case; 7] = [
+        ("corpus.pk_dedup", Some(&["name", "id"]), None, None),
+        ("corpus.pk_dedup", None, Some("id >= 3"), None),
+        (
+            "corpus.pk_dedup",
+            Some(&["id"]),
+            Some("dt = '2024-01-02'"),
+            None,
+        ),
+        ("corpus.pk_dedup", None, None, Some(3)),
+        (
+            "java09.pk_compacted",
+            Some(&["id"]),
+            Some("id < 5"),
+            Some(4),
+        ),
+        ("corpus.pk_dv", None, Some("id > 2"), None),
+        ("java09.pk_deletion_vectors", None, None, None),
+    ];
+    for (table, columns, filter, limit) in cases {
+        let table: TableRef = table.parse().unwrap();
+        let request = ScanRequest {
+            at: Version::Latest,
+            columns: columns.map(|c| c.iter().map(|s| s.to_string()).collect()),
+            filter: filter.map(|f| parse_filter(f).unwrap()),
+            limit,
+        };
+        same_as_one_thread(&warehouse, &table, &request).await;
+    }
+}
+
+#[tokio::test]
+async fn an_iceberg_table_and_a_system_table_read_as_with_one_thread() {
+    let demo = repo().join("public/demo/warehouse");
+    for (table, at) in [
+        ("iceberg.mor_position_deletes", Version::Latest),
+        ("iceberg.branched", Version::Tag("t1".into())),
+        ("corpus.pk_dedup$snapshots", Version::Latest),
+        ("corpus.pk_dedup$audit_log", Version::Latest),
+    ] {
+        let table: TableRef = table.parse().unwrap();
+        let request = ScanRequest {
+            at,
+            ..ScanRequest::default()
+        };
+        let one = read(&demo, &table, &request, 1).await;
+        assert!(one.is_ok(), "{table}: {one:?}");
+        same_as_one_thread(&demo, &table, &request).await;
+    }
+}
+
+/// Writes `perf.wide` (primary key `id`, 4 buckets, 3 overlapping commits of 50,000 keys,
+/// 100,000 in all): several batches per split.
+async fn write_large_table(warehouse: &Path) -> TableRef {
+    let schema = Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("price", DataType::Float64, true),
+        Field::new("note", DataType::Utf8, true),
+    ]);
+    let table: TableRef = "perf.wide".parse().unwrap();
+    let catalog = catalog(warehouse);
+    let definition = definition_from_arrow(&schema, &["id"], &[("bucket", "4")]).unwrap();
+    catalog
+        .create_table(&table.database, &table.table, &definition)
+        .await
+        .unwrap();
+    let env = SystemEnv::default();
+    for commit in 0..3i64 {
+        let ids: Vec<i64> = (0..50_000).map(|k| k * 3 + commit % 2).collect();
+        let batch = RecordBatch::try_new(
+            Arc::new(schema.clone()),
+            vec![
+                Arc::new(Int64Array::from(ids.clone())),
+                Arc::new(Float64Array::from_iter(
+                    ids.iter().map(|k| (k % 7 != 0).then_some(*k as f64 / 4.0)),
+                )),
+                Arc::new(StringArray::from_iter_values(
+                    ids.iter().map(|k| format!("commit {commit} key {k}")),
+                )),
+            ],
+        )
+        .unwrap();
+        let handle = catalog.open_table(&table).await.unwrap();
+        insert_into_table(&env, &handle, &[batch], None)
+            .await
+            .unwrap();
+    }
+    table
+}
+
+#[tokio::test]
+async fn a_larger_table_in_order_and_its_checksum() {
+    let warehouse = temp_dir("lakescope-parallel", "large");
+    let table = write_large_table(&warehouse).await;
+    let splits = same_as_one_thread(
+        &warehouse,
+        &table,
+        &ScanRequest {
+            at: Version::SnapshotId(3),
+            ..ScanRequest::default()
+        },
+    )
+    .await;
+    assert_eq!(splits, 4);
+    let (_, lines, batches) = read(&warehouse, &table, &ScanRequest::default(), 4)
+        .await
+        .unwrap();
+    assert_eq!(lines.len(), 100_000);
+    assert!(batches >= 16, "{batches} batches");
+    for request in [
+        ScanRequest {
+            columns: Some(vec!["note".into()]),
+            filter: Some(parse_filter("price IS NULL OR id < 100").unwrap()),
+            ..ScanRequest::default()
+        },
+        ScanRequest {
+            limit: Some(20_000),
+            ..ScanRequest::default()
+        },
+        ScanRequest {
+            at: Version::SnapshotId(1),
+            ..ScanRequest::default()
+        },
+    ] {
+        same_as_one_thread(&warehouse, &table, &request).await;
+    }
+    let one = touch_table(
+        &catalog(&warehouse),
+        opener(&warehouse),
+        &table,
+        None,
+        threads(1),
+    )
+    .await
+    .unwrap();
+    for n in [2, 4, 7] {
+        let many = touch_table(
+            &catalog(&warehouse),
+            opener(&warehouse),
+            &table,
+            None,
+            threads(n),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            (many.rows, many.batches),
+            (one.rows, one.batches),
+            "{n} threads"
+        );
+        let relative = (many.checksum - one.checksum).abs() / one.checksum.abs();
+        assert!(
+            relative < 1e-12,
+            "{n} threads: {} vs {}",
+            many.checksum,
+            one.checksum
+        );
+    }
+    let _ = std::fs::remove_dir_all(&warehouse);
+}
+
+fn opener(warehouse: &Path) -> Arc<dyn CatalogOpener> {
+    Arc::new(LocalWarehouse(warehouse.to_path_buf()))
+}
+
+/// Runs `f` on its own thread and fails the test if it does not end within a minute.
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the parallel scan hung")
+}
+
+#[test]
+fn a_corrupt_data_file_fails_the_scan_with_its_name() {
+    let warehouse = temp_dir("lakescope-parallel", "corrupt");
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let table = runtime().block_on(write_large_table(&warehouse));
+    // one data file of bucket 2 becomes garbage
+    let bucket = warehouse.join("perf.db/wide/bucket-2");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&bucket)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let corrupt = files.last().unwrap().clone();
+    std::fs::write(&corrupt, b"this is not a parquet file").unwrap();
+    let name = corrupt.file_name().unwrap().to_string_lossy().into_owned();
+    for (n, ordered) in [(3, true), (4, false), (2, true)] {
+        let (warehouse, table) = (warehouse.clone(), table.clone());
+        let message = within_a_minute(move || {
+            runtime().block_on(async {
+                if ordered {
+                    read(&warehouse, &table, &ScanRequest::default(), n)
+                        .await
+                        .err()
+                } else {
+                    touch_table(
+                        &catalog(&warehouse),
+                        opener(&warehouse),
+                        &table,
+                        None,
+                        threads(n),
+                    )
+                    .await
+                    .err()
+                    .map(|e| e.to_string())
+                }
+            })
+        })
+        .expect("a corrupt file must fail the scan");
+        assert!(message.contains(&name), "{n} threads: {message}");
+        assert!(message.contains("perf.wide"), "{n} threads: {message}");
+    }
+    // one thread names the same file
+    let one = runtime()
+        .block_on(read(&warehouse, &table, &ScanRequest::default(), 1))
+        .unwrap_err();
+    assert!(one.contains(&name), "{one}");
+    let _ = std::fs::remove_dir_all(&warehouse);
+}
+
+/// Writes `perf.appended` (no primary key, no bucket: one split) in 5 commits of 20,000 rows.
+async fn write_append_table(warehouse: &Path) -> TableRef {
+    let schema = Schema::new(vec![
+        Field::new("n", DataType::Int64, false),
+        Field::new("word", DataType::Utf8, true),
+    ]);
+    let table: TableRef = "perf.appended".parse().unwrap();
+    let catalog = catalog(warehouse);
+    let definition = definition_from_arrow(&schema, &[], &[("bucket", "-1")]).unwrap();
+    catalog
+        .create_table(&table.database, &table.table, &definition)
+        .await
+        .unwrap();
+    let env = SystemEnv::default();
+    for commit in 0..5i64 {
+        let n: Vec<i64> = (0..20_000).map(|i| commit * 20_000 + i).collect();
+        let batch = RecordBatch::try_new(
+            Arc::new(schema.clone()),
+            vec![
+                Arc::new(Int64Array::from(n.clone())),
+                Arc::new(StringArray::from_iter(
+                    n.iter()
+                        .map(|i| (i % 5 != 0).then(|| format!("w{}", i % 97))),
+                )),
+            ],
+        )
+        .unwrap();
+        let handle = catalog.open_table(&table).await.unwrap();
+        insert_into_table(&env, &handle, &[batch], None)
+            .await
+            .unwrap();
+    }
+    table
+}
+
+#[test]
+fn an_append_table_of_one_split_is_read_file_by_file_in_order() {
+    let warehouse = temp_dir("lakescope-parallel", "append");
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let table = runtime().block_on(write_append_table(&warehouse));
+    let splits = runtime().block_on(same_as_one_thread(
+        &warehouse,
+        &table,
+        &ScanRequest {
+            at: Version::SnapshotId(5),
+            ..ScanRequest::default()
+        },
+    ));
+    assert_eq!(splits, 1);
+    // the workers read it file by file: a corrupt file's task names that file alone
+    let bucket = warehouse.join("perf.db/appended/bucket-0");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&bucket)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 5);
+    files.sort();
+    std::fs::write(&files[2], b"not parquet").unwrap();
+    let name = files[2].file_name().unwrap().to_string_lossy().into_owned();
+    let (w, t) = (warehouse.clone(), table.clone());
+    let message = within_a_minute(move || {
+        runtime().block_on(async { read(&w, &t, &ScanRequest::default(), 3).await.err() })
+    })
+    .expect("a corrupt file must fail the scan");
+    assert!(
+        message.contains(&format!("bucket 0 (files {name})")),
+        "{message}"
+    );
+    let _ = std::fs::remove_dir_all(&warehouse);
+}
