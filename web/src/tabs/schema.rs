@@ -4,8 +4,8 @@
 
 use crate::app::Selection;
 use crate::state::route::{go, use_route};
-use crate::state::warehouse;
 use crate::state::tab_load::tab_resource;
+use crate::state::warehouse;
 use crate::util::{time, Busy, ErrorPanel};
 use lakescope_engine::format_types::SpecInfo;
 use lakescope_engine::table::{Format, SchemaVersion, Schemas};

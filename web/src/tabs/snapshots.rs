@@ -5,9 +5,9 @@
 
 use crate::app::Selection;
 use crate::state::route::{go, use_route, Route, Tab};
+use crate::state::tab_load::tab_resource;
 use crate::state::warehouse;
 use crate::tabs::tag_actions::{Outcome, TagActions};
-use crate::state::tab_load::tab_resource;
 use crate::util::{time, Busy, ErrorPanel};
 use crate::widgets::timeline::{timeline, Bar, Lane};
 use lakescope_engine::format_types::SnapshotInfo;

@@ -96,7 +96,10 @@ pub fn FilterBar() -> impl IntoView {
 
 /// The status line of the read: progress with Cancel (`on_cancel`), the rows read, or the error.
 #[component]
-pub fn StatusLine(status: RwSignal<Status>, on_cancel: impl Fn() + Copy + Send + Sync + 'static) -> impl IntoView {
+pub fn StatusLine(
+    status: RwSignal<Status>,
+    on_cancel: impl Fn() + Copy + Send + Sync + 'static,
+) -> impl IntoView {
     view! {
         <div class="statusline" data-testid="data-status">
             {move || match status.get() {

@@ -51,8 +51,7 @@ pub fn DiffPicker(
         }
         if side == Side::From {
             opts.push(
-                view! { <option value="0" selected=cur == "0">"(empty table)"</option> }
-                    .into_any(),
+                view! { <option value="0" selected=cur == "0">"(empty table)"</option> }.into_any(),
             );
         }
         for (n, head) in &branches {
