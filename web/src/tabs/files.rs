@@ -4,7 +4,6 @@
 //! its manifests ([`crate::tabs::files_content`]).
 
 use crate::app::Selection;
-use crate::state::tab_load::tab_resource;
 use crate::state::warehouse;
 use crate::tabs::compact_action::{CompactAction, CompactState};
 use crate::tabs::files_content::content_panel;
@@ -15,6 +14,7 @@ use crate::widgets::progress::{Cancelled, Job, JobProgress};
 use lakescope_engine::table::{Files, Format, Table};
 use lakescope_engine::Version;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use std::sync::Arc;
 
 /// The live files of a table and what its format's panel needs besides.
@@ -68,10 +68,9 @@ pub fn FilesTab(sel: Selection) -> impl IntoView {
     });
     let on_done = move || reload.update(|n| *n += 1);
     // Compaction is a Paimon commit: its action shows as soon as the format is known.
-    let format = tab_resource(move || {
-        let path = sel.with_value(|s| s.table.path.clone());
-        async move { warehouse::format(&path).await }
-    });
+    let format = RwSignal::new(None::<Format>);
+    let path = sel.get_value().table.path;
+    spawn_local(async move { format.set(Some(warehouse::format(&path).await)) });
     let compact = move || {
         (format.get() == Some(Format::Paimon)).then(|| {
             view! { <CompactAction table=table_name.clone() state=compact_state on_done /> }

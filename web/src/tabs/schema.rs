@@ -4,12 +4,12 @@
 
 use crate::app::Selection;
 use crate::state::route::{go, use_route};
-use crate::state::tab_load::tab_resource;
 use crate::state::warehouse;
-use crate::util::{time, Busy, ErrorPanel};
+use crate::util::{time, Busy, ErrorPanel, Load};
 use lakescope_engine::format_types::SpecInfo;
 use lakescope_engine::table::{Format, SchemaVersion, Schemas};
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use std::collections::BTreeMap;
 
 /// A schema version's name: Paimon's file name `schema-N`, Iceberg's `schema N`.
@@ -164,25 +164,23 @@ fn schema_view(format: Format, d: Schemas, chosen: Option<i64>) -> AnyView {
 #[component]
 pub fn SchemaTab(sel: Selection) -> impl IntoView {
     let route = use_route();
-    let path = sel.table.path;
-    let schemas = tab_resource(move || {
-        let path = path.clone();
-        async move {
+    let schemas = RwSignal::new_local(Load::<(Format, Schemas)>::Loading(
+        "Reading schema files…".into(),
+    ));
+    let path = sel.table.path.clone();
+    spawn_local(async move {
+        let loaded = async {
             let t = warehouse::any_table(&path).await?;
             let list = t.schemas().await.map_err(|e| e.to_string())?;
             Ok::<_, String>((t.format(), list))
-        }
+        };
+        schemas.set(loaded.await.map_or_else(Load::Failed, Load::Ready));
     });
-    view! {
-        <Suspense fallback=|| view! { <Busy text="Reading schema files…".to_string() /> }>
-            {move || Suspend::new(async move {
-                let loaded = schemas.await;
-                // the chosen version is the route's: picking one redraws without reading again
-                move || match loaded.clone() {
-                    Err(m) => view! { <ErrorPanel title="Cannot read the schema" message=m /> }.into_any(),
-                    Ok((format, d)) => schema_view(format, d, route.with(|r| r.schema)),
-                }
-            })}
-        </Suspense>
+    move || match schemas.get() {
+        Load::Loading(t) => view! { <Busy text=t /> }.into_any(),
+        Load::Failed(m) => {
+            view! { <ErrorPanel title="Cannot read the schema" message=m /> }.into_any()
+        }
+        Load::Ready((format, d)) => schema_view(format, d, route.with(|r| r.schema)),
     }
 }

@@ -5,15 +5,15 @@
 
 use crate::app::Selection;
 use crate::state::route::{go, use_route, Route, Tab};
-use crate::state::tab_load::tab_resource;
 use crate::state::warehouse;
 use crate::tabs::tag_actions::{Outcome, TagActions};
-use crate::util::{time, Busy, ErrorPanel};
+use crate::util::{time, Busy, ErrorPanel, Load};
 use crate::widgets::timeline::{timeline, Bar, Lane};
 use lakescope_engine::format_types::SnapshotInfo;
 use lakescope_engine::table::{Commit, CommitDetail, Format, SnapshotLog};
 use lakescope_engine::Version;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use std::collections::HashMap;
 
 /// The chart/legend class of a commit kind (Paimon's `APPEND`, Iceberg's `append`).
@@ -173,28 +173,32 @@ fn legend(format: Format) -> AnyView {
 
 #[component]
 pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
-    let path = StoredValue::new(sel.table.path);
-    let snapshots = tab_resource(move || {
-        let path = path.get_value();
-        async move {
-            let t = warehouse::any_table(&path).await?;
-            let log = t.snapshots().await.map_err(|e| e.to_string())?;
-            Ok::<_, String>((t.format(), log))
-        }
-    });
+    let data = RwSignal::new_local(Load::<(Format, SnapshotLog)>::Loading(
+        "Reading snapshots…".into(),
+    ));
+    let path = StoredValue::new(sel.table.path.clone());
+    // Bumped after a tag or rollback commit: the tab reads the table again.
+    let reload = RwSignal::new(0u32);
     let outcome = RwSignal::new(Outcome::Idle);
-    // After a tag or rollback commit the tab reads the table again (the old log stays until the
-    // new one is read).
-    let on_done = move || snapshots.refetch();
-    view! {
-        <Transition fallback=|| view! { <Busy text="Reading snapshots…".to_string() /> }>
-            {move || Suspend::new(async move {
-                match snapshots.await {
-                    Err(m) => view! { <ErrorPanel title="Cannot read snapshots" message=m /> }.into_any(),
-                    Ok((format, log)) => log_view(format, log, path.get_value(), outcome, on_done),
-                }
-            })}
-        </Transition>
+    Effect::new(move |_| {
+        reload.track();
+        let path = path.get_value();
+        spawn_local(async move {
+            let loaded = async {
+                let t = warehouse::any_table(&path).await?;
+                let log = t.snapshots().await.map_err(|e| e.to_string())?;
+                Ok::<_, String>((t.format(), log))
+            };
+            let _ = data.try_set(loaded.await.map_or_else(Load::Failed, Load::Ready));
+        });
+    });
+    let on_done = move || reload.update(|n| *n += 1);
+    move || match data.get() {
+        Load::Loading(t) => view! { <Busy text=t /> }.into_any(),
+        Load::Failed(m) => {
+            view! { <ErrorPanel title="Cannot read snapshots" message=m /> }.into_any()
+        }
+        Load::Ready((format, log)) => log_view(format, log, path.get_value(), outcome, on_done),
     }
 }
 

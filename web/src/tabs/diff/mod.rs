@@ -7,8 +7,7 @@ mod pickers;
 mod result;
 
 use crate::app::Selection;
-use crate::state::route::{go_replace, use_route};
-use crate::state::tab_load::tab_resource;
+use crate::state::route::{go_replace, use_route, Route};
 use crate::state::versions::{load_branch_versions, versions as versions_of};
 use crate::util::{ErrorPanel, Load};
 use crate::widgets::progress::{Cancelled, Job, JobProgress};
@@ -16,41 +15,30 @@ use compute::{diff, label, DiffView};
 use lakescope_engine::versions::Versions;
 use lakescope_engine::Version;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use pickers::{DiffPicker, Side};
 use result::diff_view;
 
-/// The Diff tab: the table's versions are a resource; the diff itself runs as a `Job` (its
-/// progress shows, Cancel drops it, "Run again" restarts it), started when the route's range
-/// changes.
+/// The Diff tab: the table's versions are read once; the diff runs as a `Job` (its progress
+/// shows, Cancel drops it, "Run again" restarts it), started when the route's range changes.
 #[component]
 pub fn DiffTab(sel: Selection) -> impl IntoView {
     let route = use_route();
     let stored_sel = StoredValue::new(sel);
-    // The table's versions, and whether it is an Iceberg table (decided once, before any diff).
-    let loaded = tab_resource(move || {
-        let sel = stored_sel.get_value();
-        async move { versions_of(&sel).await }
-    });
-    let iceberg = Signal::derive(move || loaded.map(|(iceberg, _)| *iceberg));
-    let versions = Signal::derive(move || loaded.map(|(_, v)| v.clone().ok()).flatten());
-    // Default range: the last two snapshots.
-    Effect::new(move |_| {
-        let Some(v) = versions.get() else {
-            return;
-        };
-        let ids: Vec<i64> = v.snapshots.iter().map(|s| s.0).collect();
-        if route.with_untracked(|r| r.to.is_empty()) && !ids.is_empty() {
-            let to = ids[ids.len() - 1].to_string();
-            let from = if ids.len() > 1 {
-                ids[ids.len() - 2].to_string()
-            } else {
-                "0".into()
-            };
-            go_replace(route, |r| {
-                r.from = from;
-                r.to = to;
-            });
+    let loaded = RwSignal::new_local(Load::<Versions>::Loading("Reading snapshots…".into()));
+    // Which format: decided once, before anything is read.
+    let iceberg = RwSignal::new(None::<bool>);
+    spawn_local(async move {
+        let (is_iceberg, listed) = versions_of(&stored_sel.get_value()).await;
+        if let Ok(v) = &listed {
+            default_range(route, v);
         }
+        loaded.set(listed.map_or_else(Load::Failed, Load::Ready));
+        iceberg.set(Some(is_iceberg));
+    });
+    let versions = Signal::derive(move || match loaded.get() {
+        Load::Ready(v) => Some(v),
+        Load::Loading(_) | Load::Failed(_) => None,
     });
     let result = RwSignal::new_local(None::<Load<DiffView>>);
     let job = Job::new();
@@ -91,7 +79,10 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
             }));
         });
     });
-    let versions_failed = move || loaded.map(|(_, v)| v.clone().err()).flatten();
+    let versions_failed = move || match loaded.get() {
+        Load::Failed(m) => Some(m),
+        Load::Loading(_) | Load::Ready(_) => None,
+    };
 
     view! {
         <div class="diff-tab">
@@ -123,5 +114,22 @@ pub fn DiffTab(sel: Selection) -> impl IntoView {
                 Some(Load::Ready(d)) => diff_view(d).into_any(),
             }}
         </div>
+    }
+}
+
+/// Without a range in the route: the last two snapshots (one snapshot: from the empty table).
+fn default_range(route: RwSignal<Route>, v: &Versions) {
+    let ids: Vec<i64> = v.snapshots.iter().map(|s| s.0).collect();
+    if route.with_untracked(|r| r.to.is_empty()) && !ids.is_empty() {
+        let to = ids[ids.len() - 1].to_string();
+        let from = if ids.len() > 1 {
+            ids[ids.len() - 2].to_string()
+        } else {
+            "0".into()
+        };
+        go_replace(route, |r| {
+            r.from = from;
+            r.to = to;
+        });
     }
 }

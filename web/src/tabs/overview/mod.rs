@@ -5,15 +5,16 @@ mod cards;
 mod options;
 
 use crate::app::Selection;
-use crate::state::tab_load::{settled, tab_resource};
 use crate::state::warehouse;
 use crate::tabs::panel::{scan_frame, table_ref};
-use crate::util::{bytes, Busy, ErrorPanel};
+use crate::util::{bytes, Busy, ErrorPanel, Load};
 use cards::{contents, iceberg_contents, table_facts};
+use futures::future::{AbortHandle, Abortable};
 use lakescope_engine::scan::ScanRequest;
 use lakescope_engine::table::{Format, Overview, OverviewDetail};
 use lakescope_engine::Version;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use options::OptionsTable;
 
 /// Reads the overview of the table at `path`.
@@ -69,56 +70,80 @@ async fn row_count(sel: &Selection, at: Version) -> Result<usize, String> {
     Ok(out.batches.iter().map(|b| b.num_rows()).sum())
 }
 
+/// What the tab shows as it is read: the overview, the file listing (Paimon), the row count.
+#[derive(Clone, Copy)]
+struct Loads {
+    overview: RwSignal<Load<Overview>, LocalStorage>,
+    files: RwSignal<Load<(usize, i64, i64)>, LocalStorage>,
+    rows: RwSignal<Load<usize>, LocalStorage>,
+}
+
+/// Reads the overview, then the file listing (Paimon) and the row count of its current snapshot.
+async fn load(sel: Selection, into: Loads) {
+    let loaded = read_overview(&sel.table.path).await;
+    // The file and row counts describe the snapshot the overview shows.
+    let at = shown_snapshot(&loaded);
+    let paimon = matches!(&loaded, Ok(o) if o.format == Format::Paimon);
+    // The file listing's first reads (the manifest list, which the Data tab shares) go out
+    // before the cards are drawn.
+    let files_at = at.clone();
+    let listing = async {
+        match paimon {
+            true => Some(file_counts(&sel, files_at).await),
+            false => None,
+        }
+    };
+    futures::pin_mut!(listing);
+    let listed = futures::poll!(&mut listing);
+    into.overview
+        .set(loaded.map_or_else(Load::Failed, Load::Ready));
+    let listed = match listed {
+        std::task::Poll::Ready(listed) => listed,
+        std::task::Poll::Pending => listing.await,
+    };
+    if let Some(listed) = listed {
+        into.files
+            .set(listed.map_or_else(Load::Failed, Load::Ready));
+    }
+    let counted = row_count(&sel, at).await;
+    into.rows
+        .set(counted.map_or_else(Load::Failed, Load::Ready));
+}
+
 #[component]
 pub fn OverviewTab(sel: Selection) -> impl IntoView {
-    let sel = StoredValue::new(sel);
-    // Three loads, one after the other: the overview, then (Paimon) the file listing, whose
-    // first reads the Data tab shares, then the row count. Leaving the tab stops them.
-    let overview = tab_resource(move || {
-        let path = sel.with_value(|s| s.table.path.clone());
-        async move { read_overview(&path).await }
-    });
-    let files: FilesLoad = tab_resource(move || {
-        let sel = sel.get_value();
-        async move {
-            let o = settled(overview).await;
-            let paimon = matches!(&o, Ok(o) if o.format == Format::Paimon);
-            match paimon {
-                true => Some(file_counts(&sel, shown_snapshot(&o)).await),
-                false => None,
-            }
-        }
-    });
-    let rows: RowsLoad = tab_resource(move || {
-        let sel = sel.get_value();
-        async move {
-            let at = shown_snapshot(&settled(overview).await);
-            let _listed = settled(files).await;
-            row_count(&sel, at).await
-        }
+    let loads = Loads {
+        overview: RwSignal::new_local(Load::Loading("Reading metadata…".into())),
+        files: RwSignal::new_local(Load::Loading("Listing files…".into())),
+        rows: RwSignal::new_local(Load::Loading("Counting rows…".into())),
+    };
+    // Leaving the tab stops its reads (the row count scans the whole table): they must not
+    // compete with the tab opened next, e.g. the Data tab's first rows.
+    let (abort, registration) = AbortHandle::new_pair();
+    on_cleanup(move || abort.abort());
+    let work = load(sel, loads);
+    spawn_local(async move {
+        let _ = Abortable::new(work, registration).await;
     });
     view! {
         <div class="overview" data-testid="overview">
-            <Suspense fallback=|| view! { <Busy text="Reading metadata…".to_string() /> }>
-                {move || Suspend::new(async move {
-                    match overview.await {
-                        Err(m) => view! { <ErrorPanel title="Cannot read this table" message=m /> }.into_any(),
-                        Ok(o) => overview_view(o, rows, files),
-                    }
-                })}
-            </Suspense>
+            {move || match loads.overview.get() {
+                Load::Loading(t) => view! { <Busy text=t /> }.into_any(),
+                Load::Failed(m) => view! { <ErrorPanel title="Cannot read this table" message=m /> }.into_any(),
+                Load::Ready(o) => overview_view(o, loads),
+            }}
         </div>
     }
 }
 
 /// The Table and Contents cards and the options of a table's overview.
-fn overview_view(o: Overview, rows: RowsLoad, files: FilesLoad) -> AnyView {
+fn overview_view(o: Overview, loads: Loads) -> AnyView {
     let info = match &o.detail {
         OverviewDetail::Iceberg(info) => Some((**info).clone()),
         OverviewDetail::Paimon { .. } => None,
     };
     let files = match &info {
-        None => view! { <dt>"Files"</dt> <FileCount files /> }.into_any(),
+        None => view! { <dt>"Files"</dt> {file_count(loads.files)} }.into_any(),
         Some(info) => iceberg_contents(info).into_any(),
     };
     view! {
@@ -131,7 +156,7 @@ fn overview_view(o: Overview, rows: RowsLoad, files: FilesLoad) -> AnyView {
                 <h2>"Contents"</h2>
                 <dl class="facts">
                     <dt>"Rows"</dt>
-                    <dd><RowCount rows /></dd>
+                    <dd>{row_count_view(loads.rows)}</dd>
                     {files}
                     {contents(&o, info.as_ref())}
                 </dl>
@@ -142,44 +167,25 @@ fn overview_view(o: Overview, rows: RowsLoad, files: FilesLoad) -> AnyView {
     .into_any()
 }
 
-/// The row count's load.
-type RowsLoad = LocalResource<Result<usize, String>>;
-
-/// The file listing's load: (files, bytes, records) of a Paimon table; `None` for Iceberg.
-type FilesLoad = LocalResource<Option<Result<(usize, i64, i64), String>>>;
-
 /// The Contents card's row count, once counted.
-#[component]
-fn RowCount(rows: RowsLoad) -> impl IntoView {
-    view! {
-        <Suspense fallback=|| view! { <span class="muted">"Counting rows…"</span> }>
-            {move || Suspend::new(async move {
-                match rows.await {
-                    Ok(n) => view! { <span data-testid="row-count">{n.to_string()}</span> }.into_any(),
-                    Err(m) => view! { <span class="err-inline">{m}</span> }.into_any(),
-                }
-            })}
-        </Suspense>
+fn row_count_view(rows: RwSignal<Load<usize>, LocalStorage>) -> impl IntoView {
+    move || match rows.get() {
+        Load::Loading(t) => view! { <span class="muted">{t}</span> }.into_any(),
+        Load::Ready(n) => view! { <span data-testid="row-count">{n.to_string()}</span> }.into_any(),
+        Load::Failed(m) => view! { <span class="err-inline">{m}</span> }.into_any(),
     }
 }
 
 /// The Contents card's file counts of a Paimon table, once listed.
-#[component]
-fn FileCount(files: FilesLoad) -> impl IntoView {
-    view! {
-        <Suspense fallback=|| view! { <dd class="muted">"Listing files…"</dd> }>
-            {move || Suspend::new(async move {
-                match files.await {
-                    Some(Ok((n, size, records))) => view! {
-                        <dd data-testid="file-stats">
-                            {format!("{n} files · {} · {records} rows in files", bytes(size))}
-                        </dd>
-                    }
-                    .into_any(),
-                    Some(Err(m)) => view! { <dd class="muted">{m}</dd> }.into_any(),
-                    None => ().into_any(),
-                }
-            })}
-        </Suspense>
+fn file_count(files: RwSignal<Load<(usize, i64, i64)>, LocalStorage>) -> impl IntoView {
+    move || match files.get() {
+        Load::Loading(t) => view! { <dd class="muted">{t}</dd> }.into_any(),
+        Load::Ready((n, size, records)) => view! {
+            <dd data-testid="file-stats">
+                {format!("{n} files · {} · {records} rows in files", bytes(size))}
+            </dd>
+        }
+        .into_any(),
+        Load::Failed(m) => view! { <dd class="muted">{m}</dd> }.into_any(),
     }
 }
