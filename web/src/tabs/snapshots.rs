@@ -173,7 +173,6 @@ fn legend(format: Format) -> AnyView {
 
 #[component]
 pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
-    let route = use_route();
     let data = RwSignal::new_local(Load::<(Format, SnapshotLog)>::Loading(
         "Reading snapshots…".into(),
     ));
@@ -194,76 +193,85 @@ pub fn SnapshotsTab(sel: Selection) -> impl IntoView {
         });
     });
     let on_done = move || reload.update(|n| *n += 1);
+    move || match data.get() {
+        Load::Loading(t) => view! { <Busy text=t /> }.into_any(),
+        Load::Failed(m) => {
+            view! { <ErrorPanel title="Cannot read snapshots" message=m /> }.into_any()
+        }
+        Load::Ready((format, log)) => log_view(format, log, path.get_value(), outcome, on_done),
+    }
+}
+
+/// The timeline, the actions (Paimon) and the snapshot table of a table's log.
+fn log_view(
+    format: Format,
+    log: SnapshotLog,
+    path: String,
+    outcome: RwSignal<Outcome>,
+    on_done: impl Fn() + Copy + Send + Sync + 'static,
+) -> AnyView {
+    if log.commits.is_empty() {
+        return view! { <p class="note">"This table has no snapshots yet."</p> }.into_any();
+    }
+    let route = use_route();
     let travel = move |id: i64| {
         go(route, |r| {
             r.tab = Tab::Data;
             r.at = Version::SnapshotId(id);
         })
     };
-    move || match data.get() {
-        Load::Loading(t) => view! { <Busy text=t /> }.into_any(),
-        Load::Failed(m) => {
-            view! { <ErrorPanel title="Cannot read snapshots" message=m /> }.into_any()
+    let bars: Vec<Bar> = log
+        .commits
+        .iter()
+        .map(|c| Bar {
+            id: c.id,
+            time_millis: c.time_millis,
+            delta: c.delta_records.unwrap_or(0),
+            class: kind_class(&c.kind),
+            kind: c.kind.to_uppercase(),
+            marks: c.refs.clone(),
+            label: match &c.detail {
+                CommitDetail::Paimon { .. } => format!("#{}", c.id),
+                CommitDetail::Iceberg(s) => format!("seq {}", s.sequence_number),
+            },
+        })
+        .collect();
+    let chart = timeline(&bars, &lanes(&log, route), travel);
+    // Tags and rollbacks are Paimon commits (an Iceberg table's refs are read-only here).
+    let actions = (format == Format::Paimon).then(|| {
+        let versions: Vec<(i64, i64)> = log.commits.iter().map(|c| (c.id, c.time_millis)).collect();
+        view! {
+            <TagActions path snapshots=versions tags=log.tags.clone() outcome on_done />
         }
-        Load::Ready((_, log)) if log.commits.is_empty() => {
-            view! { <p class="note">"This table has no snapshots yet."</p> }.into_any()
-        }
-        Load::Ready((format, log)) => {
-            let bars: Vec<Bar> = log
-                .commits
-                .iter()
-                .map(|c| Bar {
-                    id: c.id,
-                    time_millis: c.time_millis,
-                    delta: c.delta_records.unwrap_or(0),
-                    class: kind_class(&c.kind),
-                    kind: c.kind.to_uppercase(),
-                    marks: c.refs.clone(),
-                    label: match &c.detail {
-                        CommitDetail::Paimon { .. } => format!("#{}", c.id),
-                        CommitDetail::Iceberg(s) => format!("seq {}", s.sequence_number),
-                    },
-                })
-                .collect();
-            let chart = timeline(&bars, &lanes(&log, route), travel);
-            // Tags and rollbacks are Paimon commits (an Iceberg table's refs are read-only here).
-            let actions = (format == Format::Paimon).then(|| {
-                let versions: Vec<(i64, i64)> =
-                    log.commits.iter().map(|c| (c.id, c.time_millis)).collect();
-                view! {
-                    <TagActions path=path.get_value() snapshots=versions tags=log.tags.clone() outcome on_done />
-                }
-            });
-            let current = log.current;
-            let rows = log
-                .commits
-                .iter()
-                .rev()
-                .map(|c| {
-                    let id = c.id;
-                    view! {
-                        <tr class="clickable" class:selected=current == Some(id) data-testid="snapshot-row" data-snapshot=id.to_string()
-                            on:click=move |_| travel(id) title="Open the Data tab at this snapshot">
-                            {cells(c)}
-                        </tr>
-                    }
-                })
-                .collect_view();
+    });
+    let current = log.current;
+    let rows = log
+        .commits
+        .iter()
+        .rev()
+        .map(|c| {
+            let id = c.id;
             view! {
-                <section class="card wide">
-                    <h2>"Timeline " <span class="muted">"(bars: records added minus records removed by each commit; click a bar to read the table at that snapshot)"</span></h2>
-                    {chart}
-                    <div class="legend">{legend(format)}</div>
-                </section>
-                {actions}
-                <section class="card wide scroll-x">
-                    <table class="tbl" data-testid="snapshots-table">
-                        <thead><tr>{header(format)}</tr></thead>
-                        <tbody>{rows}</tbody>
-                    </table>
-                </section>
+                <tr class="clickable" class:selected=current == Some(id) data-testid="snapshot-row" data-snapshot=id.to_string()
+                    on:click=move |_| travel(id) title="Open the Data tab at this snapshot">
+                    {cells(c)}
+                </tr>
             }
-                .into_any()
-        }
+        })
+        .collect_view();
+    view! {
+        <section class="card wide">
+            <h2>"Timeline " <span class="muted">"(bars: records added minus records removed by each commit; click a bar to read the table at that snapshot)"</span></h2>
+            {chart}
+            <div class="legend">{legend(format)}</div>
+        </section>
+        {actions}
+        <section class="card wide scroll-x">
+            <table class="tbl" data-testid="snapshots-table">
+                <thead><tr>{header(format)}</tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </section>
     }
+    .into_any()
 }
