@@ -267,6 +267,8 @@ for (const [table, p] of Object.entries(report.p6)) {
     "<= 2x + merge heap", p.peak_memory_bytes <= 2 * p.largest_row_group_bytes);
 }
 
+// the report goes to --out, or beside the other benchmark reports (target/bench)
+opt.out ??= path.join(process.env.CARGO_TARGET_DIR ?? path.join(HERE, "..", "..", "target"), "bench");
 fs.mkdirSync(opt.out, { recursive: true });
 fs.writeFileSync(path.join(opt.out, "browser_report.json"), JSON.stringify(report, null, 2));
 fs.writeFileSync(path.join(opt.out, "browser_report.md"), markdown(report));
