@@ -1,17 +1,18 @@
-//! Catalogs: a filesystem warehouse (`<name>.db/` folders and Iceberg namespace folders), a
-//! Paimon REST or an Iceberg REST catalog service; each lists databases and tables and finds a
+//! Catalogs: a filesystem warehouse, a Paimon REST or an Iceberg REST catalog service, each a
+//! [`CatalogBackend`] behind one [`Catalog`] that lists databases and tables and finds a
 //! table's files.
 
+use crate::catalog_backend::CatalogBackend;
 use crate::catalog_services::{IcebergService, PaimonService};
-use crate::{Error, Result, TableRef};
+use crate::warehouse_catalog::WarehouseCatalog;
+use crate::{Result, TableRef};
 use lakescope_iceberg::rest::RestCatalog as IcebergRest;
 use lakescope_iceberg::write::IcebergTableDefinition;
 use lakescope_paimon::commit::SnapshotCommit;
 use lakescope_paimon::rest::{RestCatalog as PaimonRest, SchemaChange};
 use lakescope_paimon::table::TagSource;
-use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::WriteEnv;
-use lakescope_storage::{join, ObjectStore};
+use lakescope_storage::ObjectStore;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -101,110 +102,53 @@ impl TableLocation {
     }
 }
 
-/// A catalog service (a REST catalog): lists databases and tables and finds tables through its
-/// protocol. Behind a trait object, so that a build that never connects to a service (the
-/// explorer's first load) links none of the protocol clients.
-#[async_trait::async_trait(?Send)]
-pub(crate) trait CatalogService {
-    /// Database (namespace) names, sorted.
-    async fn databases(&self) -> Result<Vec<String>>;
-    /// Table names of a database, sorted.
-    async fn tables(&self, database: &str) -> Result<Vec<String>>;
-    /// Where a Paimon table's files are.
-    async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation>;
-    /// The Iceberg table `table_ref` names, opened (`None`: the service holds Paimon tables).
-    async fn open_iceberg(&self, table_ref: &TableRef) -> Result<Option<lakescope_iceberg::Table>>;
-    /// Creates a database (namespace).
-    async fn create_database(&self, name: &str) -> Result<()>;
-    /// Drops an empty database (namespace).
-    async fn drop_database(&self, name: &str) -> Result<()>;
-    /// Creates a Paimon table.
-    async fn create_table(
-        &self,
-        database: &str,
-        name: &str,
-        def: &TableDefinition,
-        env: &dyn WriteEnv,
-    ) -> Result<()>;
-    /// Creates an Iceberg table.
-    async fn create_iceberg_table(
-        &self,
-        database: &str,
-        name: &str,
-        def: &IcebergTableDefinition,
-        env: &dyn WriteEnv,
-    ) -> Result<()>;
-    /// Drops a table.
-    async fn drop_table(&self, database: &str, name: &str) -> Result<()>;
-    /// Creates a tag of a Paimon table at a snapshot (the latest when `None`).
-    async fn create_tag(
-        &self,
-        table_ref: &TableRef,
-        tag: &str,
-        snapshot_id: Option<i64>,
-        time_retained: Option<&str>,
-    ) -> Result<()>;
-    /// Deletes a tag of a Paimon table.
-    async fn delete_tag(&self, table_ref: &TableRef, tag: &str) -> Result<()>;
-    /// Alters a Paimon table with schema changes, applied in order by the service.
-    async fn alter_table(&self, table_ref: &TableRef, changes: &[SchemaChange]) -> Result<()>;
-}
-
-/// Where a catalog's names come from.
-#[derive(Clone)]
-enum Source {
-    /// A filesystem warehouse: the folders of one store.
-    Warehouse(Rc<dyn ObjectStore>),
-    /// A catalog service (Paimon REST, Iceberg REST).
-    Service(Rc<dyn CatalogService>),
-}
-
-/// The tables of a warehouse or a catalog service.
+/// The tables of a warehouse or a catalog service: one [`CatalogBackend`] behind the calls the
+/// app, the CLI and the SQL session make.
 #[derive(Clone)]
 pub struct Catalog {
-    source: Source,
+    backend: Rc<dyn CatalogBackend>,
 }
 
 impl Catalog {
     /// A catalog over the given warehouse store.
     pub fn new(store: Rc<dyn ObjectStore>) -> Self {
-        Self {
-            source: Source::Warehouse(store),
-        }
+        Self::with_backend(Rc::new(WarehouseCatalog::new(store)))
+    }
+
+    /// A catalog over any [`CatalogBackend`] (the extension point for a new kind of catalog).
+    pub fn with_backend(backend: Rc<dyn CatalogBackend>) -> Self {
+        Self { backend }
     }
 
     /// A Paimon REST catalog; `stores` opens the store of each table it loads.
     pub fn paimon_rest(service: PaimonRest, stores: Rc<dyn StoreOpener>) -> Self {
-        Self {
-            source: Source::Service(Rc::new(PaimonService {
-                service,
-                stores,
-                clock: lakescope_storage::clock::system_clock(),
-            })),
-        }
+        Self::with_backend(Rc::new(PaimonService {
+            service,
+            stores,
+            clock: lakescope_storage::clock::system_clock(),
+        }))
     }
 
     /// An Iceberg REST catalog (its tables' stores come with it).
     pub fn iceberg_rest(service: Rc<IcebergRest>) -> Self {
-        Self {
-            source: Source::Service(Rc::new(IcebergService(service))),
-        }
+        Self::with_backend(Rc::new(IcebergService(service)))
+    }
+
+    /// The backend the calls go to.
+    pub(crate) fn backend(&self) -> &dyn CatalogBackend {
+        self.backend.as_ref()
     }
 
     /// The warehouse store; a catalog service has none (its tables are found by name with
     /// [`Catalog::locate`]).
     pub fn store(&self) -> Result<&Rc<dyn ObjectStore>> {
-        match &self.source {
-            Source::Warehouse(store) => Ok(store),
-            Source::Service(_) => Err(Error::Invalid(
-                "this is a REST catalog service: its tables are opened by name, not as folders of a warehouse".into(),
-            )),
-        }
+        self.backend.store()
     }
 
-    /// Whether the tables are those of a REST catalog service (Paimon or Iceberg).
+    /// Whether the tables are those of a catalog service (Paimon or Iceberg REST), found by
+    /// name rather than as folders of a warehouse store.
     pub fn is_service(&self) -> bool {
-        !matches!(self.source, Source::Warehouse(_))
+        self.backend.store().is_err()
     }
 
     /// The Iceberg table `table_ref` names, opened (`None`: not an Iceberg table; a Paimon
@@ -214,55 +158,22 @@ impl Catalog {
         &self,
         table_ref: &TableRef,
     ) -> Result<Option<lakescope_iceberg::Table>> {
-        match &self.source {
-            Source::Warehouse(store) => {
-                match crate::iceberg_scan::locate(store.as_ref(), table_ref).await {
-                    Some(key) => Ok(Some(
-                        lakescope_iceberg::Table::open(store.clone(), &key).await?,
-                    )),
-                    None => Ok(None),
-                }
-            }
-            Source::Service(service) => service.open_iceberg(table_ref).await,
-        }
+        self.backend.open_iceberg(table_ref).await
     }
 
     /// Where the files of the table `table_ref` names are (its branch and system table aside).
     pub async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
-        match &self.source {
-            Source::Warehouse(store) => Ok(TableLocation {
-                store: store.clone(),
-                path: table_ref.path(),
-                snapshot_commit: None,
-                tag_source: None,
-            }),
-            Source::Service(service) => service.locate(table_ref).await,
-        }
-    }
-
-    /// The catalog service, or an error naming `what` (a warehouse has no service to ask:
-    /// its databases and tables are folders).
-    pub(crate) fn service(&self, what: &str) -> Result<&Rc<dyn CatalogService>> {
-        match &self.source {
-            Source::Service(service) => Ok(service),
-            Source::Warehouse(_) => Err(Error::Invalid(format!(
-                "{what} is done through a REST catalog service; a warehouse's databases and tables are folders"
-            ))),
-        }
+        self.backend.locate(table_ref).await
     }
 
     /// Creates a database (namespace) through the catalog service.
     pub async fn create_database(&self, name: &str) -> Result<()> {
-        self.service("creating a database")?
-            .create_database(name)
-            .await
+        self.backend.create_database(name).await
     }
 
     /// Drops an empty database (namespace) through the catalog service.
     pub async fn drop_database(&self, name: &str) -> Result<()> {
-        self.service("dropping a database")?
-            .drop_database(name)
-            .await
+        self.backend.drop_database(name).await
     }
 
     /// Creates an Iceberg table through the catalog service (the service chooses its location).
@@ -273,16 +184,14 @@ impl Catalog {
         name: &str,
         def: &IcebergTableDefinition,
     ) -> Result<()> {
-        self.service("creating an Iceberg table")?
+        self.backend
             .create_iceberg_table(database, name, def, env)
             .await
     }
 
     /// Drops a table through the catalog service.
     pub async fn drop_table(&self, database: &str, name: &str) -> Result<()> {
-        self.service("dropping a table")?
-            .drop_table(database, name)
-            .await
+        self.backend.drop_table(database, name).await
     }
 
     /// Creates a tag of a Paimon table through the catalog service (its tags endpoint).
@@ -293,82 +202,32 @@ impl Catalog {
         snapshot_id: Option<i64>,
         time_retained: Option<&str>,
     ) -> Result<()> {
-        self.service("creating a tag")?
+        self.backend
             .create_tag(table_ref, tag, snapshot_id, time_retained)
             .await
     }
 
     /// Deletes a tag of a Paimon table through the catalog service (its tag endpoint).
     pub async fn delete_tag(&self, table_ref: &TableRef, tag: &str) -> Result<()> {
-        self.service("deleting a tag")?
-            .delete_tag(table_ref, tag)
-            .await
+        self.backend.delete_tag(table_ref, tag).await
     }
 
     /// Alters a Paimon table through the catalog service (its alterTable endpoint): `changes`
     /// (see [`lakescope_paimon::rest::schema_changes`]) applied in order.
     pub async fn alter_table(&self, table_ref: &TableRef, changes: &[SchemaChange]) -> Result<()> {
-        self.service("altering a table")?
-            .alter_table(table_ref, changes)
-            .await
+        self.backend.alter_table(table_ref, changes).await
     }
 
     /// Database names (folders named `<db>.db`, and Iceberg namespace folders; a catalog
     /// service's databases), sorted.
     pub async fn databases(&self) -> Result<Vec<String>> {
-        let store = match &self.source {
-            Source::Warehouse(store) => store,
-            Source::Service(service) => return service.databases().await,
-        };
-        let root = store.list_dir("").await?;
-        let mut dbs: Vec<String> = root
-            .dirs
-            .iter()
-            .filter_map(|d| d.strip_suffix(".db"))
-            .map(str::to_string)
-            .collect();
-        for d in root.dirs.iter().filter(|d| !d.ends_with(".db")) {
-            if !crate::iceberg_scan::tables(store.as_ref(), d)
-                .await?
-                .is_empty()
-            {
-                dbs.push(d.clone());
-            }
-        }
-        dbs.sort();
-        dbs.dedup();
-        Ok(dbs)
+        self.backend.databases().await
     }
 
     /// Tables of a database: sub-folders that hold a `schema/` folder (a catalog service's
     /// tables of that database).
     pub async fn tables(&self, database: &str) -> Result<Vec<TableEntry>> {
-        let store = match &self.source {
-            Source::Warehouse(store) => store,
-            Source::Service(service) => {
-                let names = service.tables(database).await?;
-                return Ok(names
-                    .into_iter()
-                    .map(|name| TableEntry {
-                        path: format!("{database}/{name}"),
-                        name,
-                    })
-                    .collect());
-            }
-        };
-        let db_path = format!("{database}.db");
-        let listing = store.list_dir(&db_path).await?;
-        let mut tables = Vec::new();
-        for name in listing.dirs {
-            let path = join(&db_path, &name);
-            let inner = store.list_dir(&path).await?;
-            if inner.dirs.iter().any(|d| d == "schema") {
-                tables.push(TableEntry { name, path });
-            }
-        }
-        tables.extend(crate::iceberg_scan::tables(store.as_ref(), database).await?);
-        tables.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(tables)
+        self.backend.tables(database).await
     }
 
     /// Every database with its tables.

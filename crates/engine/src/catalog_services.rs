@@ -1,7 +1,8 @@
 //! The REST catalog services behind [`crate::Catalog`]: Paimon REST and Iceberg REST, each a
-//! [`CatalogService`] that lists and finds tables through its protocol client.
+//! [`CatalogBackend`] that lists and finds tables through its protocol client.
 
-use crate::catalog::{CatalogService, StoreOpener, TableLocation};
+use crate::catalog::{StoreOpener, TableEntry, TableLocation};
+use crate::catalog_backend::CatalogBackend;
 use crate::token_store::TokenStore;
 use crate::{Error, Result, TableRef};
 use lakescope_iceberg::rest::{RestCatalog as IcebergRest, TableStores};
@@ -27,13 +28,20 @@ pub(crate) struct PaimonService {
 }
 
 #[async_trait::async_trait(?Send)]
-impl CatalogService for PaimonService {
+impl CatalogBackend for PaimonService {
+    fn kind(&self) -> &'static str {
+        "a Paimon REST catalog"
+    }
+
     async fn databases(&self) -> Result<Vec<String>> {
         Ok(self.service.databases().await?)
     }
 
-    async fn tables(&self, database: &str) -> Result<Vec<String>> {
-        Ok(self.service.tables(database).await?)
+    async fn tables(&self, database: &str) -> Result<Vec<TableEntry>> {
+        Ok(service_tables(
+            database,
+            self.service.tables(database).await?,
+        ))
     }
 
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
@@ -133,13 +141,20 @@ impl CatalogService for PaimonService {
 pub(crate) struct IcebergService(pub(crate) Rc<IcebergRest>);
 
 #[async_trait::async_trait(?Send)]
-impl CatalogService for IcebergService {
+impl CatalogBackend for IcebergService {
+    fn kind(&self) -> &'static str {
+        "an Iceberg REST catalog"
+    }
+
     async fn databases(&self) -> Result<Vec<String>> {
         Ok(self.0.list_namespaces().await?)
     }
 
-    async fn tables(&self, database: &str) -> Result<Vec<String>> {
-        Ok(self.0.list_tables(database).await?)
+    async fn tables(&self, database: &str) -> Result<Vec<TableEntry>> {
+        Ok(service_tables(
+            database,
+            self.0.list_tables(database).await?,
+        ))
     }
 
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
@@ -191,28 +206,22 @@ impl CatalogService for IcebergService {
         Ok(self.0.drop_table(database, name).await?)
     }
 
-    async fn create_tag(
-        &self,
-        table_ref: &TableRef,
-        tag: &str,
-        _: Option<i64>,
-        _: Option<&str>,
-    ) -> Result<()> {
-        Err(Error::Invalid(format!(
-            "{table_ref}: creating tag {tag} through an Iceberg REST catalog is not supported yet (nothing was created)"
-        )))
-    }
-
-    async fn delete_tag(&self, table_ref: &TableRef, tag: &str) -> Result<()> {
-        Err(Error::Invalid(format!(
-            "{table_ref}: deleting tag {tag} through an Iceberg REST catalog is not supported yet (nothing was deleted)"
-        )))
-    }
     async fn alter_table(&self, table_ref: &TableRef, _: &[SchemaChange]) -> Result<()> {
         Err(Error::Invalid(format!(
             "{table_ref}: an Iceberg REST catalog holds Iceberg tables; Paimon schema changes do not apply (nothing was changed)"
         )))
     }
+}
+
+/// A catalog service's tables of `database` by name: their paths are `<database>/<table>`.
+fn service_tables(database: &str, names: Vec<String>) -> Vec<TableEntry> {
+    names
+        .into_iter()
+        .map(|name| TableEntry {
+            path: format!("{database}/{name}"),
+            name,
+        })
+        .collect()
 }
 
 /// An Iceberg REST catalog's [`TableStores`]: each table's location opened by a [`StoreOpener`]

@@ -5,7 +5,7 @@ use crate::{Catalog, Result, TableRef};
 use arrow_array::RecordBatch;
 use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
 use lakescope_paimon::table::Table;
-use lakescope_paimon::write::schema::{create_table, TableDefinition};
+use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::table_write::write_overwrite;
 use lakescope_paimon::write::{write, WriteEnv};
 
@@ -60,13 +60,9 @@ impl Catalog {
             table: name.to_string(),
             system: None,
         };
-        if self.is_service() {
-            self.service("creating a table")?
-                .create_table(database, name, def, env)
-                .await?;
-        } else {
-            create_table(self.store()?.as_ref(), &table.path(), def, env).await?;
-        }
+        self.backend()
+            .create_table(database, name, def, env)
+            .await?;
         Ok(table)
     }
 

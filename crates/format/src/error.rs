@@ -7,6 +7,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The storage layer failed.
+    #[cfg(feature = "read")]
     #[error(transparent)]
     Storage(#[from] lakescope_storage::Error),
     /// A data or metadata file is malformed (truncated, corrupt, or not what its name says).

@@ -70,7 +70,7 @@ impl WriteEnv for FixedEnv {
     }
 
     fn sleep(&self, _millis: u64) -> Pin<Box<dyn Future<Output = ()> + '_>> {
-        Box::pin(futures::future::ready(()))
+        Box::pin(std::future::ready(()))
     }
 }
 
@@ -117,7 +117,7 @@ impl WriteEnv for SystemEnv {
 
     fn sleep(&self, millis: u64) -> Pin<Box<dyn Future<Output = ()> + '_>> {
         std::thread::sleep(std::time::Duration::from_millis(millis));
-        Box::pin(futures::future::ready(()))
+        Box::pin(std::future::ready(()))
     }
 }
 

@@ -27,7 +27,7 @@ impl OpenTables {
         let recent = self
             .inner
             .latest
-            .borrow()
+            .borrow_mut()
             .get(path)
             .filter(|(started, _)| now - started < LATEST_REUSE_MS)
             .map(|(_, read)| read.clone());
@@ -42,7 +42,7 @@ impl OpenTables {
                 self.inner
                     .latest
                     .borrow_mut()
-                    .insert(path.to_string(), (now, read.clone()));
+                    .insert(path, (now, read.clone()));
                 read
             }
         };
@@ -66,10 +66,7 @@ impl OpenTables {
             })?;
         if let Some(snapshot) = &latest {
             let found = (self.now(), snapshot.clone());
-            self.inner
-                .known_latest
-                .borrow_mut()
-                .insert(path.to_string(), found);
+            self.inner.known_latest.borrow_mut().insert(path, found);
         }
         Ok(latest)
     }
@@ -79,7 +76,7 @@ impl OpenTables {
         let now = self.now();
         self.inner
             .known_latest
-            .borrow()
+            .borrow_mut()
             .get(path)
             .filter(|(found, _)| now - found < max_age_ms)
             .map(|(_, snapshot)| snapshot.clone())

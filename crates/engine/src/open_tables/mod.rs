@@ -1,9 +1,13 @@
 //! The tables a viewer (the app) keeps open over one catalog: shared table handles, each table's
 //! format decided once, a catalog service's table locations, and latest-snapshot reads shared
-//! for a moment ([`latest`]) that let a table's plan start before its views ask ([`prefetch`]).
+//! for a moment ([`latest`]) that let a table's plan start before its views ask ([`prefetch`]),
+//! each kept for a bounded number of tables ([`bounded`]).
 
+mod bounded;
 mod latest;
 mod prefetch;
+
+use bounded::Bounded;
 
 use crate::catalog::TableLocation;
 use crate::table::{Format, Table as AnyTable};
@@ -13,8 +17,7 @@ use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use lakescope_iceberg::Table as IcebergTable;
 use lakescope_paimon::table::Table as PaimonTable;
 use lakescope_storage::clock::Clock;
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -25,6 +28,11 @@ pub use lakescope_paimon::spec::snapshot::Snapshot;
 /// `lakescope_paimon::table::MANIFEST_CACHE_BYTES` encoded bytes per kind); the least recently
 /// asked for is closed first.
 pub const TABLE_HANDLES: usize = 16;
+
+/// Tables whose format, catalog location, latest-snapshot read and last known latest snapshot
+/// are kept (each a small entry); the least recently asked for is forgotten first, and asked
+/// again when needed.
+pub const TABLE_ENTRIES: usize = 256;
 
 /// A result several callers await together: the failure is shared, not copied.
 type SharedResult<T> = std::result::Result<T, Arc<Error>>;
@@ -64,19 +72,19 @@ struct Inner {
     /// The format of every table of a catalog service (`None`: a warehouse, probed per folder).
     service_format: Option<Format>,
     clock: Clock,
-    /// A catalog service's table locations by table path.
-    locations: RefCell<HashMap<String, Locating>>,
-    /// The format of each table path, probed once (see [`OpenTables::format`]).
-    formats: RefCell<HashMap<String, Format>>,
-    /// Opened Paimon tables by path, with when each was last asked for: at most
-    /// [`TABLE_HANDLES`].
-    tables: RefCell<HashMap<String, (u64, Opening)>>,
-    /// Counts asks for table handles (the clock of `tables`).
-    tick: Cell<u64>,
-    /// Latest-snapshot reads by table path (see [`OpenTables::latest_snapshot`]).
-    latest: RefCell<HashMap<String, LatestRead>>,
-    /// The latest snapshot each table's last latest-snapshot read found, and when (epoch ms).
-    known_latest: RefCell<HashMap<String, (i64, Snapshot)>>,
+    /// A catalog service's table locations by table path: at most [`TABLE_ENTRIES`].
+    locations: RefCell<Bounded<Locating>>,
+    /// The format of each table path, probed once (see [`OpenTables::format`]): at most
+    /// [`TABLE_ENTRIES`].
+    formats: RefCell<Bounded<Format>>,
+    /// Opened Paimon tables by path: at most [`TABLE_HANDLES`].
+    tables: RefCell<Bounded<Opening>>,
+    /// Latest-snapshot reads by table path (see [`OpenTables::latest_snapshot`]): at most
+    /// [`TABLE_ENTRIES`].
+    latest: RefCell<Bounded<LatestRead>>,
+    /// The latest snapshot each table's last latest-snapshot read found, and when (epoch ms):
+    /// at most [`TABLE_ENTRIES`].
+    known_latest: RefCell<Bounded<(i64, Snapshot)>>,
 }
 
 impl OpenTables {
@@ -90,12 +98,11 @@ impl OpenTables {
                 catalog,
                 service_format,
                 clock,
-                locations: RefCell::default(),
-                formats: RefCell::default(),
-                tables: RefCell::default(),
-                tick: Cell::new(0),
-                latest: RefCell::default(),
-                known_latest: RefCell::default(),
+                locations: RefCell::new(Bounded::new(TABLE_ENTRIES)),
+                formats: RefCell::new(Bounded::new(TABLE_ENTRIES)),
+                tables: RefCell::new(Bounded::new(TABLE_HANDLES)),
+                latest: RefCell::new(Bounded::new(TABLE_ENTRIES)),
+                known_latest: RefCell::new(Bounded::new(TABLE_ENTRIES)),
             }),
         }
     }
@@ -118,7 +125,7 @@ impl OpenTables {
     /// The format of the table at `path`, decided once per table: a catalog service's tables
     /// are of its format; a warehouse folder is probed for Iceberg metadata the first time.
     pub async fn format(&self, path: &str) -> Format {
-        if let Some(known) = self.inner.formats.borrow().get(path).copied() {
+        if let Some(known) = self.inner.formats.borrow_mut().get(path).copied() {
             return known;
         }
         let format = match self.inner.service_format {
@@ -131,10 +138,7 @@ impl OpenTables {
                 Err(_) => return Format::Paimon,
             },
         };
-        self.inner
-            .formats
-            .borrow_mut()
-            .insert(path.to_string(), format);
+        self.inner.formats.borrow_mut().insert(path, format);
         format
     }
 
@@ -168,35 +172,18 @@ impl OpenTables {
     /// while it is being opened share that open, a failed open is tried again by the next.
     pub async fn paimon(&self, path: &str) -> Result<Rc<PaimonTable>> {
         let inner = &self.inner;
-        let tick = inner.tick.get() + 1;
-        inner.tick.set(tick);
-        let cached = inner
-            .tables
-            .borrow_mut()
-            .get_mut(path)
-            .map(|(used, opening)| {
-                *used = tick;
-                opening.clone()
-            });
+        let cached = inner.tables.borrow_mut().get(path).cloned();
         let opening = match cached {
             Some(opening) => opening,
             None => {
                 let opening = self.open_paimon(path);
-                let mut tables = inner.tables.borrow_mut();
-                tables.insert(path.to_string(), (tick, opening.clone()));
-                while tables.len() > TABLE_HANDLES {
-                    let oldest = tables.iter().min_by_key(|(_, (used, _))| *used);
-                    let Some(oldest) = oldest.map(|(k, _)| k.clone()) else {
-                        break;
-                    };
-                    tables.remove(&oldest);
-                }
+                inner.tables.borrow_mut().insert(path, opening.clone());
                 opening
             }
         };
         let result = opening.clone().await;
         if result.is_err() {
-            forget_failed(&inner.tables, path, |(_, o)| o.ptr_eq(&opening));
+            forget_failed(&inner.tables, path, |o| o.ptr_eq(&opening));
         }
         result.map_err(Error::Shared)
     }
@@ -231,7 +218,7 @@ impl OpenTables {
                 tag_source: None,
             });
         }
-        let cached = self.inner.locations.borrow().get(path).cloned();
+        let cached = self.inner.locations.borrow_mut().get(path).cloned();
         let locating = match cached {
             Some(locating) => locating,
             None => {
@@ -249,7 +236,7 @@ impl OpenTables {
                 self.inner
                     .locations
                     .borrow_mut()
-                    .insert(path.to_string(), locating.clone());
+                    .insert(path, locating.clone());
                 locating
             }
         };
@@ -322,13 +309,9 @@ fn service_ref(path: &str) -> Result<TableRef> {
 
 /// Drops `path`'s entry of `shared` if it is still the read that failed (`is_failed`), so that
 /// the next caller tries again; a newer read that replaced it meanwhile stays.
-fn forget_failed<V>(
-    shared: &RefCell<HashMap<String, V>>,
-    path: &str,
-    is_failed: impl FnOnce(&V) -> bool,
-) {
+fn forget_failed<V>(shared: &RefCell<Bounded<V>>, path: &str, is_failed: impl FnOnce(&V) -> bool) {
     let mut reads = shared.borrow_mut();
-    if reads.get(path).is_some_and(is_failed) {
+    if reads.peek(path).is_some_and(is_failed) {
         reads.remove(path);
     }
 }
@@ -356,3 +339,6 @@ impl OpenTables {
         paimon_branch_versions(&table, branch).await
     }
 }
+
+#[cfg(test)]
+mod tests;

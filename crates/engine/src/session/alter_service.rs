@@ -4,7 +4,6 @@
 
 use super::catalogs::Resolved;
 use super::{at, Outcome, Session, StatementError, StatementResult};
-use crate::TableRef;
 use lakescope_paimon::rest::schema_changes;
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_paimon::table::Table;
@@ -47,14 +46,7 @@ impl Session {
         if changes.is_empty() {
             return Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()));
         }
-        let table_ref = TableRef {
-            database: target.database.clone(),
-            table: target.table.clone(),
-            system: None,
-        };
-        let Some(service) = self.catalog(&target.catalog, pos)?.warehouse() else {
-            return Err(StatementError::new(pos, "the catalog has no service"));
-        };
+        let (service, table_ref) = self.service_table(target, pos)?;
         service
             .alter_table(&table_ref, &changes)
             .await

@@ -315,6 +315,25 @@ impl Session {
         })
     }
 
+    /// The catalog of `target` (its REST catalog service, or its warehouse) and the table
+    /// `target` names in it (its branch and system table aside), for the statements a service
+    /// carries out (tags, ALTER TABLE).
+    pub(super) fn service_table(
+        &self,
+        target: &Resolved,
+        pos: Pos,
+    ) -> StatementResult<(Catalog, TableRef)> {
+        let Some(service) = self.catalog(&target.catalog, pos)?.warehouse() else {
+            return Err(StatementError::new(pos, "the catalog has no service"));
+        };
+        let table_ref = TableRef {
+            database: target.database.clone(),
+            table: target.table.clone(),
+            system: None,
+        };
+        Ok((service, table_ref))
+    }
+
     pub(super) fn catalog_mut(
         &mut self,
         name: &str,

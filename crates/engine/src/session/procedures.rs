@@ -4,7 +4,6 @@
 use super::catalogs::Resolved;
 use super::convert::literal_datum;
 use super::{at, Outcome, Session, StatementError, StatementResult};
-use crate::TableRef;
 use lakescope_paimon::commit::expire::{expire_snapshots, ExpireConfig};
 use lakescope_paimon::commit::tags::{
     create_tag, delete_tag, parse_duration, rollback_to, RollbackTarget,
@@ -138,15 +137,7 @@ impl Session {
             }
             None => None,
         };
-        let table_ref = TableRef {
-            database: target.database.clone(),
-            table: target.table.clone(),
-            system: None,
-        };
-        let service = self.catalog(&target.catalog, pos)?.warehouse();
-        let Some(service) = service else {
-            return Err(StatementError::new(pos, "the catalog has no service"));
-        };
+        let (service, table_ref) = self.service_table(target, pos)?;
         service
             .create_tag(&table_ref, &tag, Some(snapshot), retained.as_deref())
             .await
@@ -169,14 +160,7 @@ impl Session {
         pos: Pos,
     ) -> StatementResult<Outcome> {
         let (tags, _) = args.required("tag", procedure)?;
-        let table_ref = TableRef {
-            database: target.database.clone(),
-            table: target.table.clone(),
-            system: None,
-        };
-        let Some(service) = self.catalog(&target.catalog, pos)?.warehouse() else {
-            return Err(StatementError::new(pos, "the catalog has no service"));
-        };
+        let (service, table_ref) = self.service_table(target, pos)?;
         let mut deleted = Vec::new();
         for tag in tags.split(',').map(str::trim).filter(|t| !t.is_empty()) {
             match service.delete_tag(&table_ref, tag).await {

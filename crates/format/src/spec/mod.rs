@@ -1,6 +1,7 @@
 //! Plain data types both formats use (serde), and their codecs: the logical types, datums and
 //! Paimon's schema JSON with its options. No IO here.
 
+#[cfg(feature = "read")]
 pub mod avro_names;
 pub mod binary_row;
 pub mod jackson;

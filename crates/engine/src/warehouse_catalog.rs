@@ -1,0 +1,114 @@
+//! The filesystem warehouse as a [`CatalogBackend`]: `<name>.db/` folders of Paimon tables and
+//! Iceberg namespace folders of one store, whose tables are created by writing their files.
+
+use crate::catalog::{TableEntry, TableLocation};
+use crate::catalog_backend::CatalogBackend;
+use crate::{Result, TableRef};
+use lakescope_paimon::write::schema::{create_table, TableDefinition};
+use lakescope_paimon::write::WriteEnv;
+use lakescope_storage::{join, ObjectStore};
+use std::rc::Rc;
+
+/// A filesystem warehouse: its databases are folders named `<db>.db` (Paimon) and namespace
+/// folders holding Iceberg tables; a table is a sub-folder (`<db>.db/<t>` with a `schema/`
+/// folder, or `<ns>/<t>` with Iceberg metadata).
+pub struct WarehouseCatalog {
+    store: Rc<dyn ObjectStore>,
+}
+
+impl WarehouseCatalog {
+    /// The warehouse whose root is `store`'s.
+    pub fn new(store: Rc<dyn ObjectStore>) -> Self {
+        Self { store }
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl CatalogBackend for WarehouseCatalog {
+    fn kind(&self) -> &'static str {
+        "a filesystem warehouse, whose databases and tables are folders"
+    }
+
+    fn store(&self) -> Result<&Rc<dyn ObjectStore>> {
+        Ok(&self.store)
+    }
+
+    /// Folders named `<db>.db`, and namespace folders that hold an Iceberg table.
+    async fn databases(&self) -> Result<Vec<String>> {
+        let store = &self.store;
+        let root = store.list_dir("").await?;
+        let mut dbs: Vec<String> = root
+            .dirs
+            .iter()
+            .filter_map(|d| d.strip_suffix(".db"))
+            .map(str::to_string)
+            .collect();
+        for d in root.dirs.iter().filter(|d| !d.ends_with(".db")) {
+            if !crate::iceberg_scan::tables(store.as_ref(), d)
+                .await?
+                .is_empty()
+            {
+                dbs.push(d.clone());
+            }
+        }
+        dbs.sort();
+        dbs.dedup();
+        Ok(dbs)
+    }
+
+    /// Sub-folders of `<database>.db` that hold a `schema/` folder, and the Iceberg tables of
+    /// the namespace folder `<database>`.
+    async fn tables(&self, database: &str) -> Result<Vec<TableEntry>> {
+        let store = &self.store;
+        let db_path = format!("{database}.db");
+        let listing = store.list_dir(&db_path).await?;
+        let mut tables = Vec::new();
+        for name in listing.dirs {
+            let path = join(&db_path, &name);
+            let inner = store.list_dir(&path).await?;
+            if inner.dirs.iter().any(|d| d == "schema") {
+                tables.push(TableEntry { name, path });
+            }
+        }
+        tables.extend(crate::iceberg_scan::tables(store.as_ref(), database).await?);
+        tables.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(tables)
+    }
+
+    /// The warehouse store and the folder `<db>.db/<t>`; snapshots are written as files.
+    async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
+        Ok(TableLocation {
+            store: self.store.clone(),
+            path: table_ref.path(),
+            snapshot_commit: None,
+            tag_source: None,
+        })
+    }
+
+    /// The folder `<ns>/<t>` or `<ns>.db/<t>`, probed for Iceberg metadata.
+    async fn open_iceberg(&self, table_ref: &TableRef) -> Result<Option<lakescope_iceberg::Table>> {
+        match crate::iceberg_scan::locate(self.store.as_ref(), table_ref).await {
+            Some(key) => Ok(Some(
+                lakescope_iceberg::Table::open(self.store.clone(), &key).await?,
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// Writes the table's `schema/schema-0`.
+    async fn create_table(
+        &self,
+        database: &str,
+        name: &str,
+        def: &TableDefinition,
+        env: &dyn WriteEnv,
+    ) -> Result<()> {
+        let table = TableRef {
+            database: database.to_string(),
+            table: name.to_string(),
+            system: None,
+        };
+        create_table(self.store.as_ref(), &table.path(), def, env).await?;
+        Ok(())
+    }
+}
