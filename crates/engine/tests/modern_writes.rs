@@ -140,6 +140,20 @@ async fn inserts_into_modern_tables_are_read_back_by_pypaimon_or_refused_by_name
         !committed.is_empty() && !refused.is_empty(),
         "{committed:?} {refused:?}"
     );
+    // what docs/paimon-features.md says lakescope writes (the Write column): primary-key tables
+    // with deletion vectors, merge-on-read included, hash indexes, consumers, BROTLI Parquet
+    for feature in [
+        "dv_merge_on_read",
+        "dv_level0_hidden",
+        "table_indexes_hash",
+        "consumers",
+        "parquet_brotli",
+    ] {
+        assert!(
+            committed.iter().any(|f| f == feature),
+            "{feature} is written: {committed:?}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "current_thread")]
