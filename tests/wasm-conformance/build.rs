@@ -272,25 +272,23 @@ fn run_java_oracles(
     ));
     // Not a table with deletion vectors: Java 0.9's batch scan replaces `$ro`'s level filter by
     // `level > 0` there, where Paimon 1.3+ (`withLevel`) and lakescope read only the top level.
-    for (name, table) in [("ro_pk_compacted", "java09.db/pk_compacted")] {
-        let dir = corpus.join("paimon/warehouse").join(table);
-        let mut ids: Vec<u64> = std::fs::read_dir(dir.join("snapshot"))
-            .map_err(|e| format!("{}: {e}", dir.display()))?
-            .filter_map(|e| {
-                e.ok()?
-                    .file_name()
-                    .to_str()?
-                    .strip_prefix("snapshot-")?
-                    .parse()
-                    .ok()
-            })
-            .collect();
-        ids.sort();
-        let ids: Vec<String> = ids.iter().map(u64::to_string).collect();
-        let mut args = vec!["SystemJava", "read", dir.to_str().unwrap_or_default(), "ro"];
-        args.extend(ids.iter().map(String::as_str));
-        outputs.push((name, run_java(&cp, &args)?));
-    }
+    let dir = corpus.join("paimon/warehouse/java09.db/pk_compacted");
+    let mut ids: Vec<u64> = std::fs::read_dir(dir.join("snapshot"))
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .to_str()?
+                .strip_prefix("snapshot-")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    ids.sort();
+    let ids: Vec<String> = ids.iter().map(u64::to_string).collect();
+    let mut args = vec!["SystemJava", "read", dir.to_str().unwrap_or_default(), "ro"];
+    args.extend(ids.iter().map(String::as_str));
+    outputs.push(("ro_pk_compacted", run_java(&cp, &args)?));
     Ok(outputs)
 }
 

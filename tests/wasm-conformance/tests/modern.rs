@@ -599,7 +599,8 @@ async fn read_optimized_tables_read_in_the_browser_as_java_reads_them_at_every_s
     // A compacted primary-key table: snapshot 5 adds level-0 upserts `$ro` does not show. Not a
     // table with deletion vectors: there Java 0.9's batch scan replaces `$ro`'s level filter by
     // `level > 0`, where Paimon 1.3+ (`withLevel`) and lakescope read only the top level.
-    for (name, table) in [("ro_pk_compacted", "java09.pk_compacted")] {
+    {
+        let (name, table) = ("ro_pk_compacted", "java09.pk_compacted");
         // SystemJava's output: "== <snapshot id>", then that snapshot's `$ro` rows
         let java = JavaRead::named(name).java;
         let mut per_snapshot: Vec<(i64, Vec<String>)> = Vec::new();
