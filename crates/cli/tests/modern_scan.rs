@@ -1,11 +1,14 @@
 //! Issue 25's acceptance, literally: the modern Paimon tables pypaimon 2.1 writes
 //! (`crates/paimon/tests/modern/gen_modern.py`) read exactly by the CLI's `lakescope scan` at
-//! every snapshot, tag and branch, as pypaimon reads them.
+//! every snapshot, tag and branch, as pypaimon reads them, or refused by name. Which tables and
+//! what to expect of each: `crates/paimon/tests/modern/tables.json` (key `cli`), the list the
+//! browser tests use too.
 
 mod common;
 
 use common::{lakescope, python_with, repo_root};
-use std::collections::BTreeMap;
+use lakescope_test_support::modern::{expectations, tables_expecting, Expect};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Writes `m.<feature>` with pypaimon into a fresh warehouse (`None`: no oracle, skipped).
@@ -45,18 +48,64 @@ fn expected(dir: &Path, file: &str) -> BTreeMap<String, Vec<String>> {
 }
 
 /// A JSON value of a `--format jsonl` row as gen_modern.py prints pypaimon's cell: strings
-/// unquoted, lists as `[a, b]` with nested nulls empty, a top-level null as `null`.
-fn cell(value: &serde_json::Value, top: bool) -> String {
+/// unquoted, lists as `[a, b]` and rows as `{x: a, y: b}` with nested nulls empty, a top-level
+/// null as `null`; a MAP (`is_map`: printed as `[[k, v], …]`) as `{k: v, …}`.
+fn cell(value: &serde_json::Value, top: bool, is_map: bool) -> String {
     match value {
         serde_json::Value::Null if top => "null".to_string(),
         serde_json::Value::Null => String::new(),
         serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(entries) if is_map => {
+            let entries: Vec<String> = entries
+                .iter()
+                .map(|entry| match entry.as_array().map(Vec::as_slice) {
+                    Some([k, v]) => format!("{}: {}", cell(k, false, false), cell(v, false, false)),
+                    _ => panic!("a MAP entry printed as [key, value]: {entry}"),
+                })
+                .collect();
+            format!("{{{}}}", entries.join(", "))
+        }
         serde_json::Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(|v| cell(v, false)).collect();
+            let items: Vec<String> = items.iter().map(|v| cell(v, false, false)).collect();
             format!("[{}]", items.join(", "))
+        }
+        serde_json::Value::Object(fields) => {
+            let fields: Vec<String> = fields
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", cell(v, false, false)))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
         }
         other => other.to_string(),
     }
+}
+
+/// The top-level MAP columns of `m.<feature>`, from its latest schema file.
+fn map_columns(dir: &Path, feature: &str) -> BTreeSet<String> {
+    let schemas = dir.join(format!("m.db/{feature}/schema"));
+    let latest = std::fs::read_dir(&schemas)
+        .unwrap_or_else(|e| panic!("{}: {e}", schemas.display()))
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .to_str()?
+                .strip_prefix("schema-")?
+                .parse::<u32>()
+                .ok()
+        })
+        .max()
+        .unwrap_or_else(|| panic!("{}: no schema", schemas.display()));
+    let text = std::fs::read(schemas.join(format!("schema-{latest}"))).expect("schema file");
+    let schema: serde_json::Value = serde_json::from_slice(&text).expect("schema JSON");
+    schema["fields"]
+        .as_array()
+        .expect("schema fields")
+        .iter()
+        .filter(|f| {
+            f["type"]["type"] == "MAP" || f["type"].as_str().is_some_and(|t| t.starts_with("MAP"))
+        })
+        .map(|f| f["name"].as_str().expect("a field name").to_string())
+        .collect()
 }
 
 /// `lakescope scan <dir> <table> <extra…> --format jsonl`: its rows, as JSON objects.
@@ -78,11 +127,13 @@ fn scan_json(
 
 /// `lakescope scan <dir> <table> <extra…> --format jsonl` as pypaimon's sorted `a|b` lines.
 fn scan(dir: &Path, table: &str, extra: &[&str]) -> Vec<String> {
+    let feature = table.split(['.', '$']).nth(1).expect("m.<feature>");
+    let maps = map_columns(dir, feature);
     let mut rows: Vec<String> = scan_json(dir, table, extra)
         .iter()
         .map(|row| {
-            row.values()
-                .map(|v| cell(v, true))
+            row.iter()
+                .map(|(name, v)| cell(v, true, maps.contains(name)))
                 .collect::<Vec<_>>()
                 .join("|")
         })
@@ -115,34 +166,64 @@ fn every_snapshot_as_pypaimon(feature: &str) -> Option<tempfile::TempDir> {
 
 #[test]
 fn modern_tables_scan_as_pypaimon_reads_them_at_every_snapshot() {
-    for feature in [
-        "data_evolution",
-        "data_evolution_some_rows",
-        "data_evolution_deletes",
-        "data_evolution_appends",
-        "row_tracking",
-        "dv_merge_on_read",
-        "dv_level0_hidden",
-        "postpone",
-        "avro_xz",
-        "avro_bzip2",
-        "parquet_brotli",
-        "row_format",
-        "row_format_pk",
-        "row_format_evolution",
-        "variant",
-        "variant_shredded",
-        "variant_row_format",
-        "variant_pk",
-        "vector_parquet",
-        "vector_orc",
-        "vector_avro",
-        "vector_row",
-    ] {
+    // incl. VARIANTs nested in ROW / ARRAY / MAP, vortex and mosaic files, external data paths
+    let features = tables_expecting("cli", &Expect::Exact);
+    assert!(features.len() > 20, "{features:?}");
+    for feature in &features {
         if every_snapshot_as_pypaimon(feature).is_none() {
             return;
         }
     }
+}
+
+#[test]
+fn external_data_files_outside_the_warehouse_are_refused_naming_the_file() {
+    // The same tables with the warehouse copied elsewhere (without `external/`): their
+    // `_EXTERNAL_PATH`s now point outside the store the CLI reads through, and are refused.
+    for feature in ["external_paths", "external_paths_pk"] {
+        let Some(dir) = generate(feature) else {
+            return;
+        };
+        let copy = tempfile::tempdir().expect("temp dir");
+        let from = dir.path().join("m.db");
+        for entry in walk(&from) {
+            let to = copy
+                .path()
+                .join("m.db")
+                .join(entry.strip_prefix(&from).expect("below"));
+            std::fs::create_dir_all(to.parent().expect("a folder")).expect("mkdir");
+            std::fs::copy(&entry, &to).expect("copy");
+        }
+        let path = copy.path().to_str().expect("a UTF-8 path");
+        let (ok, out, err) =
+            lakescope(&["scan", path, &format!("m.{feature}"), "--format", "jsonl"]);
+        assert!(!ok && out.trim().is_empty(), "{feature}: read {out}");
+        let outside = format!("file:{}/external/", dir.path().display());
+        assert!(
+            err.contains(&format!("m.db/{feature}/data-"))
+                && err.contains("unsupported: external data path")
+                && err.contains(&outside)
+                && err.contains("'data-file.external-paths'"),
+            "{feature}: {err}"
+        );
+    }
+}
+
+/// Every file below `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).expect("a folder") {
+            let path = e.expect("an entry").path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
 }
 
 #[test]
@@ -215,52 +296,39 @@ fn tags_and_branches_of_a_modern_table_scan_as_pypaimon_reads_them() {
     assert_ne!(refs["tag:t1"], refs["branch:dev"]);
 }
 
-/// Every type of `m.<feature>` (three commits) scans as the same rows pypaimon wrote to its
-/// Parquet twin `m.<feature>_parquet`, at every snapshot.
-fn scans_as_its_parquet_twin(feature: &str) {
-    let Some(dir) = generate(feature) else {
-        return;
-    };
-    let table = format!("m.{feature}");
-    let twin = format!("m.{feature}_parquet");
-    for id in ["1", "2", "3"] {
-        let rows = scan(dir.path(), &table, &["--snapshot", id]);
-        assert!(!rows.is_empty(), "{feature} snapshot {id}");
-        assert_eq!(
-            rows,
-            scan(dir.path(), &twin, &["--snapshot", id]),
-            "{feature} snapshot {id}"
-        );
-    }
-}
-
 #[test]
-fn mosaic_tables_scan_as_pypaimon_reads_them_at_every_snapshot() {
-    // Primary-key mosaic files, and files of two buckets (paged: 20000 rows).
-    for feature in ["mosaic_pk", "mosaic_buckets"] {
-        if every_snapshot_as_pypaimon(feature).is_none() {
+fn every_type_of_a_format_scans_as_its_parquet_twin_at_every_snapshot() {
+    // Every type of `m.<feature>` (mosaic, vortex, the row format) scans as the same rows
+    // pypaimon wrote to its Parquet twin `m.<feature>_parquet`, at every snapshot, with
+    // pypaimon's row count.
+    let features = tables_expecting("cli", &Expect::Twin);
+    assert!(features.len() >= 3, "{features:?}");
+    for feature in &features {
+        let Some(dir) = generate(feature) else {
             return;
+        };
+        let table = format!("m.{feature}");
+        let twin = format!("m.{feature}_parquet");
+        for (id, pypaimon) in expected(dir.path(), "snapshots.json") {
+            let rows = scan(dir.path(), &table, &["--snapshot", &id]);
+            assert_eq!(rows.len(), pypaimon.len(), "{feature} snapshot {id}");
+            assert!(!rows.is_empty(), "{feature} snapshot {id}");
+            assert_eq!(
+                rows,
+                scan(dir.path(), &twin, &["--snapshot", &id]),
+                "{feature} snapshot {id}"
+            );
         }
     }
-    scans_as_its_parquet_twin("mosaic_format");
-}
-
-#[test]
-fn vortex_tables_scan_as_pypaimon_reads_them_at_every_snapshot() {
-    // Nulls, primary-key files updated twice, a partitioned table of two buckets (5007 rows).
-    for feature in ["vortex_format", "vortex_pk", "vortex_buckets"] {
-        if every_snapshot_as_pypaimon(feature).is_none() {
-            return;
-        }
-    }
-    scans_as_its_parquet_twin("vortex_types");
 }
 
 #[test]
 fn blob_tables_scan_as_references_to_pypaimons_bytes_at_every_snapshot() {
     // The CLI prints a BLOB value as its reference into a `.blob` file ({file, offset, length}),
     // never its bytes; every other cell, the nulls and each value's length are pypaimon's.
-    for feature in ["blob", "blob_rolled"] {
+    let features = tables_expecting("cli", &Expect::Blob);
+    assert!(!features.is_empty());
+    for feature in &features {
         let Some(dir) = generate(feature) else {
             return;
         };
@@ -293,8 +361,8 @@ fn blob_tables_scan_as_references_to_pypaimons_bytes_at_every_snapshot() {
                         };
                         format!(
                             "{}|{}|{blob}",
-                            cell(&row["id"], true),
-                            cell(&row["name"], true)
+                            cell(&row["id"], true, false),
+                            cell(&row["name"], true, false)
                         )
                     })
                     .collect();
@@ -307,24 +375,16 @@ fn blob_tables_scan_as_references_to_pypaimons_bytes_at_every_snapshot() {
 #[test]
 fn features_lakescope_does_not_read_are_refused_by_the_cli_naming_the_table_and_feature() {
     // "Unknown means refuse": a non-zero exit with the table and the feature named, no rows.
-    let cases: [(&str, &[&str]); 9] = [
-        ("lance_format", &["data file format 'lance'", ".lance"]),
-        ("vector_files", &["vector-field"]),
-        ("blob_as_descriptor", &["blob-as-descriptor"]),
-        ("fallback_branch", &["scan.fallback-branch"]),
-        (
-            "unknown_index_type",
-            &["index-manifest-", "index type 'btree'"],
-        ),
-        (
-            "unknown_file_source",
-            &["unknown file source 7 (_FILE_SOURCE)"],
-        ),
-        ("variant_empty_key", &[".parquet", "empty key"]),
-        ("variant_avro", &[".avro", "VARIANT column 'v'"]),
-        ("variant_orc", &[".orc", "VARIANT column 'v'"]),
-    ];
+    let cases: Vec<(String, Vec<String>)> = expectations("cli")
+        .into_iter()
+        .filter_map(|(feature, e)| match e {
+            Expect::Refused(words) => Some((feature, words)),
+            _ => None,
+        })
+        .collect();
+    assert!(cases.len() >= 9, "{cases:?}");
     for (feature, words) in cases {
+        let feature = feature.as_str();
         let Some(dir) = generate(feature) else {
             return;
         };
@@ -336,7 +396,41 @@ fn features_lakescope_does_not_read_are_refused_by_the_cli_naming_the_table_and_
         assert!(err.contains(&format!("m.db/{feature}")), "{feature}: {err}");
         assert!(err.contains("unsupported"), "{feature}: {err}");
         for word in words {
-            assert!(err.contains(word), "{feature}: '{word}' not in: {err}");
+            assert!(err.contains(&word), "{feature}: '{word}' not in: {err}");
         }
+    }
+}
+
+#[test]
+fn a_malformed_variant_is_an_error_naming_the_data_file() {
+    for feature in tables_expecting("cli", &Expect::Malformed) {
+        let Some(dir) = generate(&feature) else {
+            return;
+        };
+        let path = dir.path().to_str().expect("a UTF-8 path");
+        let (ok, out, err) =
+            lakescope(&["scan", path, &format!("m.{feature}"), "--format", "jsonl"]);
+        assert!(!ok && out.trim().is_empty(), "{feature}: read {out}");
+        assert!(
+            err.contains(&format!("m.db/{feature}/bucket-0/data-"))
+                && err.contains(".parquet: malformed VARIANT value"),
+            "{feature}: {err}"
+        );
+    }
+}
+
+#[test]
+fn every_table_of_the_modern_corpus_has_an_expectation_here() {
+    // tables.json is the one list: the CLI reads every table of it but the system-table ones
+    let cli = expectations("cli");
+    let all = expectations("browser")
+        .into_iter()
+        .filter(|(_, e)| *e != Expect::System)
+        .map(|(t, _)| t);
+    for table in all {
+        assert!(
+            cli.iter().any(|(t, _)| *t == table),
+            "{table}: no 'cli' expectation"
+        );
     }
 }

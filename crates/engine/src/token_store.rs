@@ -98,6 +98,9 @@ impl ObjectStore for TokenStore {
     fn describe(&self) -> String {
         self.current.borrow().0.describe()
     }
+    fn root_uri(&self) -> Option<String> {
+        self.current.borrow().0.root_uri()
+    }
 
     async fn get(&self, path: &str) -> Result<Bytes> {
         self.store().await?.get(path).await

@@ -52,6 +52,8 @@ const FEATURES: &[&str] = &[
     "mosaic_format",
     "mosaic_pk",
     "mosaic_buckets",
+    "external_paths",
+    "external_paths_pk",
 ];
 
 /// Every file under `dir`, as paths relative to it.
@@ -138,4 +140,75 @@ async fn inserts_into_modern_tables_are_read_back_by_pypaimon_or_refused_by_name
         !committed.is_empty() && !refused.is_empty(),
         "{committed:?} {refused:?}"
     );
+    // what docs/paimon-features.md says lakescope writes (the Write column): primary-key tables
+    // with deletion vectors, merge-on-read included, hash indexes, consumers, BROTLI Parquet
+    for feature in [
+        "dv_merge_on_read",
+        "dv_level0_hidden",
+        "table_indexes_hash",
+        "consumers",
+        "parquet_brotli",
+    ] {
+        assert!(
+            committed.iter().any(|f| f == feature),
+            "{feature} is written: {committed:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn inserts_into_vortex_tables_are_refused_naming_the_table_and_format() {
+    // lakescope writes Parquet and ORC only. The engine's tests read no vortex files (the
+    // `vortex` reader is the CLI's feature), so the INSERT's rows are new ones of the table's
+    // schema rather than the table's own; they are refused before any file is written.
+    if oracles().is_none() {
+        return;
+    }
+    let env = FixedEnv::new(1_800_000_000_000, 25);
+    for feature in ["vortex_format", "vortex_pk", "vortex_buckets"] {
+        let (dir, pypaimon) = generate(feature).unwrap();
+        assert!(
+            pypaimon.is_ok(),
+            "{feature}: pypaimon reads it: {pypaimon:?}"
+        );
+        let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(dir.path()));
+        let path = format!("m.db/{feature}");
+        let table = Table::open(store, &path).await.unwrap();
+        let before = table.latest_snapshot().await.unwrap().unwrap();
+        let schema = lakescope_paimon::read::to_arrow_schema(&table.current_schema().fields);
+        let columns: Vec<arrow_array::ArrayRef> = schema
+            .fields()
+            .iter()
+            .map(|f| match f.data_type() {
+                arrow_schema::DataType::Int64 => {
+                    std::sync::Arc::new(arrow_array::Int64Array::from(vec![90_001]))
+                        as arrow_array::ArrayRef
+                }
+                arrow_schema::DataType::Utf8 => {
+                    std::sync::Arc::new(arrow_array::StringArray::from(vec!["w"]))
+                }
+                other => panic!("{feature}: column {} of type {other}", f.name()),
+            })
+            .collect();
+        let rows = arrow_array::RecordBatch::try_new(schema, columns).unwrap();
+        let on_disk = files(dir.path());
+        let err = insert_into_table(&env, &table, &[rows], None)
+            .await
+            .expect_err("a vortex table must not take lakescope's Parquet files");
+        let msg = err.to_string();
+        assert!(
+            matches!(
+                err,
+                lakescope_engine::Error::Paimon(lakescope_paimon::Error::Unsupported { .. })
+            ),
+            "{feature}: {msg}"
+        );
+        assert!(
+            msg.contains(&path) && msg.contains("file.format=vortex"),
+            "{feature}: {msg}"
+        );
+        let after = table.latest_snapshot().await.unwrap().unwrap();
+        assert_eq!(after.id, before.id, "{feature}: refused, yet committed");
+        assert_eq!(files(dir.path()), on_disk, "{feature}: refused, yet wrote");
+    }
 }

@@ -299,6 +299,9 @@ impl<S: ObjectStore + 'static> ObjectStore for CachingStore<S> {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+    fn root_uri(&self) -> Option<String> {
+        self.inner.root_uri()
+    }
     fn lists_without_requests(&self) -> bool {
         self.inner.lists_without_requests()
     }

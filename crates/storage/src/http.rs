@@ -99,6 +99,10 @@ impl ObjectStore for HttpStore {
         self.base.clone()
     }
 
+    fn root_uri(&self) -> Option<String> {
+        Some(self.base.clone())
+    }
+
     async fn get(&self, path: &str) -> Result<Bytes> {
         let response = self.send(Method::GET, path, None).await?;
         let body = Self::body(path, response).await?;

@@ -71,6 +71,9 @@ impl<S: ObjectStore> ObjectStore for IndexedStore<S> {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+    fn root_uri(&self) -> Option<String> {
+        self.inner.root_uri()
+    }
     fn lists_without_requests(&self) -> bool {
         self.index
             .lock()

@@ -92,6 +92,13 @@ pub trait ObjectStore {
     /// A short description for messages, e.g. `file:///data/lake` (never with secrets).
     fn describe(&self) -> String;
 
+    /// The absolute location of the store's root as a URI (`file:///data/lake`,
+    /// `s3://bucket/prefix`, an HTTP base URL), for mapping absolute paths written in table
+    /// metadata onto keys; `None` when the store has no such location (memory, OPFS).
+    fn root_uri(&self) -> Option<String> {
+        None
+    }
+
     /// The whole object.
     async fn get(&self, path: &str) -> Result<Bytes>;
 

@@ -61,6 +61,11 @@ impl ObjectStore for LocalStore {
         format!("file://{}", self.root.display())
     }
 
+    fn root_uri(&self) -> Option<String> {
+        let root = std::path::absolute(&self.root).ok()?;
+        Some(format!("file://{}", root.display()))
+    }
+
     async fn get(&self, path: &str) -> Result<Bytes> {
         tokio::fs::read(self.full(path))
             .await

@@ -12,6 +12,8 @@ use std::sync::Mutex;
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     objects: Mutex<BTreeMap<String, Bytes>>,
+    /// The location its objects were copied from ([`ObjectStore::root_uri`]), if any.
+    root_uri: Option<String>,
 }
 
 impl MemoryStore {
@@ -28,7 +30,15 @@ impl MemoryStore {
             .collect();
         Self {
             objects: Mutex::new(objects),
+            root_uri: None,
         }
+    }
+
+    /// This store standing for the location `uri` (e.g. the folder its objects were copied
+    /// from), so absolute paths under it written in table metadata map onto its keys.
+    pub fn with_root_uri(mut self, uri: impl Into<String>) -> Self {
+        self.root_uri = Some(uri.into());
+        self
     }
 
     fn objects(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Bytes>> {
@@ -82,6 +92,10 @@ pub(crate) fn listing_from_keys<'a>(
 impl ObjectStore for MemoryStore {
     fn describe(&self) -> String {
         "memory://".to_string()
+    }
+
+    fn root_uri(&self) -> Option<String> {
+        self.root_uri.clone()
     }
 
     async fn get(&self, path: &str) -> Result<Bytes> {

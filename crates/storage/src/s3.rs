@@ -452,6 +452,10 @@ impl ObjectStore for S3Store {
         format!("s3://{}/{}", self.config.bucket, self.config.prefix)
     }
 
+    fn root_uri(&self) -> Option<String> {
+        Some(self.describe())
+    }
+
     async fn get(&self, path: &str) -> Result<Bytes> {
         Ok(self.read("GET", path, None).await?.1)
     }

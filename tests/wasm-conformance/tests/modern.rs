@@ -1,17 +1,24 @@
 //! Issue 25's acceptance in headless Chromium: the modern corpus pypaimon 2.1 writes
 //! (`crates/paimon/tests/modern/gen_modern.py`, generated at build time) read by the wasm core
 //! exactly as pypaimon reads it at every snapshot, tag and branch, or refused by name where the
-//! browser does not read a feature.
+//! browser does not read a feature. The newer system tables are checked here too: `$statistics`,
+//! `$file_indexes` and `$ro` against Java Paimon 0.9's reads (run by build.rs), `$binlog` against
+//! `$audit_log` (the oracle of the native tests: no oracle here has `$binlog`).
 #![cfg(target_arch = "wasm32")]
 
 use arrow_array::{Array, ArrayRef, BinaryArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
+use lakescope_engine::canonical::batches_to_lines;
 use lakescope_engine::scan::ScanRequest;
 use lakescope_engine::version::BranchPoint;
 use lakescope_engine::{Catalog, Error, TableRef, Version};
 use lakescope_paimon::read::blob;
+use lakescope_storage::MemoryStore;
 use lakescope_storage::ObjectStore;
-use lakescope_wasm_conformance::{pypaimon_lines, ModernTable, MODERN, MODERN_PROBLEM};
+use lakescope_wasm_conformance::{
+    browser_expectations, browser_tables, corpus_warehouse, pypaimon_lines, Expect, JavaRead,
+    ModernTable, JAVA_PROBLEM, JAVA_SYSTEM, MODERN, MODERN_PROBLEM,
+};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -19,80 +26,12 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Read exactly at every snapshot (and the latest) as pypaimon reads them.
-const EXACT: &[&str] = &[
-    "data_evolution",
-    "data_evolution_some_rows",
-    "data_evolution_deletes",
-    "data_evolution_appends",
-    "row_tracking",
-    "dv_merge_on_read",
-    "dv_level0_hidden",
-    "postpone",
-    "row_format",
-    "row_format_pk",
-    "row_format_evolution",
-    "variant",
-    "variant_shredded",
-    "variant_row_format",
-    "variant_pk",
-    // VARIANTs inside ROW / ARRAY / MAP, in Arrow's display as gen_modern.py prints pypaimon's
-    "variant_nested",
-    "vector_parquet",
-    "vector_orc",
-    "vector_avro",
-    "vector_row",
-    "mosaic_pk",
-    "mosaic_buckets",
-    "modern_refs",
-];
-
-/// Every type of a format, read as the same rows pypaimon wrote to the Parquet twin
-/// `m.<feature>_parquet` (pypaimon's own display of these types differs from Arrow's).
-const TWINS: &[&str] = &["mosaic_format", "row_format_types"];
-
-/// BLOB columns: references, each value's bytes fetched on demand.
-const BLOBS: &[&str] = &["blob", "blob_rolled"];
-
-/// Refused in the browser, with the words of the error (besides the table's name).
-const REFUSED: &[(&str, &[&str])] = &[
-    ("avro_xz", &["Avro compression codec 'xz'", "CLI"]),
-    ("avro_bzip2", &["Avro compression codec 'bzip2'", "CLI"]),
-    ("parquet_brotli", &["compressed with BROTLI", "CLI"]),
-    ("lance_format", &["data file format 'lance'", ".lance"]),
-    (
-        "vortex_format",
-        &["format vortex is not supported in the browser; the lakescope CLI reads it"],
-    ),
-    (
-        "vortex_pk",
-        &["format vortex is not supported in the browser; the lakescope CLI reads it"],
-    ),
-    (
-        "vortex_buckets",
-        &["format vortex is not supported in the browser; the lakescope CLI reads it"],
-    ),
-    ("vector_files", &["vector-field"]),
-    ("blob_as_descriptor", &["blob-as-descriptor"]),
-    ("fallback_branch", &["scan.fallback-branch"]),
-    (
-        "unknown_index_type",
-        &["index-manifest-", "index type 'btree'"],
-    ),
-    (
-        "unknown_file_source",
-        &["unknown file source 7 (_FILE_SOURCE)"],
-    ),
-    ("variant_empty_key", &[".parquet", "empty key"]),
-    (
-        "variant_avro",
-        &[".avro", "VARIANT column 'v'", "only to Parquet"],
-    ),
-    (
-        "variant_orc",
-        &[".orc", "VARIANT column 'v'", "only to Parquet"],
-    ),
-];
+/// The modern tables the browser reads exactly at every snapshot (and the latest), as pypaimon
+/// reads them (incl. VARIANTs inside ROW / ARRAY / MAP, in Arrow's display as gen_modern.py
+/// prints pypaimon's, and data files at external paths).
+fn exact() -> Vec<String> {
+    browser_tables(&Expect::Exact)
+}
 
 /// The embedded table of `feature`.
 fn modern(feature: &str) -> &'static ModernTable {
@@ -171,24 +110,13 @@ fn every_embedded_modern_table_has_an_expectation() {
     if !embedded() {
         return;
     }
-    let expected: Vec<&str> = EXACT
-        .iter()
-        .chain(TWINS)
-        .chain(BLOBS)
-        .copied()
-        .chain(REFUSED.iter().map(|(f, _)| *f))
-        .chain(["consumers", "variant_corrupt"])
-        .collect();
+    // tables.json is the one list: build.rs embeds each table with a `browser` expectation
+    let expected: Vec<String> = browser_expectations().into_iter().map(|(t, _)| t).collect();
+    let embedded: Vec<&str> = MODERN.iter().map(|t| t.feature).collect();
+    assert_eq!(embedded, expected);
     for table in MODERN {
-        assert_eq!(
-            expected.iter().filter(|f| **f == table.feature).count(),
-            1,
-            "{}: one expectation each",
-            table.feature
-        );
         assert!(!table.files.is_empty(), "{}: no files", table.feature);
     }
-    assert_eq!(expected.len(), MODERN.len());
 }
 
 #[wasm_bindgen_test]
@@ -197,7 +125,9 @@ async fn modern_tables_read_as_pypaimon_reads_them_at_every_snapshot() {
         return;
     }
     let mut failures = Vec::new();
-    for feature in EXACT {
+    let features = exact();
+    assert!(features.len() > 20, "{features:?}");
+    for feature in &features {
         let table = modern(feature);
         let (_, catalog) = catalog_of(table);
         let name = format!("m.{feature}");
@@ -288,7 +218,11 @@ async fn row_ids_of_modern_tables_read_as_pypaimon_projects_them() {
     }
     // `_ROW_ID` and `_SEQUENCE_NUMBER` named as columns (hidden otherwise), at every snapshot.
     let mut tables = 0;
-    for table in MODERN.iter().filter(|t| EXACT.contains(&t.feature)) {
+    let exact = exact();
+    for table in MODERN
+        .iter()
+        .filter(|t| exact.iter().any(|f| f == t.feature))
+    {
         let Some(json) = table.row_tracking else {
             continue;
         };
@@ -324,7 +258,9 @@ async fn every_type_of_mosaic_and_row_files_reads_as_its_parquet_twin() {
     if !embedded() {
         return;
     }
-    for feature in TWINS {
+    let twins = browser_tables(&Expect::Twin);
+    assert!(twins.len() >= 2, "{twins:?}");
+    for feature in &twins {
         let table = modern(feature);
         let (_, catalog) = catalog_of(table);
         let per_snapshot = snapshots(table);
@@ -379,7 +315,9 @@ async fn blob_values_fetched_on_demand_are_pypaimons_bytes_at_every_snapshot() {
     if !embedded() {
         return;
     }
-    for feature in BLOBS {
+    let blobs = browser_tables(&Expect::Blob);
+    assert!(!blobs.is_empty());
+    for feature in &blobs {
         let table = modern(feature);
         let (store, catalog) = catalog_of(table);
         for (id, want) in snapshots(table) {
@@ -406,6 +344,7 @@ async fn consumers_of_a_modern_table_are_listed_as_pypaimon_lists_them() {
     if !embedded() {
         return;
     }
+    assert_eq!(browser_tables(&Expect::System), ["consumers"]);
     let table = modern("consumers");
     let (_, catalog) = catalog_of(table);
     let mut want: Vec<String> = table.pypaimon_latest.lines().map(String::from).collect();
@@ -444,13 +383,23 @@ async fn features_the_browser_does_not_read_are_refused_by_name_never_misread() 
     }
     // The latest snapshot uses the feature and is refused; an older snapshot (before the feature
     // was used, e.g. before the first index file) is either refused alike or read exactly.
-    for (feature, words) in REFUSED {
+    let refused: Vec<(String, Vec<String>)> = browser_expectations()
+        .into_iter()
+        .filter_map(|(feature, e)| match e {
+            Expect::Refused(words) => Some((feature, words)),
+            _ => None,
+        })
+        .collect();
+    assert!(refused.len() >= 10, "{refused:?}");
+    for (feature, words) in &refused {
+        let feature: &str = feature;
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
         let table = modern(feature);
         let (_, catalog) = catalog_of(table);
         let name = format!("m.{feature}");
         match lines(&catalog, &name, Version::Latest).await {
             Ok(rows) => panic!("{feature} must be refused, read {rows:?}"),
-            Err(e) => assert_refused(feature, "latest", &e, words),
+            Err(e) => assert_refused(feature, "latest", &e, &words),
         }
         for (id, pypaimon) in snapshots(table) {
             match lines(&catalog, &name, Version::SnapshotId(id)).await {
@@ -459,7 +408,7 @@ async fn features_the_browser_does_not_read_are_refused_by_name_never_misread() 
                     pypaimon.as_ref(),
                     "{feature}@{id}: read, so exactly as pypaimon"
                 ),
-                Err(e) => assert_refused(feature, &id.to_string(), &e, words),
+                Err(e) => assert_refused(feature, &id.to_string(), &e, &words),
             }
         }
     }
@@ -470,6 +419,8 @@ async fn a_malformed_variant_is_an_error_naming_the_file_in_the_browser() {
     if !embedded() {
         return;
     }
+    let malformed = browser_tables(&Expect::Malformed);
+    assert_eq!(malformed, ["variant_corrupt"]);
     let table = modern("variant_corrupt");
     assert!(
         table.pypaimon_latest.contains("MALFORMED_VARIANT"),
@@ -486,4 +437,243 @@ async fn a_malformed_variant_is_an_error_naming_the_file_in_the_browser() {
             && msg.contains(".parquet: malformed VARIANT value"),
         "{msg}"
     );
+}
+
+#[wasm_bindgen_test]
+async fn external_data_files_outside_the_store_are_refused_naming_the_file() {
+    if !embedded() {
+        return;
+    }
+    // The embedded warehouses hold the external files and stand for the folder pypaimon wrote
+    // them in (read exactly above); the same files in a store standing for another location, or
+    // for none (an in-memory or OPFS store), cannot reach the `_EXTERNAL_PATH`s: refused.
+    for feature in ["external_paths", "external_paths_pk"] {
+        let table = modern(feature);
+        let elsewhere = [
+            MemoryStore::from_static(table.files),
+            MemoryStore::from_static(table.files).with_root_uri("s3://lake/warehouse"),
+            MemoryStore::from_static(table.files).with_root_uri(format!("{}/m.db", table.root_uri)),
+        ];
+        for store in elsewhere {
+            let root = lakescope_storage::ObjectStore::root_uri(&store);
+            let catalog = Catalog::new(Rc::new(store));
+            let err = lines(&catalog, &format!("m.{feature}"), Version::Latest)
+                .await
+                .expect_err("an external file outside the store");
+            assert_refused(
+                feature,
+                &format!("{root:?}"),
+                &err,
+                &["external data path file:", "'data-file.external-paths'"],
+            );
+        }
+    }
+}
+
+/// Whether Java Paimon 0.9's reads are there (false only when skipped with
+/// LAKESCOPE_SKIP_ORACLES=1).
+fn java_embedded() -> bool {
+    if let Some(problem) = JAVA_PROBLEM {
+        panic!("Java oracle reads: {problem}");
+    }
+    !JAVA_SYSTEM.is_empty()
+}
+
+/// `table_ref$system` of `catalog` at `at`, read whole.
+async fn system(catalog: &Catalog, table_ref: &str, at: Version) -> Vec<RecordBatch> {
+    scan(catalog, table_ref, at.clone(), None)
+        .await
+        .unwrap_or_else(|e| panic!("{table_ref} at {at:?}: {e}"))
+}
+
+#[wasm_bindgen_test]
+async fn statistics_read_in_the_browser_as_java_reads_them() {
+    if !java_embedded() {
+        return;
+    }
+    // StatsJava's output: "row <snapshot>|<schema>|<count>|<size>", then the colstat text
+    // between "colstat-begin" and "colstat-end"
+    let read = JavaRead::named("statistics");
+    let mut want = Vec::new();
+    let mut lines = read.java.lines();
+    while let Some(line) = lines.next() {
+        let Some(scalars) = line.strip_prefix("row ") else {
+            continue;
+        };
+        assert_eq!(lines.next(), Some("colstat-begin"), "{}", read.java);
+        let text: Vec<&str> = lines.by_ref().take_while(|l| *l != "colstat-end").collect();
+        want.push(format!("{scalars}|{}", text.join("\n")));
+    }
+    assert_eq!(want.len(), 1, "{}", read.java);
+    let catalog = Catalog::new(Rc::new(read.warehouse()));
+    let batches = system(&catalog, "jw.app$statistics", Version::Latest).await;
+    let mut got = Vec::new();
+    for b in &batches {
+        let schema = b.schema();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "snapshot_id",
+                "schema_id",
+                "mergedRecordCount",
+                "mergedRecordSize",
+                "colstat"
+            ]
+        );
+        for r in 0..b.num_rows() {
+            let cells: Vec<String> = b
+                .columns()
+                .iter()
+                .map(|c| {
+                    if c.is_null(r) {
+                        "null".to_string()
+                    } else {
+                        arrow_cast::display::array_value_to_string(c, r).unwrap()
+                    }
+                })
+                .collect();
+            got.push(cells.join("|"));
+        }
+    }
+    assert_eq!(got, want);
+    // the ANALYZE is snapshot 2; snapshot 1 has no statistics (time travel applies)
+    let before = system(&catalog, "jw.app$statistics", Version::SnapshotId(1)).await;
+    assert_eq!(before.iter().map(RecordBatch::num_rows).sum::<usize>(), 0);
+}
+
+#[wasm_bindgen_test]
+async fn file_indexes_read_in_the_browser_as_java_reads_their_headers() {
+    if !java_embedded() {
+        return;
+    }
+    let read = JavaRead::named("file_indexes");
+    let mut want: Vec<String> = read.java.lines().map(String::from).collect();
+    want.sort();
+    let catalog = Catalog::new(Rc::new(read.warehouse()));
+    let batches = system(&catalog, "fi.t$file_indexes", Version::Latest).await;
+    let mut got = Vec::new();
+    for b in &batches {
+        let text = |name: &str, r: usize| -> String {
+            let c = b.column(b.schema().index_of(name).unwrap());
+            if c.is_null(r) {
+                return "null".into();
+            }
+            arrow_cast::display::array_value_to_string(c, r).unwrap()
+        };
+        let last = |p: String| p.rsplit('/').next().unwrap().to_string();
+        for r in 0..b.num_rows() {
+            got.push(
+                [
+                    text("partition", r).trim_matches(['{', '}']).to_string(),
+                    text("bucket", r),
+                    last(text("file_path", r)),
+                    text("column_name", r),
+                    text("index_type", r),
+                    text("index_size_in_bytes", r),
+                    text("is_empty", r),
+                    text("storage_type", r),
+                    last(text("index_file_path", r)),
+                    text("index_container_size_in_bytes", r),
+                ]
+                .join("|"),
+            );
+        }
+    }
+    got.sort();
+    assert_eq!(got, want);
+    // both storages: indexes in the manifest, and an `.index` file beside the data file
+    assert!(
+        want.iter().any(|l| l.contains("|EMBEDDED|null|")),
+        "{want:?}"
+    );
+    assert!(want.iter().any(|l| l.contains("|FILE|data-")), "{want:?}");
+}
+
+#[wasm_bindgen_test]
+async fn read_optimized_tables_read_in_the_browser_as_java_reads_them_at_every_snapshot() {
+    if !java_embedded() {
+        return;
+    }
+    let catalog = Catalog::new(Rc::new(corpus_warehouse()));
+    // A compacted primary-key table: snapshot 5 adds level-0 upserts `$ro` does not show. Not a
+    // table with deletion vectors: there Java 0.9's batch scan replaces `$ro`'s level filter by
+    // `level > 0`, where Paimon 1.3+ (`withLevel`) and lakescope read only the top level.
+    {
+        let (name, table) = ("ro_pk_compacted", "java09.pk_compacted");
+        // SystemJava's output: "== <snapshot id>", then that snapshot's `$ro` rows
+        let java = JavaRead::named(name).java;
+        let mut per_snapshot: Vec<(i64, Vec<String>)> = Vec::new();
+        for line in java.lines() {
+            if let Some(id) = line.strip_prefix("== ") {
+                per_snapshot.push((id.parse().unwrap(), Vec::new()));
+            } else if let Some((_, rows)) = per_snapshot.last_mut() {
+                assert!(
+                    !line.starts_with("!! "),
+                    "Java 0.9 cannot read {table}$ro: {line}"
+                );
+                rows.push(line.to_string());
+            }
+        }
+        assert!(per_snapshot.len() >= 2, "{name}: {java}");
+        for (id, mut want) in per_snapshot {
+            want.sort();
+            let batches = system(&catalog, &format!("{table}$ro"), Version::SnapshotId(id)).await;
+            let mut got = batches_to_lines(&batches).unwrap();
+            got.sort();
+            assert_eq!(got, want, "{table}$ro at snapshot {id}");
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn binlog_reads_in_the_browser_as_the_audit_log_with_each_value_in_an_array() {
+    if !embedded() {
+        return;
+    }
+    // Java's `BinlogTable` batch read: `$audit_log`'s rows, each column but rowkind an ARRAY
+    // holding the one value; primary-key (merge-on-read, VARIANT, mosaic) and append tables.
+    for feature in [
+        "dv_merge_on_read",
+        "variant_pk",
+        "mosaic_pk",
+        "row_tracking",
+    ] {
+        let table = modern(feature);
+        let (_, catalog) = catalog_of(table);
+        for id in snapshots(table).keys() {
+            let at = Version::SnapshotId(*id);
+            let name = format!("m.{feature}");
+            let audit = system(&catalog, &format!("{name}$audit_log"), at.clone()).await;
+            let binlog = system(&catalog, &format!("{name}$binlog"), at).await;
+            let rows = |b: &[RecordBatch]| b.iter().map(RecordBatch::num_rows).sum::<usize>();
+            assert_eq!(rows(&binlog), rows(&audit), "{feature}@{id}");
+            assert!(rows(&audit) > 0, "{feature}@{id}");
+            for (b, a) in binlog.iter().zip(&audit) {
+                assert_eq!(b.num_columns(), a.num_columns(), "{feature}@{id}");
+                assert_eq!(
+                    b.column(0).as_ref(),
+                    a.column(0).as_ref(),
+                    "{feature}@{id}: rowkind"
+                );
+                for i in 1..b.num_columns() {
+                    let list = b
+                        .column(i)
+                        .as_any()
+                        .downcast_ref::<arrow_array::ListArray>()
+                        .unwrap_or_else(|| panic!("{feature}@{id}: column {i} not a list"));
+                    assert_eq!(list.null_count(), 0, "{feature}@{id}");
+                    assert!(
+                        (0..list.len()).all(|r| list.value_length(r) == 1),
+                        "{feature}@{id}"
+                    );
+                    assert_eq!(
+                        list.values().as_ref(),
+                        a.column(i).as_ref(),
+                        "{feature}@{id}"
+                    );
+                }
+            }
+        }
+    }
 }

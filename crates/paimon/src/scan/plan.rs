@@ -12,7 +12,7 @@ use crate::spec::manifest::{
 use crate::spec::schema::TableSchema;
 use crate::spec::snapshot::Snapshot;
 use crate::spec::types::DataType;
-use crate::table::{strip_scheme, Table};
+use crate::table::Table;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -279,7 +279,7 @@ async fn deletion_vectors(table: &Table, snapshot: &Snapshot) -> Result<DvMap> {
     for key in order {
         let Some(e) = live.remove(&key) else { continue };
         let path = match e.external_path.as_deref().filter(|p| !p.is_empty()) {
-            Some(ext) => strip_scheme(ext),
+            Some(ext) => table.external_file_key(&e.file_name, ext)?,
             None => table.index_file_path(&e.file_name),
         };
         let files = out.entry((e.partition.clone(), e.bucket)).or_default();

@@ -46,30 +46,6 @@ pub fn escape_path_name(s: &str) -> String {
     out
 }
 
-/// Turns an absolute external location into a store key: strips `scheme:`, then `//authority`
-/// if present, then leading `/`. `s3://bucket/a/f.parquet` → `a/f.parquet`,
-/// `file:/data/f.parquet` → `data/f.parquet`; a path without scheme only loses leading `/`.
-/// This is right when the store is rooted at the bucket / filesystem root; callers with a store
-/// rooted elsewhere must map external paths themselves.
-pub fn strip_scheme(location: &str) -> String {
-    let rest = match location.split_once(':') {
-        Some((scheme, rest))
-            if !scheme.is_empty()
-                && !scheme.contains('/')
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) =>
-        {
-            match rest.strip_prefix("//") {
-                Some(auth_and_path) => auth_and_path.split_once('/').map(|(_, p)| p).unwrap_or(""),
-                None => rest,
-            }
-        }
-        _ => location,
-    };
-    rest.trim_start_matches('/').to_string()
-}
-
 /// The folder name prefix of a branch (`branch/branch-<name>`).
 pub const BRANCH_PREFIX: &str = "branch-";
 
@@ -151,8 +127,8 @@ impl Table {
     /// Store key of a data (or changelog) file: `<table>[/<data-file.path-directory>]/<k1>=<v1>/…/bucket-<b>/<file_name>`.
     ///
     /// `partition_values` must come from the manifest entry's `_PARTITION` BinaryRow (never parse
-    /// them from a path). When the file has an `external_path`, that location with its scheme
-    /// and authority stripped is returned instead (see [`strip_scheme`]).
+    /// them from a path). When the file has an `external_path`, that location's key in the store
+    /// is returned instead ([`Table::external_file_key`]).
     pub fn data_file_path(
         &self,
         partition_values: &[Datum],
@@ -160,7 +136,7 @@ impl Table {
         file: &DataFileMeta,
     ) -> Result<String> {
         if let Some(external) = file.external_path.as_deref().filter(|p| !p.is_empty()) {
-            return Ok(strip_scheme(external));
+            return self.external_file_key(&file.file_name, external);
         }
         let mut dir = self.path.clone();
         if let Some(sub) = self.options().data_file_path_directory() {
@@ -218,16 +194,18 @@ mod tests {
             "db.db/t/dt=a%2Fb%3Ac%3Dd%25/h=-1/bucket-postpone/data-1.parquet"
         );
         assert!(t.data_file_path(&[], 0, &file).is_err());
+        // the fixture's memory store has no root location: an external file is refused
         let ext = DataFileMeta {
             external_path: Some("s3://bucket/ext/data-1.parquet".into()),
             ..file
         };
-        assert_eq!(
-            t.data_file_path(&[], 0, &ext).unwrap(),
-            "ext/data-1.parquet"
+        let refused = t.data_file_path(&[], 0, &ext).unwrap_err().to_string();
+        assert!(
+            refused.contains(
+                "data-1.parquet: unsupported: external data path s3://bucket/ext/data-1.parquet"
+            ),
+            "{refused}"
         );
-        assert_eq!(strip_scheme("file:/tmp/x.parquet"), "tmp/x.parquet");
-        assert_eq!(strip_scheme("/tmp/x.parquet"), "tmp/x.parquet");
         assert_eq!(t.index_file_path("index-1"), "db.db/t/index/index-1");
     }
 }

@@ -18,10 +18,12 @@
 //!
 //! Files: `handle` (the [`Table`]: opening a table or branch, its schemas, the cache of decoded
 //! manifests), `manifest_cache` (that cache's bound), `snapshots` ([`Snapshots`], and the table's snapshots and tags), `layout` (where
-//! files are: branch folders, partition and bucket directories, data and index files) and
+//! files are: branch folders, partition and bucket directories, data and index files),
+//! `external` (files written outside the table folder, `_EXTERNAL_PATH`),
 //! `probe` (finding numbered metadata files by listing or probing; reading schema files) and
 //! `tag_source` (a catalog that keeps the tags, as a Paimon REST catalog does).
 
+mod external;
 #[cfg(test)]
 mod fixtures;
 mod handle;
@@ -32,9 +34,7 @@ mod snapshots;
 mod tag_source;
 
 pub use handle::Table;
-pub use layout::{
-    branch_path, escape_path_name, strip_scheme, BRANCH_PREFIX, MAIN_BRANCH, POSTPONE_BUCKET,
-};
+pub use layout::{branch_path, escape_path_name, BRANCH_PREFIX, MAIN_BRANCH, POSTPONE_BUCKET};
 pub use manifest_cache::MANIFEST_CACHE_BYTES;
 pub use snapshots::Snapshots;
 pub use tag_source::TagSource;

@@ -246,6 +246,10 @@ impl ObjectStore for HttpReadStore {
         self.base.clone()
     }
 
+    fn root_uri(&self) -> Option<String> {
+        Some(self.base.clone())
+    }
+
     async fn get(&self, path: &str) -> Result<Bytes> {
         Ok(self.read("GET", path, None).await?.1)
     }

@@ -8,7 +8,7 @@ use crate::scan::{plan, PartitionFilter};
 use crate::spec::binary_row::BinaryRow;
 use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use crate::spec::snapshot::Snapshot;
-use crate::table::{strip_scheme, Table};
+use crate::table::Table;
 use lakescope_storage::join;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -186,7 +186,7 @@ pub(super) async fn unused_metadata(
             for e in entries.iter() {
                 if skipping.insert(e.file_name.clone()) {
                     index_files.push(match e.external_path.as_deref().filter(|p| !p.is_empty()) {
-                        Some(ext) => strip_scheme(ext),
+                        Some(ext) => table.external_file_key(&e.file_name, ext)?,
                         None => table.index_file_path(&e.file_name),
                     });
                 }
