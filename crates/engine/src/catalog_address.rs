@@ -2,8 +2,9 @@
 //! (`paimon+rest://host:port/<warehouse>`, `iceberg+rest://host:port[/base][?warehouse=W&prefix=P]`
 //! with the OAuth2 `oauth2-server-uri` and `scope` as further parameters, and their `+https` forms).
 
+use crate::browsing_catalog::Browsing;
 use crate::catalog::StoreOpener;
-use crate::catalog_services::OpenerStores;
+use crate::catalog_services::{IcebergService, OpenerStores, PaimonService};
 use crate::{Catalog, Error, Result};
 use lakescope_iceberg::rest::client::{OAUTH2_SERVER_URI, SCOPE};
 use lakescope_iceberg::rest::{
@@ -119,9 +120,43 @@ impl CatalogAddress {
         transport: Rc<dyn HttpTransport>,
         stores: Rc<dyn StoreOpener>,
     ) -> Result<Catalog> {
-        let CatalogSecrets { token, credential } = secrets.into();
+        Ok(
+            match self.connect(secrets.into(), transport, stores).await? {
+                Connected::Warehouse(catalog) => catalog,
+                Connected::Paimon(service) => Catalog::with_backend(Rc::new(service)),
+                Connected::Iceberg(service) => Catalog::with_backend(Rc::new(service)),
+            },
+        )
+    }
+
+    /// [`CatalogAddress::open`] for browsing: a catalog service's tables are listed, located
+    /// and read, and every DDL call is refused (the page's catalogs: its SQL worker opens the
+    /// same address with [`CatalogAddress::open`] to write). A warehouse opens as with `open`.
+    pub async fn open_for_browsing(
+        &self,
+        secrets: impl Into<CatalogSecrets>,
+        transport: Rc<dyn HttpTransport>,
+        stores: Rc<dyn StoreOpener>,
+    ) -> Result<Catalog> {
+        Ok(
+            match self.connect(secrets.into(), transport, stores).await? {
+                Connected::Warehouse(catalog) => catalog,
+                Connected::Paimon(service) => Catalog::with_backend(Rc::new(Browsing(service))),
+                Connected::Iceberg(service) => Catalog::with_backend(Rc::new(Browsing(service))),
+            },
+        )
+    }
+
+    /// Opens the warehouse's store, or connects to the catalog service.
+    async fn connect(
+        &self,
+        secrets: CatalogSecrets,
+        transport: Rc<dyn HttpTransport>,
+        stores: Rc<dyn StoreOpener>,
+    ) -> Result<Connected> {
+        let CatalogSecrets { token, credential } = secrets;
         match self {
-            Self::Warehouse(uri) => Ok(Catalog::new(stores.open(uri)?)),
+            Self::Warehouse(uri) => Ok(Connected::Warehouse(Catalog::new(stores.open(uri)?))),
             Self::PaimonRest { .. } if credential.is_some() => Err(Error::Invalid(format!(
                 "{}: OAuth2 client credentials are an Iceberg REST flow; a Paimon REST catalog takes a bearer token (--catalog-token)",
                 self.service_uri()
@@ -133,7 +168,11 @@ impl CatalogAddress {
                     ..RestOptions::default()
                 };
                 let service = RestCatalog::connect(uri, &options, transport).await?;
-                Ok(Catalog::paimon_rest(service, stores))
+                Ok(Connected::Paimon(PaimonService {
+                    service,
+                    stores,
+                    clock: lakescope_storage::clock::system_clock(),
+                }))
             }
             Self::IcebergRest {
                 uri,
@@ -154,12 +193,19 @@ impl CatalogAddress {
                 };
                 let client = RestClient::connect(uri, &options, transport).await?;
                 let stores = Rc::new(OpenerStores(stores));
-                Ok(Catalog::iceberg_rest(IcebergRestCatalog::new(
+                Ok(Connected::Iceberg(IcebergService(IcebergRestCatalog::new(
                     client, stores,
-                )))
+                ))))
             }
         }
     }
+}
+
+/// A warehouse opened or a catalog service connected to, not yet wrapped as a [`Catalog`].
+enum Connected {
+    Warehouse(Catalog),
+    Paimon(PaimonService),
+    Iceberg(IcebergService),
 }
 
 impl CatalogAddress {

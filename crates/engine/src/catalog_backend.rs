@@ -119,7 +119,7 @@ pub trait CatalogBackend {
 }
 
 /// The refusal of `what`, an operation the catalog `kind` does not do.
-fn refusal(kind: &str, what: &str) -> Error {
+pub(crate) fn refusal(kind: &str, what: &str) -> Error {
     Error::Invalid(format!(
         "{what} is not done through {kind} (nothing was changed)"
     ))

@@ -4,6 +4,7 @@
 pub mod blob;
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub mod browser_env;
+mod browsing_catalog;
 pub mod canonical;
 pub mod catalog;
 pub mod catalog_address;

@@ -120,7 +120,10 @@ pub async fn open(
     });
     let text = describe(address);
     let transport = Rc::new(FetchTransport::with_timeout(CATALOG_TIMEOUT));
-    match address.open(secrets(settings), transport, stores).await {
+    match address
+        .open_for_browsing(secrets(settings), transport, stores)
+        .await
+    {
         Ok(catalog) => Ok((catalog, kind)),
         Err(e) => Err(explain(&text, address, &e).await),
     }
