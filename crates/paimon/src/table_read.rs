@@ -497,12 +497,13 @@ impl<'a> SplitReader<'a> {
         }
         read::support::check_files(&split.files, |f| self.file_path(split, f))?;
         let mut files: Vec<&DataFileMeta> = split.files.iter().collect();
-        if self.skips_level_zero() || (request.read_optimized && self.is_primary_key_table()) {
-            files.retain(|f| f.level > 0);
-        }
         if request.read_optimized && self.is_primary_key_table() {
-            let top = files.iter().map(|f| f.level).max();
-            files.retain(|f| Some(f.level) == top);
+            // `$ro`: the top level of the LSM tree (`num-levels` - 1), as Paimon's
+            // `ReadOptimizedTable` filters; a bucket not fully compacted shows nothing.
+            let top = crate::compact::max_level(&self.schema)?;
+            files.retain(|f| f.level == top);
+        } else if self.skips_level_zero() {
+            files.retain(|f| f.level > 0);
         }
         Ok(files.into_iter().cloned().collect())
     }

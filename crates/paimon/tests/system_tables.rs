@@ -276,6 +276,41 @@ async fn ro_reads_only_the_top_level() {
         .any(|n| n.as_deref().is_some_and(|n| n.starts_with("v3_"))));
 }
 
+/// Decision (Paimon's `ReadOptimizedTable`, 0.9 to 2.x): `$ro` reads the files at level
+/// `num-levels - 1`, not the highest level a bucket happens to have; with `num-levels` 10 the
+/// fully compacted files of `pk_compacted` (level 5) are not read-optimized.
+#[tokio::test(flavor = "current_thread")]
+async fn ro_reads_the_fixed_top_level_of_num_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("java09.db/pk_compacted");
+    copy_dir(&warehouse().join("java09.db/pk_compacted"), &table);
+    let schema_file = table.join("schema/schema-0");
+    let mut schema: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&schema_file).unwrap()).unwrap();
+    schema["options"]["num-levels"] = "10".into();
+    std::fs::write(&schema_file, serde_json::to_vec(&schema).unwrap()).unwrap();
+    let store: Rc<dyn ObjectStore> = Rc::new(LocalStore::new(dir.path()));
+    let t = Table::open(store, "java09.db/pk_compacted").await.unwrap();
+    let s4 = t.snapshot(4).await.unwrap();
+    assert_eq!(
+        num_rows(&scan_at(&t, "ro", Some(&s4)).await.unwrap().batches),
+        0
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn unknown_system_table_names_the_table() {
     let t = open("corpus.db/pk_dedup").await;

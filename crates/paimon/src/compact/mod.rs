@@ -288,7 +288,7 @@ async fn remove_files(table: &Table, files: &[NewFile]) {
 
 /// The top level of the LSM tree (`num-levels - 1`; `num-levels` defaults to
 /// `num-sorted-run.compaction-trigger` + 1, as in Paimon's `CoreOptions.numLevels`).
-fn max_level(schema: &TableSchema) -> Result<i32> {
+pub(crate) fn max_level(schema: &TableSchema) -> Result<i32> {
     let int = |key: &str| -> Result<Option<i32>> {
         schema
             .options
