@@ -113,14 +113,7 @@ pub async fn scan_table(
     let (schema, batches) = match table_ref.system_table() {
         None => {
             let snapshot = paimon_snapshot(table, table_ref, &request.at).await?;
-            let read = ReadRequest {
-                columns: request.columns.clone(),
-                filter: request.filter.clone(),
-                // as Java: without time travel (a branch's head too), the latest schema
-                // (ALTERs show at once)
-                latest_schema: request.at.reads_latest_schema(),
-                ..ReadRequest::default()
-            };
+            let read = read_request(request);
             let mut reader = SnapshotReader::open(table, snapshot.as_ref(), &read).await?;
             let mut batches = Vec::new();
             let mut rows = 0;
@@ -203,4 +196,15 @@ pub(crate) fn limit(batches: Vec<RecordBatch>, limit: Option<usize>) -> Vec<Reco
         left -= take;
     }
     out
+}
+
+/// The Paimon read a scan request asks for: its columns and filter, and as Java, without time
+/// travel (a branch's head too) the latest schema (ALTERs show at once).
+pub(crate) fn read_request(request: &ScanRequest) -> ReadRequest {
+    ReadRequest {
+        columns: request.columns.clone(),
+        filter: request.filter.clone(),
+        latest_schema: request.at.reads_latest_schema(),
+        ..ReadRequest::default()
+    }
 }

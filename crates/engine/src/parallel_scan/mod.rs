@@ -75,13 +75,7 @@ pub async fn scan(
         None => &main,
     };
     let snapshot = paimon_snapshot(table, table_ref, &request.at).await?;
-    let read = ReadRequest {
-        columns: request.columns.clone(),
-        filter: request.filter.clone(),
-        // as `scan::scan_table`: without time travel, the latest schema
-        latest_schema: request.at.reads_latest_schema(),
-        ..ReadRequest::default()
-    };
+    let read = crate::scan::read_request(request);
     let planned = Planned {
         opener,
         table_ref,
