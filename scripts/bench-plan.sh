@@ -30,7 +30,7 @@ BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/lakescope"
 JOPTS="-Xmx8g -Djava.io.tmpdir=$WORK/tmp"
 if [ ! -f "$WH/perf.db/plan_pk/snapshot/snapshot-200" ]; then
   echo "== writing perf.plan_pk (1,000 partitions, 500 files a commit, 200 commits) with Java Paimon 0.9.0"
-  rm -rf "$WH"
+  echo "   (about 80 minutes on 2 cores; an interrupted run resumes after its latest snapshot)"
   /usr/bin/time -v -o "$WORK/runs/write_plan.time" java $JOPTS -cp "$CP" PerfTool writeplan "$WH" 1000 500 200
 fi
 TABLE="$WH/perf.db/plan_pk"
