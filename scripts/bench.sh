@@ -7,7 +7,8 @@
 # 1. (re)generates perf.pk_upsert (2,000,000 keys, 5 overlapping sorted runs per bucket, 4 buckets,
 #    Parquet zstd) and perf.append_rows (5,000,000 rows) with Java Paimon 0.9 into DIR/warehouse if
 #    they are missing (same writer and data as ../shared/bench/gen_perf.sh: scripts/bench/PerfTool.java);
-# 2. builds `lakescope` (cargo build --release -p lakescope-cli; --no-build uses target/release/lakescope as is);
+# 2. builds `lakescope` (cargo build --release -p lakescope-cli; --no-build uses $CARGO_TARGET_DIR/release/lakescope,
+#    default target/, as is);
 # 3. runs, N times each and interleaved, under /usr/bin/time -v: `lakescope bench-read --threads 1`
 #    (count rows, touch every column, one thread: P1) and `--threads $(nproc)` (P8), Java Paimon 0.9
 #    (PerfTool bench), pypaimon 2.1 + pypaimon-rust and pure pypaimon 2.1 (scripts/bench/bench_py.py)
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
     --work) WORK="$2"; shift;; --runs) RUNS="$2"; shift;; --no-anchors) ANCHORS=0;;
     --no-pure-python) PURE=0;; --no-build) BUILD=0;; --keys) KEYS="$2"; shift;; --rows) ROWS="$2"; shift;;
     --write) WRITE=1;;
-    -h|--help) sed -n 2,25p "$0"; exit 0;;
+    -h|--help) sed -n 2,28p "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac; shift
 done
@@ -67,7 +68,7 @@ if [ "$BUILD" = 1 ]; then
   echo "== cargo build --release -p lakescope-cli"
   (cd "$ROOT" && cargo build --release -p lakescope-cli)
 fi
-LS="$ROOT/target/release/lakescope"
+LS="${CARGO_TARGET_DIR:-$ROOT/target}/release/lakescope"
 
 rm -f "$WORK"/runs/*.[0-9]*.time "$WORK"/runs/*.[0-9]*.out "$WORK"/runs/*.[0-9]*.err
 run() {  # run <label> <table> <n> <cmd...>
