@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The whole benchmark suite of issue 9 in one command, side by side with its anchors:
-#   P1 native merge-on-read and the append-table read (scripts/bench.sh),
+# The whole benchmark suite (issues 9 and 27) in one command, side by side with its anchors:
+#   P1 native merge-on-read and the append-table read, P8 the same reads on every core (scripts/bench.sh),
 #   P7 write throughput and P10 bytes written against Java Paimon 0.9 (scripts/bench.sh --write),
+#   P9 planning a 100,000-file table against Java Paimon 0.9 (scripts/bench-plan.sh; the table is
+#   written once, about 80 minutes, and kept in the work folder),
 #   P2, P3, P4, P6 in headless Chromium (scripts/bench-browser.sh; it builds the release app),
 #   P5 the explorer's first load (scripts/payload-size.sh on that release app),
 #   P12 a long session in one page (tests/e2e/bench_long_session.mjs on that app, with the SQL engine).
@@ -10,7 +12,7 @@
 #
 # The oracles (Java Paimon 0.9, pypaimon 2.1) are set up by ../shared/corpus/gen as for the tests;
 # npm packages are installed by bench-browser.sh. Writes target/bench/suite.md: the machine, the
-# date and each part's report (target/bench/{report,write_report,browser_report}.md).
+# date and each part's report (target/bench/{report,write_report,plan_report,browser_report}.md).
 # Not part of the normal test command.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,7 +20,7 @@ RUNS=3; WORK="${TMPDIR:-/tmp}/lakescope-perf"
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS="$2"; shift;; --work) WORK="$2"; shift;;
-    -h|--help) sed -n 2,13p "$0"; exit 0;;
+    -h|--help) sed -n 2,16p "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac; shift
 done
@@ -28,6 +30,8 @@ echo "== P1: native reads"
 bash "$ROOT/scripts/bench.sh" --work "$WORK" --runs "$RUNS"
 echo "== P7, P10: writes (rows/s and bytes)"
 bash "$ROOT/scripts/bench.sh" --write --work "$WORK" --runs "$RUNS" --no-build
+echo "== P9: planning at scale"
+bash "$ROOT/scripts/bench-plan.sh" --work "$WORK" --runs "$RUNS" --no-build
 echo "== P2, P3, P4, P6: in the browser (builds the release app into $APP)"
 bash "$ROOT/scripts/bench-browser.sh" --work "$WORK" --runs "$RUNS"
 echo "== P5: the explorer's first load"
@@ -48,7 +52,7 @@ kill "$HTTP_PID" 2>/dev/null || true
   echo
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(uname -sr); load at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
-  for part in report write_report browser_report; do
+  for part in report write_report plan_report browser_report; do
     [ -f "$OUT/$part.md" ] && { cat "$OUT/$part.md"; echo; }
   done
   echo "## P5: first load (target ≤ 2.5 MB gzip)"
