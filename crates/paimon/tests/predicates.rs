@@ -210,6 +210,89 @@ async fn pruning_reduces_files_and_keeps_matches() {
     assert!(any, "no table pruned any file");
 }
 
+/// Planning one partition decodes only that partition's manifest entries: a manifest of which
+/// some entries were dropped is not cached (memory grows with the files kept, not the files
+/// listed), one kept whole is; the files planned are the full plan's files of that partition.
+#[tokio::test(flavor = "current_thread")]
+async fn a_partition_plan_keeps_only_its_entries_and_caches_only_whole_manifests() {
+    use lakescope_paimon::table::ManifestSource;
+    let files = |plan: &lakescope_paimon::scan::Plan, partition: &[u8]| {
+        let mut names: Vec<String> = plan
+            .splits
+            .iter()
+            .filter(|s| s.partition_bytes == partition)
+            .flat_map(|s| s.files.iter().map(|f| f.file_name.clone()))
+            .collect();
+        names.sort();
+        names
+    };
+    let mut checked = 0;
+    for name in all_tables() {
+        let listed = open(&name).await;
+        let Some(snapshot) = listed.latest_snapshot().await.unwrap() else {
+            continue;
+        };
+        let schema = listed.schema(snapshot.schema_id).await.unwrap();
+        let full = plan(&listed, &snapshot, &PartitionFilter::All)
+            .await
+            .unwrap();
+        let (Some(key), Some(first)) = (schema.partition_keys.first(), full.splits.first()) else {
+            continue;
+        };
+        if full
+            .splits
+            .iter()
+            .all(|s| s.partition_bytes == first.partition_bytes)
+            || first.partition.len() != 1
+            || first.partition[0].is_null()
+        {
+            continue; // one partition: nothing to drop
+        }
+        let only = Predicate::equal(key, first.partition[0].clone());
+        let fresh = open(&name).await;
+        let planned = plan_filtered(&fresh, &snapshot, &PartitionFilter::All, Some(&only))
+            .await
+            .unwrap();
+        assert_eq!(
+            files(&planned, &first.partition_bytes),
+            files(&full, &first.partition_bytes),
+            "{name}: {only}"
+        );
+        assert!(planned
+            .splits
+            .iter()
+            .all(|s| s.partition_bytes == first.partition_bytes));
+        let mut lists = (*fresh
+            .manifest_list(&snapshot.base_manifest_list)
+            .await
+            .unwrap())
+        .clone();
+        lists.extend(
+            fresh
+                .manifest_list(&snapshot.delta_manifest_list)
+                .await
+                .unwrap()
+                .iter()
+                .cloned(),
+        );
+        let mut uncached = 0;
+        for meta in &lists {
+            let whole = listed.manifest(&meta.file_name).await.unwrap();
+            let all_kept = whole.iter().all(|e| e.partition == first.partition_bytes);
+            let cached = matches!(
+                fresh.manifest_or_bytes(&meta.file_name).await.unwrap(),
+                ManifestSource::Decoded(_)
+            );
+            // Skipped by its partition stats, or decoded: cached exactly when kept whole.
+            assert!(!cached || all_kept, "{name}: {} cached", meta.file_name);
+            uncached += usize::from(!cached && !all_kept);
+        }
+        assert!(uncached > 0, "{name}: every manifest held only {only}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} partitioned tables");
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn parsed_filters_bind_with_errors_naming_column_and_literal() {
     let table = open("corpus.db/append_types_parquet").await;

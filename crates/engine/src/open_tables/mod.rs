@@ -25,7 +25,7 @@ use std::sync::Arc;
 pub use lakescope_paimon::spec::snapshot::Snapshot;
 
 /// Paimon table handles kept open (each with its decoded manifests, at most
-/// `lakescope_paimon::table::MANIFEST_CACHE_BYTES` encoded bytes per kind); the least recently
+/// `lakescope_paimon::table::MANIFEST_CACHE_BYTES` decoded bytes per kind); the least recently
 /// asked for is closed first.
 pub const TABLE_HANDLES: usize = 16;
 

@@ -12,7 +12,7 @@ use crate::spec::manifest::{
 use crate::spec::schema::TableSchema;
 use crate::spec::snapshot::Snapshot;
 use crate::spec::types::DataType;
-use crate::table::Table;
+use crate::table::{ManifestSource, Table};
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -67,7 +67,7 @@ pub async fn plan_filtered(
         .filter(|m| partitions.may_match(m))
         .collect();
     let pruned_manifests = all_metas - metas.len();
-    let manifests = fetch_manifests(table, &metas).await?;
+    let manifests = fetch_kept_manifests(table, &metas, &mut partitions).await?;
 
     let mut items = Vec::new();
     for (meta, entries) in metas.iter().zip(&manifests) {
@@ -228,6 +228,35 @@ fn file_key(entry: &ManifestEntry) -> FileKey {
 
 fn manifest_key(table: &Table, name: &str) -> String {
     lakescope_storage::join(table.path(), &format!("manifest/{name}"))
+}
+
+/// Manifests read ahead while the planner decodes the earlier ones.
+const MANIFEST_READS_AHEAD: usize = 16;
+
+/// The entries of the manifests, in list order, of the partitions `partitions` keeps (a cached
+/// manifest whole): up to [`MANIFEST_READS_AHEAD`] files are read concurrently and each is decoded
+/// one record at a time, dropping other partitions' entries, so that planning a few partitions of
+/// a large table holds only their entries.
+async fn fetch_kept_manifests(
+    table: &Table,
+    metas: &[&ManifestFileMeta],
+    partitions: &mut Partitions<'_>,
+) -> Result<Vec<Rc<Vec<ManifestEntry>>>> {
+    use futures::StreamExt;
+    let mut sources = futures::stream::iter(metas.iter().map(|m| async move {
+        Ok::<_, Error>((&m.file_name, table.manifest_or_bytes(&m.file_name).await?))
+    }))
+    .buffered(MANIFEST_READS_AHEAD);
+    let mut manifests = Vec::with_capacity(metas.len());
+    while let Some(source) = sources.next().await {
+        let (name, source) = source?;
+        manifests.push(match source {
+            ManifestSource::Decoded(entries) => entries,
+            ManifestSource::Encoded(bytes) => table
+                .decode_manifest_kept(name, &bytes, |p| Ok(partitions.get(name, p)?.is_some()))?,
+        });
+    }
+    Ok(manifests)
 }
 
 /// Fetches (and decodes) the manifests concurrently, in list order.

@@ -162,13 +162,22 @@ pub const DELETION_VECTORS_INDEX: &str = "DELETION_VECTORS";
 /// Index type of dynamic-bucket hash index files.
 pub const HASH_INDEX: &str = "HASH";
 
-/// Reads every record of an Avro object-container file.
-fn read_records(file: &str, bytes: &[u8]) -> Result<Vec<Value>> {
+/// Decodes the records of an Avro object-container file one at a time with `decode` (`None`:
+/// the record is skipped), so that a large manifest's generic Avro values never all live at once.
+fn decode_records<T>(
+    file: &str,
+    bytes: &[u8],
+    mut decode: impl FnMut(&Value) -> Result<Option<T>>,
+) -> Result<Vec<T>> {
     let reader =
         super::avro_names::reader(bytes).map_err(|e| super::avro_names::open_error(file, &e))?;
-    reader
-        .map(|r| r.map_err(|e| Error::corrupt(file, format!("invalid Avro record: {e}"))))
-        .collect()
+    let mut out = Vec::new();
+    for record in reader {
+        let record =
+            record.map_err(|e| Error::corrupt(file, format!("invalid Avro record: {e}")))?;
+        out.extend(decode(&record)?);
+    }
+    Ok(out)
 }
 
 /// Strips (possibly nested) unions.
@@ -341,27 +350,24 @@ impl<'a> Rec<'a> {
 
 /// Decodes a manifest list (`manifest/manifest-list-…`).
 pub fn decode_manifest_list(file_name: &str, bytes: &[u8]) -> Result<Vec<ManifestFileMeta>> {
-    read_records(file_name, bytes)?
-        .iter()
-        .map(|v| {
-            let r = Rec::new(file_name, "", v)?;
-            Ok(ManifestFileMeta {
-                file_name: r.req_str("_FILE_NAME")?,
-                file_size: r.req_long("_FILE_SIZE")?,
-                num_added_files: r.req_long("_NUM_ADDED_FILES")?,
-                num_deleted_files: r.req_long("_NUM_DELETED_FILES")?,
-                partition_stats: r.stats("_PARTITION_STATS", "_PARTITION_STATS.")?,
-                schema_id: r.req_long("_SCHEMA_ID")?,
-                min_bucket: r.opt_int("_MIN_BUCKET")?,
-                max_bucket: r.opt_int("_MAX_BUCKET")?,
-                min_level: r.opt_int("_MIN_LEVEL")?,
-                max_level: r.opt_int("_MAX_LEVEL")?,
-                min_row_id: r.opt_long("_MIN_ROW_ID")?,
-                max_row_id: r.opt_long("_MAX_ROW_ID")?,
-                total_buckets: r.opt_int("_TOTAL_BUCKETS")?,
-            })
-        })
-        .collect()
+    decode_records(file_name, bytes, |v| {
+        let r = Rec::new(file_name, "", v)?;
+        Ok(Some(ManifestFileMeta {
+            file_name: r.req_str("_FILE_NAME")?,
+            file_size: r.req_long("_FILE_SIZE")?,
+            num_added_files: r.req_long("_NUM_ADDED_FILES")?,
+            num_deleted_files: r.req_long("_NUM_DELETED_FILES")?,
+            partition_stats: r.stats("_PARTITION_STATS", "_PARTITION_STATS.")?,
+            schema_id: r.req_long("_SCHEMA_ID")?,
+            min_bucket: r.opt_int("_MIN_BUCKET")?,
+            max_bucket: r.opt_int("_MAX_BUCKET")?,
+            min_level: r.opt_int("_MIN_LEVEL")?,
+            max_level: r.opt_int("_MAX_LEVEL")?,
+            min_row_id: r.opt_long("_MIN_ROW_ID")?,
+            max_row_id: r.opt_long("_MAX_ROW_ID")?,
+            total_buckets: r.opt_int("_TOTAL_BUCKETS")?,
+        }))
+    })
 }
 
 fn decode_data_file(file_name: &str, v: &Value) -> Result<DataFileMeta> {
@@ -393,58 +399,71 @@ fn decode_data_file(file_name: &str, v: &Value) -> Result<DataFileMeta> {
 
 /// Decodes a data or changelog manifest (`manifest/manifest-…`).
 pub fn decode_manifest(file_name: &str, bytes: &[u8]) -> Result<Vec<ManifestEntry>> {
-    read_records(file_name, bytes)?
-        .iter()
-        .map(|v| {
-            let r = Rec::new(file_name, "", v)?;
-            Ok(ManifestEntry {
-                kind: r.kind()?,
-                partition: r.req_bytes("_PARTITION")?,
-                bucket: r.req_int("_BUCKET")?,
-                total_buckets: r.opt_int("_TOTAL_BUCKETS")?,
-                file: decode_data_file(file_name, r.req("_FILE")?)?,
-            })
-        })
-        .collect()
+    decode_manifest_where(file_name, bytes, |_| Ok(true)).map(|(entries, _)| entries)
+}
+
+/// Decodes a data or changelog manifest, keeping only the entries whose partition (its
+/// `BinaryRow` bytes) `keep` accepts: the rest of a skipped entry is not decoded, so memory grows
+/// with the entries kept. Also says whether every entry was kept.
+pub fn decode_manifest_where(
+    file_name: &str,
+    bytes: &[u8],
+    mut keep: impl FnMut(&[u8]) -> Result<bool>,
+) -> Result<(Vec<ManifestEntry>, bool)> {
+    let mut kept_all = true;
+    let entries = decode_records(file_name, bytes, |v| {
+        let r = Rec::new(file_name, "", v)?;
+        let kind = r.kind()?;
+        let partition = r.req_bytes("_PARTITION")?;
+        if !keep(&partition)? {
+            kept_all = false;
+            return Ok(None);
+        }
+        Ok(Some(ManifestEntry {
+            kind,
+            partition,
+            bucket: r.req_int("_BUCKET")?,
+            total_buckets: r.opt_int("_TOTAL_BUCKETS")?,
+            file: decode_data_file(file_name, r.req("_FILE")?)?,
+        }))
+    })?;
+    Ok((entries, kept_all))
 }
 
 /// Decodes an index manifest (`manifest/index-manifest-…`).
 pub fn decode_index_manifest(file_name: &str, bytes: &[u8]) -> Result<Vec<IndexManifestEntry>> {
-    read_records(file_name, bytes)?
-        .iter()
-        .map(|v| {
-            let r = Rec::new(file_name, "", v)?;
-            let deletion_vectors = match r.opt("_DELETIONS_VECTORS_RANGES") {
-                None => None,
-                Some(arr) => Some(
-                    r.array_of("_DELETIONS_VECTORS_RANGES", arr)?
-                        .iter()
-                        .filter(|item| !matches!(plain(item), Value::Null))
-                        .map(|item| {
-                            let d = Rec::new(file_name, "_DELETIONS_VECTORS_RANGES.", item)?;
-                            Ok(DeletionVectorMeta {
-                                data_file_name: d.req_str("f0")?,
-                                offset: d.req_int("f1")?,
-                                length: d.req_int("f2")?,
-                                cardinality: d.opt_long("_CARDINALITY")?,
-                            })
+    decode_records(file_name, bytes, |v| {
+        let r = Rec::new(file_name, "", v)?;
+        let deletion_vectors = match r.opt("_DELETIONS_VECTORS_RANGES") {
+            None => None,
+            Some(arr) => Some(
+                r.array_of("_DELETIONS_VECTORS_RANGES", arr)?
+                    .iter()
+                    .filter(|item| !matches!(plain(item), Value::Null))
+                    .map(|item| {
+                        let d = Rec::new(file_name, "_DELETIONS_VECTORS_RANGES.", item)?;
+                        Ok(DeletionVectorMeta {
+                            data_file_name: d.req_str("f0")?,
+                            offset: d.req_int("f1")?,
+                            length: d.req_int("f2")?,
+                            cardinality: d.opt_long("_CARDINALITY")?,
                         })
-                        .collect::<Result<Vec<_>>>()?,
-                ),
-            };
-            Ok(IndexManifestEntry {
-                kind: r.kind()?,
-                partition: r.req_bytes("_PARTITION")?,
-                bucket: r.req_int("_BUCKET")?,
-                index_type: r.req_str("_INDEX_TYPE")?,
-                file_name: r.req_str("_FILE_NAME")?,
-                file_size: r.req_long("_FILE_SIZE")?,
-                row_count: r.req_long("_ROW_COUNT")?,
-                deletion_vectors,
-                external_path: r.opt_str("_EXTERNAL_PATH")?,
-            })
-        })
-        .collect()
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+        };
+        Ok(Some(IndexManifestEntry {
+            kind: r.kind()?,
+            partition: r.req_bytes("_PARTITION")?,
+            bucket: r.req_int("_BUCKET")?,
+            index_type: r.req_str("_INDEX_TYPE")?,
+            file_name: r.req_str("_FILE_NAME")?,
+            file_size: r.req_long("_FILE_SIZE")?,
+            row_count: r.req_long("_ROW_COUNT")?,
+            deletion_vectors,
+            external_path: r.opt_str("_EXTERNAL_PATH")?,
+        }))
+    })
 }
 
 #[cfg(test)]

@@ -2,14 +2,14 @@
 //! of decoded manifests.
 
 use super::layout::{branch_path, BRANCH_PREFIX, MAIN_BRANCH};
-use super::manifest_cache::{ManifestCache, MANIFEST_CACHE_BYTES};
+use super::manifest_cache::{DecodedSize, ManifestCache, MANIFEST_CACHE_BYTES};
 use super::probe::{first_branch_schema, load_schema, schema_ids, schema_ids_from};
 use super::tag_source::TagSource;
 use crate::commit::{RenamingSnapshotCommit, SnapshotCommit};
 use crate::error::{Error, Result};
 use crate::spec::manifest::{
-    decode_index_manifest, decode_manifest, decode_manifest_list, IndexManifestEntry,
-    ManifestEntry, ManifestFileMeta,
+    decode_index_manifest, decode_manifest, decode_manifest_list, decode_manifest_where,
+    IndexManifestEntry, ManifestEntry, ManifestFileMeta,
 };
 use crate::spec::options::CoreOptions;
 use crate::spec::schema::TableSchema;
@@ -17,6 +17,14 @@ use lakescope_storage::{join, ObjectStore};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+
+/// A data manifest as [`Table::manifest_or_bytes`] finds it.
+pub enum ManifestSource {
+    /// Its entries, decoded earlier and cached.
+    Decoded(Rc<Vec<ManifestEntry>>),
+    /// The file's bytes, to decode (e.g. with [`Table::decode_manifest_kept`]).
+    Encoded(bytes::Bytes),
+}
 
 /// A handle on one Paimon table, on its main branch or another branch.
 pub struct Table {
@@ -312,8 +320,37 @@ impl Table {
             .await
     }
 
+    /// Data manifest `name` for a planner that keeps only some partitions: decoded from the
+    /// cache if it holds the file, else its encoded bytes (see [`Table::decode_manifest_kept`]).
+    pub async fn manifest_or_bytes(&self, name: &str) -> Result<ManifestSource> {
+        match self.manifests.peek(name) {
+            Some(entries) => Ok(ManifestSource::Decoded(entries)),
+            None => Ok(ManifestSource::Encoded(
+                self.read_manifest_bytes(name).await?,
+            )),
+        }
+    }
+
+    /// Decodes `bytes` of data manifest `name`, keeping the entries whose partition (its
+    /// `BinaryRow` bytes) `keep` accepts, so memory grows with the entries kept; a manifest of
+    /// which every entry is kept is cached as [`Table::manifest`] caches it.
+    pub fn decode_manifest_kept(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        keep: impl FnMut(&[u8]) -> Result<bool>,
+    ) -> Result<Rc<Vec<ManifestEntry>>> {
+        let key = self.key(&format!("manifest/{name}"));
+        let (entries, kept_all) = decode_manifest_where(&key, bytes, keep)?;
+        let entries = Rc::new(entries);
+        if kept_all {
+            self.manifests.insert(name, entries.clone());
+        }
+        Ok(entries)
+    }
+
     /// Manifest file `name` from `cache`, or read and decoded with `decode` (given its key).
-    async fn decoded<T>(
+    async fn decoded<T: DecodedSize>(
         &self,
         cache: &ManifestCache<T>,
         name: &str,
@@ -322,8 +359,7 @@ impl Table {
         cache
             .get_or_read(name, async {
                 let bytes = self.read_manifest_bytes(name).await?;
-                let entries = decode(&self.key(&format!("manifest/{name}")), &bytes)?;
-                Ok((entries, bytes.len() as u64))
+                decode(&self.key(&format!("manifest/{name}")), &bytes)
             })
             .await
     }

@@ -2,8 +2,8 @@
 //!
 //! Paths are object-store keys relative to the store root (the warehouse), e.g.
 //! `corpus.db/pk_dedup/snapshot/snapshot-3`. Schemas and manifests are immutable once written,
-//! so the handle caches them (decoded manifests within [`MANIFEST_CACHE_BYTES`] of their encoded
-//! bytes per kind, least recently used forgotten first); snapshot hints (`LATEST`, `EARLIEST`) are re-read every time.
+//! so the handle caches them (decoded manifests within [`MANIFEST_CACHE_BYTES`] of their decoded
+//! size per kind, least recently used forgotten first); snapshot hints (`LATEST`, `EARLIEST`) are re-read every time.
 //! A store that cannot list (a static web host without an index) still opens a table by name:
 //! schemas are found by probing `schema-0`, `schema-1`, … and snapshots from the hints, probing
 //! `snapshot-(N+1)` as Java does; tags can then only be read by name.
@@ -33,7 +33,7 @@ mod probe;
 mod snapshots;
 mod tag_source;
 
-pub use handle::Table;
+pub use handle::{ManifestSource, Table};
 pub use layout::{branch_path, escape_path_name, BRANCH_PREFIX, MAIN_BRANCH, POSTPONE_BUCKET};
 pub use manifest_cache::MANIFEST_CACHE_BYTES;
 pub use snapshots::Snapshots;
