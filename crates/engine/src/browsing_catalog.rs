@@ -4,6 +4,7 @@
 
 use crate::catalog::{TableEntry, TableLocation};
 use crate::catalog_backend::{refusal, CatalogBackend};
+use crate::table::Format;
 use crate::{Result, TableRef};
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::WriteEnv;
@@ -23,6 +24,10 @@ impl<B: CatalogBackend> CatalogBackend for Browsing<B> {
 
     async fn tables(&self, database: &str) -> Result<Vec<TableEntry>> {
         self.0.tables(database).await
+    }
+
+    async fn format(&self, path: &str) -> Format {
+        self.0.format(path).await
     }
 
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {

@@ -3,6 +3,7 @@
 
 use crate::catalog::{StoreOpener, TableEntry, TableLocation};
 use crate::catalog_backend::CatalogBackend;
+use crate::table::Format;
 use crate::token_store::TokenStore;
 use crate::{Error, Result, TableRef};
 use lakescope_iceberg::rest::{RestCatalog as IcebergRest, TableStores};
@@ -41,7 +42,13 @@ impl CatalogBackend for PaimonService {
         Ok(service_tables(
             database,
             self.service.tables(database).await?,
+            Format::Paimon,
         ))
+    }
+
+    /// A Paimon REST catalog holds Paimon tables.
+    async fn format(&self, _: &str) -> Format {
+        Format::Paimon
     }
 
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
@@ -154,7 +161,13 @@ impl CatalogBackend for IcebergService {
         Ok(service_tables(
             database,
             self.0.list_tables(database).await?,
+            Format::Iceberg,
         ))
+    }
+
+    /// An Iceberg REST catalog holds Iceberg tables.
+    async fn format(&self, _: &str) -> Format {
+        Format::Iceberg
     }
 
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
@@ -213,13 +226,15 @@ impl CatalogBackend for IcebergService {
     }
 }
 
-/// A catalog service's tables of `database` by name: their paths are `<database>/<table>`.
-fn service_tables(database: &str, names: Vec<String>) -> Vec<TableEntry> {
+/// A catalog service's tables of `database` by name, all of `format`: their paths are
+/// `<database>/<table>`.
+fn service_tables(database: &str, names: Vec<String>, format: Format) -> Vec<TableEntry> {
     names
         .into_iter()
         .map(|name| TableEntry {
             path: format!("{database}/{name}"),
             name,
+            format,
         })
         .collect()
 }

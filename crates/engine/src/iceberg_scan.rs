@@ -30,7 +30,11 @@ pub async fn tables(
     for name in listing.dirs {
         let path = join(namespace, &name);
         if is_iceberg_table(store, &path).await {
-            out.push(TableEntry { name, path });
+            out.push(TableEntry {
+                name,
+                path,
+                format: crate::table::Format::Iceberg,
+            });
         }
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));

@@ -35,7 +35,7 @@ pub mod warehouse_catalog;
 pub mod warm_up;
 pub mod write;
 
-pub use catalog::{Catalog, DatabaseEntry, StoreOpener, TableEntry, TableLocation};
+pub use catalog::{Catalog, DatabaseEntry, FoundTable, StoreOpener, TableEntry, TableLocation};
 pub use catalog_address::{CatalogAddress, CatalogSecrets};
 pub use catalog_backend::CatalogBackend;
 pub use error::{Error, Result};

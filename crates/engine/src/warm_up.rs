@@ -44,7 +44,7 @@ where
     let table_ref: TableRef = name.parse().map_err(crate::Error::Invalid)?;
     let path = table_ref.path();
     let store = catalog.store()?;
-    lakescope_iceberg::is_iceberg_table(store.as_ref(), &path).await;
+    catalog.format(&path).await;
     let table = Table::open(store.clone(), &path).await?;
     let snapshot = table.latest_snapshot().await?;
     pause().await;

@@ -312,7 +312,7 @@ pub async fn open(
     })?;
     forget_tables();
     CACHE.with(|c| *c.borrow_mut() = Some(cache));
-    let tables = OpenTables::new(catalog, None, system_clock());
+    let tables = OpenTables::new(catalog, system_clock());
     CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), tables, options.clone(), None)));
     Ok(Warehouse {
         uri: uri.to_string(),
@@ -346,11 +346,7 @@ async fn open_service(
     };
     forget_tables();
     CACHE.with(|c| *c.borrow_mut() = None);
-    let format = match kind {
-        ServiceKind::Paimon => Format::Paimon,
-        ServiceKind::Iceberg => Format::Iceberg,
-    };
-    let tables = OpenTables::new(catalog, Some(format), system_clock());
+    let tables = OpenTables::new(catalog, system_clock());
     CURRENT.with(|c| {
         *c.borrow_mut() = Some((uri.to_string(), tables, options.clone(), Some(service)))
     });
