@@ -1,6 +1,6 @@
 //! Iceberg tables in a warehouse: detection, Hadoop-style namespace listing, and scans.
 
-use crate::scan::{ScanRequest, ScanResult};
+use crate::scan_request::{ScanRequest, ScanResult};
 use crate::version::iceberg_selector;
 use crate::{Error, Result, TableEntry, TableRef};
 use lakescope_iceberg::{is_iceberg_table, ReadRequest, Table};

@@ -22,6 +22,7 @@ pub mod open_tables;
 pub mod parallel_scan;
 pub mod plan;
 pub mod scan;
+mod scan_request;
 pub mod served_location;
 pub mod session;
 pub mod sql_editor;
