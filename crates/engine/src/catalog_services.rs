@@ -9,7 +9,7 @@ use crate::{Error, Result, TableRef};
 use lakescope_iceberg::rest::{RestCatalog as IcebergRest, TableStores};
 use lakescope_iceberg::write::IcebergTableDefinition;
 use lakescope_paimon::rest::{
-    RestCatalog as PaimonRest, RestSnapshotCommit, RestTagSource, SchemaChange,
+    RestCatalog as PaimonRest, RestSnapshotCommit, RestTable, RestTagSource, SchemaChange,
 };
 use lakescope_paimon::write::schema::{initial_schema, TableDefinition};
 use lakescope_paimon::write::WriteEnv;
@@ -26,6 +26,42 @@ pub(crate) struct PaimonService {
     pub(crate) stores: Rc<dyn StoreOpener>,
     /// The clock data tokens expire on.
     pub(crate) clock: Clock,
+}
+
+impl PaimonService {
+    /// Where the files of the table `table_ref` names are (its store, opened with the data
+    /// token when the service vends one) and how its tags are read, without a snapshot commit;
+    /// the service's answer for the table comes with it.
+    pub(crate) async fn locate_files(
+        &self,
+        table_ref: &TableRef,
+    ) -> Result<(TableLocation, RestTable)> {
+        let (database, name) = (&table_ref.database, &table_ref.table);
+        let table = self.service.table(database, name).await?;
+        let store: Rc<dyn ObjectStore> = if self.service.data_token_enabled() {
+            Rc::new(
+                TokenStore::open(
+                    self.service.clone(),
+                    database,
+                    name,
+                    &table.path,
+                    self.stores.clone(),
+                    self.clock.clone(),
+                )
+                .await?,
+            )
+        } else {
+            self.stores.open_vended(&table.path, &BTreeMap::new())?
+        };
+        let tags = RestTagSource::new(self.service.clone(), database, &table.name);
+        let location = TableLocation {
+            store,
+            path: String::new(),
+            snapshot_commit: None,
+            tag_source: Some(Rc::new(tags)),
+        };
+        Ok((location, table))
+    }
 }
 
 #[async_trait::async_trait(?Send)]
@@ -52,30 +88,11 @@ impl CatalogBackend for PaimonService {
     }
 
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
-        let (database, name) = (&table_ref.database, &table_ref.table);
-        let table = self.service.table(database, name).await?;
-        let store: Rc<dyn ObjectStore> = if self.service.data_token_enabled() {
-            Rc::new(
-                TokenStore::open(
-                    self.service.clone(),
-                    database,
-                    name,
-                    &table.path,
-                    self.stores.clone(),
-                    self.clock.clone(),
-                )
-                .await?,
-            )
-        } else {
-            self.stores.open_vended(&table.path, &BTreeMap::new())?
-        };
-        let commit = RestSnapshotCommit::new(self.service.clone(), database, &table);
-        let tags = RestTagSource::new(self.service.clone(), database, &table.name);
+        let (location, table) = self.locate_files(table_ref).await?;
+        let commit = RestSnapshotCommit::new(self.service.clone(), &table_ref.database, &table);
         Ok(TableLocation {
-            store,
-            path: String::new(),
             snapshot_commit: Some(Rc::new(commit)),
-            tag_source: Some(Rc::new(tags)),
+            ..location
         })
     }
 
