@@ -1,17 +1,19 @@
-//! A catalog service opened for browsing (the page's catalogs, whose writes go through the SQL
-//! worker): it lists, locates and opens tables, and refuses the rest without linking the
-//! service's DDL or commit protocol into the page's code.
+//! A catalog opened for browsing (the page's warehouse or catalog service, whose writes go
+//! through the SQL worker): it lists, locates and opens tables, and refuses the rest without
+//! linking the catalog's DDL or a service's commit protocol into the page's code.
 
 use crate::catalog::{TableEntry, TableLocation};
 use crate::catalog_backend::{refusal, CatalogBackend};
 use crate::catalog_services::{IcebergService, PaimonService};
 use crate::table::Format;
+use crate::warehouse_catalog::WarehouseCatalog;
 use crate::{Result, TableRef};
 use lakescope_paimon::commit::SnapshotCommit;
 use lakescope_paimon::spec::manifest::ManifestEntry;
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::WriteEnv;
+use lakescope_storage::ObjectStore;
 use std::rc::Rc;
 
 /// `B`'s reading calls; every writing call, and every commit to a table it opens, is refused
@@ -71,6 +73,22 @@ impl Browse for IcebergService {
     }
 }
 
+/// A warehouse's tables are files of its store: located and opened as for writing (the page
+/// commits nothing to them: its writes go through the SQL worker).
+#[async_trait::async_trait(?Send)]
+impl Browse for WarehouseCatalog {
+    async fn locate_for_reading(&self, table_ref: &TableRef) -> Result<TableLocation> {
+        self.locate(table_ref).await
+    }
+
+    async fn open_iceberg_for_reading(
+        &self,
+        table_ref: &TableRef,
+    ) -> Result<Option<lakescope_iceberg::Table>> {
+        self.open_iceberg(table_ref).await
+    }
+}
+
 /// The snapshot commit of a Paimon table opened for browsing: refuses, so nothing is written.
 struct ReadOnlyCommit {
     /// The table, for the error.
@@ -97,6 +115,10 @@ impl SnapshotCommit for ReadOnlyCommit {
 impl<B: Browse> CatalogBackend for Browsing<B> {
     fn kind(&self) -> &'static str {
         self.0.kind()
+    }
+
+    fn store(&self) -> Result<&Rc<dyn ObjectStore>> {
+        self.0.store()
     }
 
     async fn databases(&self) -> Result<Vec<String>> {

@@ -2,6 +2,7 @@
 //! [`CatalogBackend`] behind one [`Catalog`] that lists databases and tables and finds a
 //! table's files.
 
+use crate::browsing_catalog::Browsing;
 use crate::catalog_backend::CatalogBackend;
 use crate::catalog_services::{IcebergService, PaimonService};
 use crate::table::Format;
@@ -125,6 +126,13 @@ impl Catalog {
     /// A catalog over the given warehouse store.
     pub fn new(store: Rc<dyn ObjectStore>) -> Self {
         Self::with_backend(Rc::new(WarehouseCatalog::new(store)))
+    }
+
+    /// The filesystem warehouse whose root is `store`, opened for browsing: its tables are
+    /// listed, located and read, and its DDL is refused by name (the explorer page, whose writes
+    /// go through its SQL worker, links none of it).
+    pub fn browse(store: Rc<dyn ObjectStore>) -> Self {
+        Self::with_backend(Rc::new(Browsing(WarehouseCatalog::new(store))))
     }
 
     /// A catalog over any [`CatalogBackend`] (the extension point for a new kind of catalog).

@@ -614,6 +614,39 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn a_table_loaded_for_reading_reads_as_loaded_and_refuses_every_commit() {
+        let env = FixedEnv::new(1_700_000_000_000, 11);
+        let (store, _, v2) = table_raced_by_another_writer(&env).await;
+        let before = keys(&store).await;
+        // the config, the load, and the append's two loads; no answer for a commit
+        let transport = Rc::new(CannedTransport::new(until_commit(&v2)));
+        let client = RestClient::connect("http://cat", &Default::default(), transport.clone())
+            .await
+            .unwrap();
+        let stores = Rc::new(WarehouseStores::new(store.clone(), "s3://b"));
+        let catalog = RestCatalog::new(client, stores);
+        let table = catalog.load_table_for_reading("db", "t").await.unwrap();
+        let written = Table::open(store.clone(), "t").await.unwrap();
+        let as_json = |t: &Table| serde_json::to_value(t.metadata()).unwrap();
+        assert_eq!(
+            as_json(&table),
+            as_json(&written),
+            "the metadata the catalog sent"
+        );
+        assert_eq!(table.key(), "t");
+
+        let err = append(&table, &[ids(0..3)], &env).await.unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, Error::Unsupported { .. }), "{text}");
+        assert!(
+            text.contains("db.t") && text.contains("loaded for reading"),
+            "{text}"
+        );
+        assert!(commits(&transport).is_empty(), "no commit request is sent");
+        assert_eq!(keys(&store).await, before, "the append's files are deleted");
+    }
+
     /// [`until_commit`] as the fault server's replies, then `fault`.
     fn replies_until(base: &Value, fault: Reply) -> Vec<Reply> {
         let mut script: Vec<Reply> = until_commit(base)
