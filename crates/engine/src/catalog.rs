@@ -2,8 +2,10 @@
 //! [`CatalogBackend`] behind one [`Catalog`] that lists databases and tables and finds a
 //! table's files.
 
+use crate::browsing_catalog::Browsing;
 use crate::catalog_backend::CatalogBackend;
 use crate::catalog_services::{IcebergService, PaimonService};
+use crate::table::Format;
 use crate::warehouse_catalog::WarehouseCatalog;
 use crate::{Result, TableRef};
 use lakescope_iceberg::rest::RestCatalog as IcebergRest;
@@ -24,6 +26,8 @@ pub struct TableEntry {
     /// Key of the table folder relative to the warehouse root (a REST catalog's table:
     /// `<database>/<table>`, found through the catalog).
     pub path: String,
+    /// The table's format, as the catalog knows it.
+    pub format: Format,
 }
 
 /// A database with its tables.
@@ -102,6 +106,15 @@ impl TableLocation {
     }
 }
 
+/// A table a catalog found by name ([`Catalog::find`]): its format is the catalog's answer.
+#[derive(Clone)]
+pub enum FoundTable {
+    /// A Paimon table: where its files are, and how its commits and tags go.
+    Paimon(TableLocation),
+    /// An Iceberg table, opened (its commits go through its metadata catalog).
+    Iceberg(Box<lakescope_iceberg::Table>),
+}
+
 /// The tables of a warehouse or a catalog service: one [`CatalogBackend`] behind the calls the
 /// app, the CLI and the SQL session make.
 #[derive(Clone)]
@@ -113,6 +126,13 @@ impl Catalog {
     /// A catalog over the given warehouse store.
     pub fn new(store: Rc<dyn ObjectStore>) -> Self {
         Self::with_backend(Rc::new(WarehouseCatalog::new(store)))
+    }
+
+    /// The filesystem warehouse whose root is `store`, opened for browsing: its tables are
+    /// listed, located and read, and its DDL is refused by name (the explorer page, whose writes
+    /// go through its SQL worker, links none of it).
+    pub fn browse(store: Rc<dyn ObjectStore>) -> Self {
+        Self::with_backend(Rc::new(Browsing(WarehouseCatalog::new(store))))
     }
 
     /// A catalog over any [`CatalogBackend`] (the extension point for a new kind of catalog).
@@ -161,9 +181,27 @@ impl Catalog {
         self.backend.open_iceberg(table_ref).await
     }
 
+    /// The format of the table at `path` (a path of [`Catalog::tables`]' entries), as the
+    /// catalog knows it: a catalog service's tables are of its format, a warehouse folder is
+    /// probed for Iceberg metadata.
+    pub async fn format(&self, path: &str) -> Format {
+        self.backend.format(path).await
+    }
+
     /// Where the files of the table `table_ref` names are (its branch and system table aside).
     pub async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
         self.backend.locate(table_ref).await
+    }
+
+    /// The table `table_ref` names (its branch and system table aside), found: a Paimon table
+    /// located, an Iceberg table opened; `None` when the catalog has no such table.
+    pub async fn find(&self, table_ref: &TableRef) -> Result<Option<FoundTable>> {
+        self.backend.find(table_ref).await
+    }
+
+    /// Renames the Paimon table `from` to `to` (a warehouse's folder is moved).
+    pub async fn rename_table(&self, from: &TableRef, to: &TableRef) -> Result<()> {
+        self.backend.rename_table(from, to).await
     }
 
     /// Creates a database (namespace) through the catalog service.
@@ -189,7 +227,7 @@ impl Catalog {
             .await
     }
 
-    /// Drops a table through the catalog service.
+    /// Drops a table (a warehouse's Paimon folder, or through the catalog service).
     pub async fn drop_table(&self, database: &str, name: &str) -> Result<()> {
         self.backend.drop_table(database, name).await
     }

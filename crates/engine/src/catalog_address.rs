@@ -12,6 +12,7 @@ use lakescope_iceberg::rest::{
 };
 use lakescope_paimon::rest::{RestCatalog, RestOptions};
 use lakescope_storage::transport::HttpTransport;
+use lakescope_storage::ObjectStore;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -122,16 +123,17 @@ impl CatalogAddress {
     ) -> Result<Catalog> {
         Ok(
             match self.connect(secrets.into(), transport, stores).await? {
-                Connected::Warehouse(catalog) => catalog,
+                Connected::Warehouse(store) => Catalog::new(store),
                 Connected::Paimon(service) => Catalog::with_backend(Rc::new(service)),
                 Connected::Iceberg(service) => Catalog::with_backend(Rc::new(service)),
             },
         )
     }
 
-    /// [`CatalogAddress::open`] for browsing: a catalog service's tables are listed, located
-    /// and read, and every DDL call is refused (the page's catalogs: its SQL worker opens the
-    /// same address with [`CatalogAddress::open`] to write). A warehouse opens as with `open`.
+    /// [`CatalogAddress::open`] for browsing: the tables of a warehouse or a catalog service are
+    /// listed, located and read, every DDL call is refused, and so is every commit to a
+    /// service's table (the page's catalogs: its SQL worker opens the same address with
+    /// [`CatalogAddress::open`] to write; see [`Catalog::browse`]).
     pub async fn open_for_browsing(
         &self,
         secrets: impl Into<CatalogSecrets>,
@@ -140,7 +142,7 @@ impl CatalogAddress {
     ) -> Result<Catalog> {
         Ok(
             match self.connect(secrets.into(), transport, stores).await? {
-                Connected::Warehouse(catalog) => catalog,
+                Connected::Warehouse(store) => Catalog::browse(store),
                 Connected::Paimon(service) => Catalog::with_backend(Rc::new(Browsing(service))),
                 Connected::Iceberg(service) => Catalog::with_backend(Rc::new(Browsing(service))),
             },
@@ -156,7 +158,7 @@ impl CatalogAddress {
     ) -> Result<Connected> {
         let CatalogSecrets { token, credential } = secrets;
         match self {
-            Self::Warehouse(uri) => Ok(Connected::Warehouse(Catalog::new(stores.open(uri)?))),
+            Self::Warehouse(uri) => Ok(Connected::Warehouse(stores.open(uri)?)),
             Self::PaimonRest { .. } if credential.is_some() => Err(Error::Invalid(format!(
                 "{}: OAuth2 client credentials are an Iceberg REST flow; a Paimon REST catalog takes a bearer token (--catalog-token)",
                 self.service_uri()
@@ -203,7 +205,7 @@ impl CatalogAddress {
 
 /// A warehouse opened or a catalog service connected to, not yet wrapped as a [`Catalog`].
 enum Connected {
-    Warehouse(Catalog),
+    Warehouse(Rc<dyn ObjectStore>),
     Paimon(PaimonService),
     Iceberg(IcebergService),
 }

@@ -1,7 +1,8 @@
 //! The extension point of [`crate::Catalog`]: what a catalog (a filesystem warehouse, a REST
 //! catalog service, the next one) implements to list, find, create and drop tables.
 
-use crate::catalog::{TableEntry, TableLocation};
+use crate::catalog::{FoundTable, TableEntry, TableLocation};
+use crate::table::Format;
 use crate::{Error, Result, TableRef};
 use lakescope_iceberg::write::IcebergTableDefinition;
 use lakescope_paimon::rest::SchemaChange;
@@ -39,12 +40,36 @@ pub trait CatalogBackend {
     /// The tables of a database, sorted by name.
     async fn tables(&self, database: &str) -> Result<Vec<TableEntry>>;
 
+    /// The format of the table at `path` (a path of [`CatalogBackend::tables`]' entries), known
+    /// to the catalog: a catalog service holds tables of its own format; a warehouse folder is
+    /// probed (without Iceberg metadata it is taken for Paimon, and opening it says what is
+    /// wrong).
+    async fn format(&self, path: &str) -> Format;
+
     /// Where the files of the Paimon table `table_ref` names are (its branch and system table
     /// aside), and how its commits and tags go.
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation>;
 
     /// The Iceberg table `table_ref` names, opened (`None`: not an Iceberg table).
     async fn open_iceberg(&self, table_ref: &TableRef) -> Result<Option<lakescope_iceberg::Table>>;
+
+    /// The table `table_ref` names (its branch and system table aside), found: a Paimon table
+    /// located, an Iceberg table opened; `None` when the catalog has no such table. By default
+    /// the catalog is asked for an Iceberg table ([`CatalogBackend::open_iceberg`]), then for a
+    /// Paimon table's location ([`CatalogBackend::locate`]); a "not found" answer is `None`.
+    async fn find(&self, table_ref: &TableRef) -> Result<Option<FoundTable>> {
+        match self.open_iceberg(table_ref).await {
+            Ok(Some(table)) => return Ok(Some(FoundTable::Iceberg(Box::new(table)))),
+            Ok(None) => {}
+            Err(e) if e.is_not_found() => return Ok(None),
+            Err(e) => return Err(e),
+        }
+        match self.locate(table_ref).await {
+            Ok(location) => Ok(Some(FoundTable::Paimon(location))),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
 
     /// Creates the Paimon table `<database>.<name>` (fails if it exists).
     async fn create_table(
@@ -84,6 +109,14 @@ pub trait CatalogBackend {
         Err(refusal(
             self.kind(),
             &format!("dropping table {database}.{name}"),
+        ))
+    }
+
+    /// Renames the Paimon table `from` to `to` (within this catalog).
+    async fn rename_table(&self, from: &TableRef, to: &TableRef) -> Result<()> {
+        Err(refusal(
+            self.kind(),
+            &format!("renaming table {from} to {to}"),
         ))
     }
 

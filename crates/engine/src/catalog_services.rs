@@ -3,12 +3,13 @@
 
 use crate::catalog::{StoreOpener, TableEntry, TableLocation};
 use crate::catalog_backend::CatalogBackend;
+use crate::table::Format;
 use crate::token_store::TokenStore;
 use crate::{Error, Result, TableRef};
 use lakescope_iceberg::rest::{RestCatalog as IcebergRest, TableStores};
 use lakescope_iceberg::write::IcebergTableDefinition;
 use lakescope_paimon::rest::{
-    RestCatalog as PaimonRest, RestSnapshotCommit, RestTagSource, SchemaChange,
+    RestCatalog as PaimonRest, RestSnapshotCommit, RestTable, RestTagSource, SchemaChange,
 };
 use lakescope_paimon::write::schema::{initial_schema, TableDefinition};
 use lakescope_paimon::write::WriteEnv;
@@ -27,24 +28,14 @@ pub(crate) struct PaimonService {
     pub(crate) clock: Clock,
 }
 
-#[async_trait::async_trait(?Send)]
-impl CatalogBackend for PaimonService {
-    fn kind(&self) -> &'static str {
-        "a Paimon REST catalog"
-    }
-
-    async fn databases(&self) -> Result<Vec<String>> {
-        Ok(self.service.databases().await?)
-    }
-
-    async fn tables(&self, database: &str) -> Result<Vec<TableEntry>> {
-        Ok(service_tables(
-            database,
-            self.service.tables(database).await?,
-        ))
-    }
-
-    async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
+impl PaimonService {
+    /// Where the files of the table `table_ref` names are (its store, opened with the data
+    /// token when the service vends one) and how its tags are read, without a snapshot commit;
+    /// the service's answer for the table comes with it.
+    pub(crate) async fn locate_files(
+        &self,
+        table_ref: &TableRef,
+    ) -> Result<(TableLocation, RestTable)> {
         let (database, name) = (&table_ref.database, &table_ref.table);
         let table = self.service.table(database, name).await?;
         let store: Rc<dyn ObjectStore> = if self.service.data_token_enabled() {
@@ -62,13 +53,46 @@ impl CatalogBackend for PaimonService {
         } else {
             self.stores.open_vended(&table.path, &BTreeMap::new())?
         };
-        let commit = RestSnapshotCommit::new(self.service.clone(), database, &table);
         let tags = RestTagSource::new(self.service.clone(), database, &table.name);
-        Ok(TableLocation {
+        let location = TableLocation {
             store,
             path: String::new(),
-            snapshot_commit: Some(Rc::new(commit)),
+            snapshot_commit: None,
             tag_source: Some(Rc::new(tags)),
+        };
+        Ok((location, table))
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl CatalogBackend for PaimonService {
+    fn kind(&self) -> &'static str {
+        "a Paimon REST catalog"
+    }
+
+    async fn databases(&self) -> Result<Vec<String>> {
+        Ok(self.service.databases().await?)
+    }
+
+    async fn tables(&self, database: &str) -> Result<Vec<TableEntry>> {
+        Ok(service_tables(
+            database,
+            self.service.tables(database).await?,
+            Format::Paimon,
+        ))
+    }
+
+    /// A Paimon REST catalog holds Paimon tables.
+    async fn format(&self, _: &str) -> Format {
+        Format::Paimon
+    }
+
+    async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
+        let (location, table) = self.locate_files(table_ref).await?;
+        let commit = RestSnapshotCommit::new(self.service.clone(), &table_ref.database, &table);
+        Ok(TableLocation {
+            snapshot_commit: Some(Rc::new(commit)),
+            ..location
         })
     }
 
@@ -154,7 +178,13 @@ impl CatalogBackend for IcebergService {
         Ok(service_tables(
             database,
             self.0.list_tables(database).await?,
+            Format::Iceberg,
         ))
+    }
+
+    /// An Iceberg REST catalog holds Iceberg tables.
+    async fn format(&self, _: &str) -> Format {
+        Format::Iceberg
     }
 
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
@@ -213,13 +243,15 @@ impl CatalogBackend for IcebergService {
     }
 }
 
-/// A catalog service's tables of `database` by name: their paths are `<database>/<table>`.
-fn service_tables(database: &str, names: Vec<String>) -> Vec<TableEntry> {
+/// A catalog service's tables of `database` by name, all of `format`: their paths are
+/// `<database>/<table>`.
+fn service_tables(database: &str, names: Vec<String>, format: Format) -> Vec<TableEntry> {
     names
         .into_iter()
         .map(|name| TableEntry {
             path: format!("{database}/{name}"),
             name,
+            format,
         })
         .collect()
 }

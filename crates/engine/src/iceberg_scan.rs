@@ -1,6 +1,6 @@
 //! Iceberg tables in a warehouse: detection, Hadoop-style namespace listing, and scans.
 
-use crate::scan::{ScanRequest, ScanResult};
+use crate::scan_request::{ScanRequest, ScanResult};
 use crate::version::iceberg_selector;
 use crate::{Error, Result, TableEntry, TableRef};
 use lakescope_iceberg::{is_iceberg_table, ReadRequest, Table};
@@ -30,7 +30,11 @@ pub async fn tables(
     for name in listing.dirs {
         let path = join(namespace, &name);
         if is_iceberg_table(store, &path).await {
-            out.push(TableEntry { name, path });
+            out.push(TableEntry {
+                name,
+                path,
+                format: crate::table::Format::Iceberg,
+            });
         }
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));

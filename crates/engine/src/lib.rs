@@ -22,6 +22,7 @@ pub mod open_tables;
 pub mod parallel_scan;
 pub mod plan;
 pub mod scan;
+mod scan_request;
 pub mod served_location;
 pub mod session;
 pub mod sql_editor;
@@ -35,7 +36,7 @@ pub mod warehouse_catalog;
 pub mod warm_up;
 pub mod write;
 
-pub use catalog::{Catalog, DatabaseEntry, StoreOpener, TableEntry, TableLocation};
+pub use catalog::{Catalog, DatabaseEntry, FoundTable, StoreOpener, TableEntry, TableLocation};
 pub use catalog_address::{CatalogAddress, CatalogSecrets};
 pub use catalog_backend::CatalogBackend;
 pub use error::{Error, Result};

@@ -3,41 +3,11 @@
 use crate::version::{paimon_snapshot, read_branch, Version};
 use crate::{Catalog, Error, Result, TableRef};
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
 use lakescope_paimon::incremental::{read_incremental, IncrementalRequest};
-use lakescope_paimon::predicate::Predicate;
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 
-/// What to read.
-#[derive(Debug, Clone, Default)]
-pub struct ScanRequest {
-    /// Version to read.
-    pub at: Version,
-    /// Only these columns, in this order.
-    pub columns: Option<Vec<String>>,
-    /// At most this many rows.
-    pub limit: Option<usize>,
-    /// Only rows where this holds (tables only; prunes partitions and files, then filters the
-    /// merged rows).
-    pub filter: Option<Predicate>,
-}
-
-/// The filter of a [`ScanRequest`] (and of [`Catalog::plan_scan`]) from the text
-/// users type: `a = 'x' AND n >= 3`, `b IS NULL`, `c IN (1, 2)`, `s LIKE 'ab%'`; dates and
-/// timestamps as strings. The error names the offending token.
-pub fn parse_filter(text: &str) -> Result<Predicate> {
-    Ok(lakescope_paimon::predicate::parse::parse(text)?)
-}
-
-/// Rows read, with their schema.
-#[derive(Debug, Clone)]
-pub struct ScanResult {
-    /// Schema of the batches (also meaningful when there are no rows).
-    pub schema: SchemaRef,
-    /// The rows.
-    pub batches: Vec<RecordBatch>,
-}
+pub use crate::scan_request::{parse_filter, ScanRequest, ScanResult};
 
 impl Catalog {
     /// Opens a Paimon table of this warehouse.

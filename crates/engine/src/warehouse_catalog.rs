@@ -1,9 +1,12 @@
 //! The filesystem warehouse as a [`CatalogBackend`]: `<name>.db/` folders of Paimon tables and
 //! Iceberg namespace folders of one store, whose tables are created by writing their files.
 
-use crate::catalog::{TableEntry, TableLocation};
+use crate::catalog::{FoundTable, TableEntry, TableLocation};
 use crate::catalog_backend::CatalogBackend;
+use crate::table::Format;
 use crate::{Result, TableRef};
+use lakescope_paimon::table::Table as PaimonTable;
+use lakescope_paimon::write::catalog_ops::{drop_table, rename_table};
 use lakescope_paimon::write::schema::{create_table, TableDefinition};
 use lakescope_paimon::write::WriteEnv;
 use lakescope_storage::{join, ObjectStore};
@@ -67,12 +70,25 @@ impl CatalogBackend for WarehouseCatalog {
             let path = join(&db_path, &name);
             let inner = store.list_dir(&path).await?;
             if inner.dirs.iter().any(|d| d == "schema") {
-                tables.push(TableEntry { name, path });
+                tables.push(TableEntry {
+                    name,
+                    path,
+                    format: Format::Paimon,
+                });
             }
         }
         tables.extend(crate::iceberg_scan::tables(store.as_ref(), database).await?);
         tables.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(tables)
+    }
+
+    /// Iceberg when the folder holds Iceberg metadata, else Paimon.
+    async fn format(&self, path: &str) -> Format {
+        if lakescope_iceberg::is_iceberg_table(self.store.as_ref(), path).await {
+            Format::Iceberg
+        } else {
+            Format::Paimon
+        }
     }
 
     /// The warehouse store and the folder `<db>.db/<t>`; snapshots are written as files.
@@ -95,6 +111,16 @@ impl CatalogBackend for WarehouseCatalog {
         }
     }
 
+    /// The folder `<db>.db/<t>` when it holds a Paimon schema, else the Iceberg table of
+    /// [`CatalogBackend::open_iceberg`]'s folders.
+    async fn find(&self, table_ref: &TableRef) -> Result<Option<FoundTable>> {
+        if PaimonTable::exists_at(self.store.as_ref(), &table_ref.path()).await? {
+            return Ok(Some(FoundTable::Paimon(self.locate(table_ref).await?)));
+        }
+        let iceberg = self.open_iceberg(table_ref).await?;
+        Ok(iceberg.map(|table| FoundTable::Iceberg(Box::new(table))))
+    }
+
     /// Writes the table's `schema/schema-0`.
     async fn create_table(
         &self,
@@ -109,6 +135,23 @@ impl CatalogBackend for WarehouseCatalog {
             system: None,
         };
         create_table(self.store.as_ref(), &table.path(), def, env).await?;
+        Ok(())
+    }
+
+    /// Deletes the Paimon table folder `<database>.db/<name>` (refused when it holds none).
+    async fn drop_table(&self, database: &str, name: &str) -> Result<()> {
+        let table = TableRef {
+            database: database.to_string(),
+            table: name.to_string(),
+            system: None,
+        };
+        drop_table(self.store.as_ref(), &table.path()).await?;
+        Ok(())
+    }
+
+    /// Moves the Paimon table folder of `from` to that of `to`.
+    async fn rename_table(&self, from: &TableRef, to: &TableRef) -> Result<()> {
+        rename_table(self.store.as_ref(), &from.path(), &to.path()).await?;
         Ok(())
     }
 }

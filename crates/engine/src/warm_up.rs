@@ -21,9 +21,9 @@ include!("../warm-up/files.rs");
 /// The tables, as `database.table`: the merged one first.
 pub const TABLES: [&str; 2] = ["warm_up.merged", "warm_up.appended"];
 
-/// A catalog over a memory store holding the two tables.
+/// A catalog over a memory store holding the two tables, opened for browsing.
 pub fn catalog() -> Catalog {
-    Catalog::new(Rc::new(MemoryStore::from_static(FILES)))
+    Catalog::browse(Rc::new(MemoryStore::from_static(FILES)))
 }
 
 /// Opens `name` as a table view does (the Iceberg check, schemas, snapshots, tags, the latest
@@ -44,7 +44,7 @@ where
     let table_ref: TableRef = name.parse().map_err(crate::Error::Invalid)?;
     let path = table_ref.path();
     let store = catalog.store()?;
-    lakescope_iceberg::is_iceberg_table(store.as_ref(), &path).await;
+    catalog.format(&path).await;
     let table = Table::open(store.clone(), &path).await?;
     let snapshot = table.latest_snapshot().await?;
     pause().await;

@@ -50,7 +50,7 @@ impl Lake {
         let millis = self.millis.clone();
         let clock: Clock =
             Rc::new(move || SystemTime::UNIX_EPOCH + Duration::from_millis(millis.get()));
-        OpenTables::new(self.catalog.clone(), None, clock)
+        OpenTables::new(self.catalog.clone(), clock)
     }
 
     fn advance(&self, ms: u64) {

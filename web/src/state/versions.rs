@@ -80,7 +80,7 @@ pub async fn versions(sel: &Selection) -> (bool, Result<Versions, String>) {
         Ok(t) => t.versions().await.map_err(|e| e.to_string()),
         Err(m) => Err(m),
     };
-    (is_iceberg(sel).await, versions)
+    (is_iceberg(sel), versions)
 }
 
 /// The column names of the table's current schema.

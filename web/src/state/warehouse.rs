@@ -121,19 +121,6 @@ pub fn read_only_note(action: &str) -> String {
     }
 }
 
-/// The format of the table at `path`, decided once per table (`OpenTables::format`).
-pub async fn format(path: &str) -> Format {
-    match tables() {
-        Ok(tables) => tables.format(path).await,
-        Err(_) => Format::Paimon,
-    }
-}
-
-/// Whether the table at `path` is an Iceberg table (see [`format`]).
-pub async fn is_iceberg(path: &str) -> bool {
-    format(path).await == Format::Iceberg
-}
-
 /// The table at `path` behind the engine's format-neutral API: a Paimon table's shared handle,
 /// an Iceberg table's metadata (`OpenTables::table`).
 pub async fn any_table(path: &str) -> Result<AnyTable, String> {
@@ -305,14 +292,14 @@ pub async fn open(
     if !base_url.ends_with('/') {
         base_url.push('/');
     }
-    let catalog = Catalog::new(store);
+    let catalog = Catalog::browse(store);
     let databases = catalog.tree().await.map_err(|e| match e {
         lakescope_engine::Error::Storage(e) => explain(uri, kind, &base_url, options, &e),
         other => other.to_string(),
     })?;
     forget_tables();
     CACHE.with(|c| *c.borrow_mut() = Some(cache));
-    let tables = OpenTables::new(catalog, None, system_clock());
+    let tables = OpenTables::new(catalog, system_clock());
     CURRENT.with(|c| *c.borrow_mut() = Some((base_url.clone(), tables, options.clone(), None)));
     Ok(Warehouse {
         uri: uri.to_string(),
@@ -346,11 +333,7 @@ async fn open_service(
     };
     forget_tables();
     CACHE.with(|c| *c.borrow_mut() = None);
-    let format = match kind {
-        ServiceKind::Paimon => Format::Paimon,
-        ServiceKind::Iceberg => Format::Iceberg,
-    };
-    let tables = OpenTables::new(catalog, Some(format), system_clock());
+    let tables = OpenTables::new(catalog, system_clock());
     CURRENT.with(|c| {
         *c.borrow_mut() = Some((uri.to_string(), tables, options.clone(), Some(service)))
     });

@@ -14,7 +14,6 @@ use crate::widgets::progress::{Cancelled, Job, JobProgress};
 use lakescope_engine::table::{Files, Format, Table};
 use lakescope_engine::Version;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use std::sync::Arc;
 
 /// The live files of a table and what its format's panel needs besides.
@@ -67,12 +66,11 @@ pub fn FilesTab(sel: Selection) -> impl IntoView {
         });
     });
     let on_done = move || reload.update(|n| *n += 1);
-    // Compaction is a Paimon commit: its action shows as soon as the format is known.
-    let format = RwSignal::new(None::<Format>);
-    let path = sel.get_value().table.path;
-    spawn_local(async move { format.set(Some(warehouse::format(&path).await)) });
+    // Compaction is a Paimon commit: its action shows on Paimon tables (the catalog entry's
+    // format).
+    let paimon = sel.with_value(|s| s.table.format == Format::Paimon);
     let compact = move || {
-        (format.get() == Some(Format::Paimon)).then(|| {
+        paimon.then(|| {
             view! { <CompactAction table=table_name.clone() state=compact_state on_done /> }
         })
     };

@@ -4,6 +4,7 @@ use crate::app::{LoadState, Selection};
 use crate::state::route::{go, use_route, Tab};
 use crate::state::warehouse;
 use crate::util::Frame;
+use lakescope_engine::table::Format;
 use lakescope_engine::TableRef;
 use lakescope_engine::{scan::ScanRequest, Version};
 use leptos::prelude::*;
@@ -38,9 +39,9 @@ pub async fn scan_frame(
     Ok(Frame::new(out.schema, out.batches))
 }
 
-/// Whether the selected table is an Iceberg table.
-pub async fn is_iceberg(sel: &Selection) -> bool {
-    warehouse::is_iceberg(&sel.table.path).await
+/// Whether the selected table is an Iceberg table (its catalog entry says).
+pub fn is_iceberg(sel: &Selection) -> bool {
+    sel.table.format == Format::Iceberg
 }
 
 /// The selected table with its tabs.

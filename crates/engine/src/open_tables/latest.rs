@@ -2,6 +2,7 @@
 //! within [`LATEST_REUSE_MS`], and remembered as a guess for [`super::prefetch`].
 
 use super::{forget_failed, OpenTables, SharedResult};
+use crate::table::Format;
 use crate::{Error, Result};
 use futures::future::FutureExt;
 use lakescope_paimon::spec::snapshot::Snapshot;
@@ -87,16 +88,13 @@ impl OpenTables {
     /// [`OpenTables::prefetch`]). Failures are left to the callers that read these tables. A
     /// catalog service's tables are not read ahead (each would cost the service a lookup).
     pub async fn read_latest_snapshots(&self, paths: &[String]) {
-        let Ok(warehouse) = self.inner.catalog.store() else {
+        if self.inner.catalog.is_service() {
             return;
-        };
+        }
         for group in paths.chunks(IDLE_READS_AT_ONCE) {
-            futures::future::join_all(group.iter().map(|path| {
-                let store = warehouse.clone();
-                async move {
-                    if !lakescope_iceberg::is_iceberg_table(store.as_ref(), path).await {
-                        let _ = self.latest_snapshot(path).await;
-                    }
+            futures::future::join_all(group.iter().map(|path| async move {
+                if self.format(path).await == Format::Paimon {
+                    let _ = self.latest_snapshot(path).await;
                 }
             }))
             .await;

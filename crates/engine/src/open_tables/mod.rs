@@ -69,8 +69,6 @@ pub struct OpenTables {
 
 struct Inner {
     catalog: Catalog,
-    /// The format of every table of a catalog service (`None`: a warehouse, probed per folder).
-    service_format: Option<Format>,
     clock: Clock,
     /// A catalog service's table locations by table path: at most [`TABLE_ENTRIES`].
     locations: RefCell<Bounded<Locating>>,
@@ -88,15 +86,12 @@ struct Inner {
 }
 
 impl OpenTables {
-    /// The open tables of `catalog`, none yet; `service_format` is the format of every table of
-    /// a catalog service (an Iceberg REST catalog holds only Iceberg tables, a Paimon REST
-    /// catalog none; `None` for a warehouse, whose folders are probed). `clock` times the
-    /// sharing of latest-snapshot reads.
-    pub fn new(catalog: Catalog, service_format: Option<Format>, clock: Clock) -> Self {
+    /// The open tables of `catalog`, none yet (each table's format is the catalog's answer,
+    /// [`Catalog::format`]). `clock` times the sharing of latest-snapshot reads.
+    pub fn new(catalog: Catalog, clock: Clock) -> Self {
         Self {
             inner: Rc::new(Inner {
                 catalog,
-                service_format,
                 clock,
                 locations: RefCell::new(Bounded::new(TABLE_ENTRIES)),
                 formats: RefCell::new(Bounded::new(TABLE_ENTRIES)),
@@ -122,22 +117,14 @@ impl OpenTables {
         self.inner.known_latest.borrow_mut().clear();
     }
 
-    /// The format of the table at `path`, decided once per table: a catalog service's tables
-    /// are of its format; a warehouse folder is probed for Iceberg metadata the first time.
+    /// The format of the table at `path`, asked of the catalog once per table
+    /// ([`Catalog::format`]: a catalog service's tables are of its format; a warehouse folder
+    /// is probed for Iceberg metadata the first time).
     pub async fn format(&self, path: &str) -> Format {
         if let Some(known) = self.inner.formats.borrow_mut().get(path).copied() {
             return known;
         }
-        let format = match self.inner.service_format {
-            Some(format) => format,
-            None => match self.inner.catalog.store() {
-                Ok(store) if lakescope_iceberg::is_iceberg_table(store.as_ref(), path).await => {
-                    Format::Iceberg
-                }
-                Ok(_) => Format::Paimon,
-                Err(_) => return Format::Paimon,
-            },
-        };
+        let format = self.inner.catalog.format(path).await;
         self.inner.formats.borrow_mut().insert(path, format);
         format
     }

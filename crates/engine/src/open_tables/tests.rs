@@ -34,6 +34,10 @@ impl CatalogBackend for NamedTables {
         self.warehouse.tables(database).await
     }
 
+    async fn format(&self, _: &str) -> Format {
+        Format::Paimon
+    }
+
     async fn locate(&self, table_ref: &TableRef) -> Result<TableLocation> {
         self.lookups.set(self.lookups.get() + 1);
         self.warehouse.locate(table_ref).await
@@ -88,7 +92,7 @@ async fn per_table_entries_stay_within_their_bound_and_forgotten_ones_are_asked_
     let written = service.lookups.get();
     let lookups = || service.lookups.get() - written;
     let clock: Clock = Rc::new(move || SystemTime::UNIX_EPOCH + Duration::from_millis(now as u64));
-    let tables = OpenTables::new(catalog, Some(Format::Paimon), clock);
+    let tables = OpenTables::new(catalog, clock);
     let paths: Vec<String> = (0..count).map(|i| format!("ls/t{i}")).collect();
     let records = |i: usize| Some((i % 4 + 1) as i64);
 

@@ -2,7 +2,7 @@
 
 use super::{at, show, Outcome, Session, StatementError, StatementResult, DEFAULT_DATABASE};
 pub use crate::catalog::StoreOpener;
-use crate::catalog::TableLocation;
+use crate::catalog::{FoundTable, TableLocation};
 use crate::catalog_address::{CatalogAddress, CatalogSecrets};
 use crate::table_ref::{normalize_suffix, split_suffix, BRANCH_PREFIX};
 use crate::{Catalog, TableRef};
@@ -39,13 +39,12 @@ pub(super) enum SessionTable {
 /// A catalog of the session.
 pub(super) struct SessionCatalog {
     pub(super) kind: CatalogKind,
-    /// The warehouse store (Paimon and Iceberg catalogs).
-    pub(super) store: Option<Rc<dyn ObjectStore>>,
-    /// The warehouse URI, as given.
+    /// The engine catalog its tables are listed, found and created through: a filesystem
+    /// warehouse ([`Catalog::new`]) or a REST catalog service, whose tables' commits go through
+    /// it. `None`: Flink's in-memory catalog.
+    pub(super) catalog: Option<Catalog>,
+    /// The warehouse URI, as given (a warehouse catalog).
     pub(super) warehouse: Option<String>,
-    /// A REST catalog service (Paimon REST, Iceberg REST): it lists and locates the tables,
-    /// and their commits go through it.
-    pub(super) service: Option<Catalog>,
     /// Databases created in this session (object stores have no empty folders).
     pub(super) databases: BTreeSet<String>,
     /// Session tables by (database, table).
@@ -57,25 +56,32 @@ impl SessionCatalog {
     pub(super) fn memory() -> Self {
         Self {
             kind: CatalogKind::Memory,
-            store: None,
+            catalog: None,
             warehouse: None,
-            service: None,
             databases: BTreeSet::from([DEFAULT_DATABASE.to_string()]),
             tables: BTreeMap::new(),
         }
     }
 
-    /// The warehouse as a browsing catalog, or the catalog service.
+    /// The engine catalog (the warehouse, or the catalog service).
     pub(super) fn warehouse(&self) -> Option<Catalog> {
-        self.service
-            .clone()
-            .or_else(|| self.store.clone().map(Catalog::new))
+        self.catalog.clone()
+    }
+
+    /// The REST catalog service, if this catalog is one.
+    pub(super) fn service(&self) -> Option<&Catalog> {
+        self.catalog.as_ref().filter(|c| c.is_service())
+    }
+
+    /// The warehouse store (a warehouse catalog).
+    pub(super) fn store(&self) -> Option<Rc<dyn ObjectStore>> {
+        self.catalog.as_ref().and_then(|c| c.store().ok().cloned())
     }
 
     /// Database names: those in the warehouse and those created in this session.
     pub(super) async fn databases(&self) -> crate::Result<Vec<String>> {
         let mut names = self.databases.clone();
-        if let Some(catalog) = self.warehouse() {
+        if let Some(catalog) = &self.catalog {
             names.extend(catalog.databases().await?);
         }
         Ok(names.into_iter().collect())
@@ -89,41 +95,23 @@ impl SessionCatalog {
             .filter(|(db, _)| db == database)
             .map(|(_, t)| t.clone())
             .collect();
-        if let Some(catalog) = self.warehouse() {
+        if let Some(catalog) = &self.catalog {
             names.extend(catalog.tables(database).await?.into_iter().map(|t| t.name));
         }
         Ok(names.into_iter().collect())
     }
 
-    /// A REST catalog's table, located (Paimon: its folder and the service's snapshot commit)
-    /// or loaded (Iceberg) through the service; `None` when the service does not know it.
-    async fn locate(&self, table_ref: &TableRef, pos: Pos) -> StatementResult<Option<Location>> {
-        let Some(service) = &self.service else {
+    /// The table the engine catalog finds by name (a Paimon table located, an Iceberg table
+    /// opened; a REST catalog's through the service), `None` when it has no such table.
+    async fn find(&self, table_ref: &TableRef, pos: Pos) -> StatementResult<Option<Location>> {
+        let Some(catalog) = &self.catalog else {
             return Ok(None);
         };
-        let found = match self.kind {
-            CatalogKind::Iceberg => service
-                .open_iceberg(table_ref)
-                .await
-                .map(|t| t.map(|t| Location::Iceberg(IcebergAt::Loaded(Box::new(t))))),
-            _ => service
-                .locate(table_ref)
-                .await
-                .map(|l| Some(Location::Paimon(l))),
-        };
-        match found {
-            Ok(location) => Ok(location),
-            Err(e) if e.is_not_found() => Ok(None),
-            Err(e) => Err(at(pos, e)),
-        }
-    }
-
-    /// Key of a table folder in the warehouse.
-    pub(super) fn table_key(&self, database: &str, table: &str) -> String {
-        match self.kind {
-            CatalogKind::Iceberg => format!("{database}/{table}"),
-            _ => format!("{database}.db/{table}"),
-        }
+        let found = catalog.find(table_ref).await.map_err(|e| at(pos, e))?;
+        Ok(found.map(|found| match found {
+            FoundTable::Paimon(location) => Location::Paimon(location),
+            FoundTable::Iceberg(table) => Location::Iceberg(table),
+        }))
     }
 }
 
@@ -133,34 +121,11 @@ pub(super) enum Location {
     /// A Paimon table: store, the table folder's key in it, and (a REST catalog's table) the
     /// catalog's snapshot commit.
     Paimon(TableLocation),
-    /// An Iceberg table.
-    Iceberg(IcebergAt),
+    /// An Iceberg table, opened (its writes commit through its metadata catalog: the
+    /// warehouse's files, or the REST catalog service).
+    Iceberg(Box<lakescope_iceberg::Table>),
     /// A table of a connector only Flink can run.
     Connector(String),
-}
-
-/// Where an Iceberg table is.
-#[derive(Clone)]
-pub(super) enum IcebergAt {
-    /// A folder of a Hadoop catalog's warehouse.
-    Folder {
-        store: Rc<dyn ObjectStore>,
-        path: String,
-    },
-    /// A REST catalog's table, loaded through the service (its writes commit through it).
-    Loaded(Box<lakescope_iceberg::Table>),
-}
-
-impl IcebergAt {
-    /// The table.
-    pub(super) async fn open(&self) -> lakescope_iceberg::Result<lakescope_iceberg::Table> {
-        match self {
-            Self::Folder { store, path } => {
-                lakescope_iceberg::Table::open(store.clone(), path.as_str()).await
-            }
-            Self::Loaded(table) => Ok((**table).clone()),
-        }
-    }
 }
 
 /// A table name resolved against the session.
@@ -324,7 +289,10 @@ impl Session {
         pos: Pos,
     ) -> StatementResult<(Catalog, TableRef)> {
         let Some(service) = self.catalog(&target.catalog, pos)?.warehouse() else {
-            return Err(StatementError::new(pos, "the catalog has no service"));
+            return Err(StatementError::new(
+                pos,
+                "the catalog has no warehouse or service",
+            ));
         };
         let table_ref = TableRef {
             database: target.database.clone(),
@@ -375,7 +343,7 @@ impl Session {
         catalog.kind = kind;
         if rest {
             catalog.databases = BTreeSet::new();
-            catalog.service = Some(self.connect(name, kind, options).await?);
+            catalog.catalog = Some(self.connect(name, kind, options).await?);
         } else if kind != CatalogKind::Memory {
             catalog.databases = BTreeSet::from(["default".to_string()]);
             let warehouse = option(options, "warehouse").ok_or_else(|| {
@@ -388,7 +356,7 @@ impl Session {
                 .opener
                 .open(&warehouse.value)
                 .map_err(|e| at(warehouse.value_pos, e))?;
-            catalog.store = Some(store);
+            catalog.catalog = Some(Catalog::new(store));
             catalog.warehouse = Some(warehouse.value.clone());
         }
         self.catalogs.insert(name.name.clone(), catalog);
@@ -477,7 +445,7 @@ impl Session {
         let mut catalog = SessionCatalog::memory();
         catalog.kind = kind;
         catalog.databases = BTreeSet::new();
-        catalog.service = Some(service);
+        catalog.catalog = Some(service);
         self.catalogs.insert(name.to_string(), catalog);
         self.current_catalog = name.to_string();
         self.current_database = "default".to_string();
@@ -529,7 +497,7 @@ impl Session {
                 format!("Database {db} already exists in Catalog {catalog_name}."),
             ));
         }
-        if let Some(service) = &catalog.service {
+        if let Some(service) = catalog.service() {
             // the service keeps its databases: nothing to remember in the session
             service
                 .create_database(&db)
@@ -579,7 +547,7 @@ impl Session {
             self.drop_table(&object, false, true).await?;
         }
         let catalog = self.catalog_mut(&catalog_name, name.pos)?;
-        if let Some(service) = &catalog.service {
+        if let Some(service) = catalog.service() {
             service
                 .drop_database(&db)
                 .await
@@ -652,45 +620,16 @@ impl Session {
                 tag_source: None,
             })),
             Some(SessionTable::Connector(c, _)) => Some(Location::Connector(c.clone())),
-            None if catalog.service.is_some() => {
+            None => {
                 let table_ref = TableRef {
                     database: database.clone(),
                     table: table.clone(),
                     system: None,
                 };
-                catalog.locate(&table_ref, name.pos).await?
+                catalog.find(&table_ref, name.pos).await?
             }
-            None => match &catalog.store {
-                None => None,
-                Some(store) => {
-                    let key = catalog.table_key(&database, &table);
-                    match catalog.kind {
-                        CatalogKind::Iceberg => {
-                            lakescope_iceberg::is_iceberg_table(store.as_ref(), &key)
-                                .await
-                                .then(|| {
-                                    Location::Iceberg(IcebergAt::Folder {
-                                        store: store.clone(),
-                                        path: key,
-                                    })
-                                })
-                        }
-                        _ => lakescope_paimon::table::Table::exists_at(store.as_ref(), &key)
-                            .await
-                            .unwrap_or(false)
-                            .then(|| {
-                                Location::Paimon(TableLocation {
-                                    store: store.clone(),
-                                    path: key,
-                                    snapshot_commit: None,
-                                    tag_source: None,
-                                })
-                            }),
-                    }
-                }
-            },
         };
-        let service = catalog.service.is_some();
+        let service = catalog.service().is_some();
         Ok(Resolved {
             catalog: catalog_name,
             database,

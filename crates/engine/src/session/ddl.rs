@@ -4,12 +4,10 @@ use super::catalogs::{CatalogKind, Location, SessionTable};
 use super::convert::{literal_datum, paimon_type};
 use super::dml::Shape;
 use super::{at, show, Outcome, Session, StatementError, StatementResult};
-use crate::catalog::TableLocation;
 use crate::write::Overwrite;
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_paimon::spec::types::DataField;
 use lakescope_paimon::table::Table;
-use lakescope_paimon::write::catalog_ops::{drop_table, rename_table};
 use lakescope_paimon::write::schema::{create_table, TableDefinition};
 use lakescope_paimon::write::schema_change::commit_schema;
 use lakescope_sql::apply_alter;
@@ -413,10 +411,10 @@ impl Session {
                 ),
             ));
         }
-        let catalog = self.catalog(&from.catalog, pos)?;
-        let (Some(store), Some(Location::Paimon(TableLocation { path, .. }))) =
-            (catalog.store.clone(), from.location.clone())
-        else {
+        let (Some(catalog), Some(Location::Paimon(_))) = (
+            self.catalog(&from.catalog, pos)?.warehouse(),
+            &from.location,
+        ) else {
             return Err(StatementError::new(
                 pos,
                 format!(
@@ -425,8 +423,13 @@ impl Session {
                 ),
             ));
         };
-        let new_path = catalog.table_key(&to_resolved.database, &to_resolved.table);
-        rename_table(store.as_ref(), &path, &new_path)
+        let table_ref = |r: &super::catalogs::Resolved| crate::TableRef {
+            database: r.database.clone(),
+            table: r.table.clone(),
+            system: None,
+        };
+        catalog
+            .rename_table(&table_ref(from), &table_ref(&to_resolved))
             .await
             .map_err(|e| at(pos, e))?;
         Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()))
@@ -460,19 +463,15 @@ impl Session {
             }
             target.existing(name.pos)?;
         }
-        if let Some(service) = &self.catalog(&target.catalog, name.pos)?.service {
-            service
-                .drop_table(&target.database, &target.table)
-                .await
-                .map_err(|e| at(name.pos, e))?;
-            return Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()));
-        }
-        match (
-            &target.location,
-            self.catalog(&target.catalog, name.pos)?.store.clone(),
-        ) {
-            (Some(Location::Paimon(TableLocation { path, .. })), Some(store)) => {
-                drop_table(store.as_ref(), path)
+        // a catalog service drops any of its tables; a warehouse, its Paimon folders
+        let catalog = self
+            .catalog(&target.catalog, name.pos)?
+            .warehouse()
+            .filter(|c| c.is_service() || matches!(target.location, Some(Location::Paimon(_))));
+        match catalog {
+            Some(catalog) => {
+                catalog
+                    .drop_table(&target.database, &target.table)
                     .await
                     .map_err(|e| at(name.pos, e))?;
                 Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()))

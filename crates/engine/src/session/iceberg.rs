@@ -40,10 +40,8 @@ impl Session {
         pos: Pos,
     ) -> StatementResult<(HadoopCatalog, Rc<dyn ObjectStore>)> {
         let c = self.catalog(catalog, pos)?;
-        match (&c.store, &c.warehouse) {
-            (Some(store), Some(uri)) => {
-                Ok((HadoopCatalog::new("", &absolute_uri(uri)), store.clone()))
-            }
+        match (c.store(), &c.warehouse) {
+            (Some(store), Some(uri)) => Ok((HadoopCatalog::new("", &absolute_uri(uri)), store)),
             _ => Err(StatementError::new(
                 pos,
                 format!("catalog {catalog} has no warehouse"),
@@ -81,7 +79,7 @@ impl Session {
             },
         )?;
         let def = definition(t)?;
-        if let Some(service) = &self.catalog(&target.catalog, pos)?.service {
+        if let Some(service) = self.catalog(&target.catalog, pos)?.service() {
             service
                 .create_iceberg_table_with(self.env.as_ref(), &target.database, &target.table, &def)
                 .await
@@ -110,13 +108,13 @@ impl Session {
         target: &Resolved,
         pos: Pos,
     ) -> StatementResult<lakescope_iceberg::Table> {
-        let Some(Location::Iceberg(location)) = &target.location else {
+        let Some(Location::Iceberg(table)) = &target.location else {
             return Err(StatementError::new(
                 pos,
                 format!("{} is not an Iceberg table", target.qualified()),
             ));
         };
-        location.open().await.map_err(|e| at(pos, e))
+        Ok((**table).clone())
     }
 
     /// INSERT INTO an Iceberg table (an upsert when the table says `write.upsert.enabled`);

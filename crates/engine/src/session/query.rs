@@ -48,9 +48,8 @@ impl Session {
                     .await
                     .map_err(|e| at(pos, e))
             }
-            Location::Iceberg(location) => {
-                let table = location.open().await.map_err(|e| at(pos, e))?;
-                crate::iceberg_scan::scan_table(&table, &table_ref, request)
+            Location::Iceberg(table) => {
+                crate::iceberg_scan::scan_table(table, &table_ref, request)
                     .await
                     .map_err(|e| at(pos, e))
             }

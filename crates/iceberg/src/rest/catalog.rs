@@ -135,14 +135,22 @@ impl RestCatalog {
 
     /// Loads a table; its writes commit through this catalog.
     pub async fn load_table(self: &Rc<Self>, namespace: &str, name: &str) -> Result<Table> {
-        let handle = RestTable {
-            catalog: self.clone(),
-            identifier: TableIdentifier {
-                namespace: namespace_levels(namespace),
-                name: name.to_string(),
-            },
-        };
-        handle.load_fresh().await
+        RestTable(TableHandle::new(self, namespace, name))
+            .load_fresh()
+            .await
+    }
+
+    /// Loads a table to read it only: a commit to it is refused, naming the table, and the
+    /// commit protocol is not linked into a build that only browses (the explorer's page,
+    /// whose writes go through its SQL worker's [`RestCatalog::load_table`]).
+    pub async fn load_table_for_reading(
+        self: &Rc<Self>,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Table> {
+        ReadOnlyTable(TableHandle::new(self, namespace, name))
+            .load_fresh()
+            .await
     }
 
     /// Creates a table from a definition (the server assigns its location and UUID).
@@ -168,76 +176,96 @@ impl RestCatalog {
             stage_create: false,
             properties: draft.properties.clone(),
         };
-        let handle = RestTable {
-            catalog: self.clone(),
-            identifier: TableIdentifier {
-                namespace: namespace_levels(namespace),
-                name: name.to_string(),
-            },
-        };
+        let handle = RestTable(TableHandle::new(self, namespace, name));
         let created = self
             .client
-            .create_table(&handle.identifier.namespace, &request)
+            .create_table(&handle.0.identifier.namespace, &request)
             .await?;
-        handle.table(created)
+        handle.0.table(created, Rc::new(handle.clone()))
     }
 }
 
-/// One table of a REST catalog: what its [`Table`]s load and commit through.
+/// One table of a REST catalog: where its metadata is loaded from.
 #[derive(Clone)]
-struct RestTable {
+struct TableHandle {
     catalog: Rc<RestCatalog>,
     identifier: TableIdentifier,
 }
 
-impl RestTable {
-    async fn load_fresh(&self) -> Result<Table> {
+impl TableHandle {
+    fn new(catalog: &Rc<RestCatalog>, namespace: &str, name: &str) -> Self {
+        TableHandle {
+            catalog: catalog.clone(),
+            identifier: TableIdentifier {
+                namespace: namespace_levels(namespace),
+                name: name.to_string(),
+            },
+        }
+    }
+
+    /// `namespace.name`.
+    fn name(&self) -> String {
+        format!(
+            "{}.{}",
+            self.identifier.namespace.join("."),
+            self.identifier.name
+        )
+    }
+
+    /// The table as the catalog has it now, committing through `commits`.
+    async fn load(&self, commits: Rc<dyn MetadataCatalog>) -> Result<Table> {
         let loaded = self
             .catalog
             .client
             .load_table(&self.identifier.namespace, &self.identifier.name)
             .await?;
-        self.table(loaded)
+        self.table(loaded, commits)
     }
 
-    /// The table a loadTable (or create) answer describes.
-    fn table(&self, loaded: LoadTableResult) -> Result<Table> {
-        let name = format!(
-            "{}.{}",
-            self.identifier.namespace.join("."),
-            self.identifier.name
-        );
+    /// The table a loadTable (or create) answer describes, committing through `commits`.
+    fn table(&self, loaded: LoadTableResult, commits: Rc<dyn MetadataCatalog>) -> Result<Table> {
         let source = loaded
             .metadata_location
             .clone()
-            .unwrap_or_else(|| format!("loadTable {name}"));
+            .unwrap_or_else(|| format!("loadTable {}", self.name()));
         let metadata = parse_metadata(&source, &loaded.metadata)?;
         let (store, key) = self
             .catalog
             .stores
             .open(&metadata.location, &loaded.config)?;
-        self.table_at(store, &key, &source, metadata)
+        Ok(table_at(store, &key, &source, metadata, commits))
     }
+}
 
-    fn table_at(
-        &self,
-        store: Rc<dyn ObjectStore>,
-        key: &str,
-        metadata_location: &str,
-        metadata: TableMetadata,
-    ) -> Result<Table> {
-        let metadata_key = Relocator::new(&metadata.location, key)
-            .resolve(metadata_location, metadata_location)
-            .unwrap_or_else(|_| metadata_location.to_string());
-        Ok(Table::from_metadata(store, key, metadata_key, metadata)
-            .with_catalog(Rc::new(self.clone())))
-    }
+/// The table whose metadata is `metadata` (read from `metadata_location`), in the folder `key`
+/// of `store`, committing through `commits`.
+fn table_at(
+    store: Rc<dyn ObjectStore>,
+    key: &str,
+    metadata_location: &str,
+    metadata: TableMetadata,
+    commits: Rc<dyn MetadataCatalog>,
+) -> Table {
+    let metadata_key = Relocator::new(&metadata.location, key)
+        .resolve(metadata_location, metadata_location)
+        .unwrap_or_else(|_| metadata_location.to_string());
+    Table::from_metadata(store, key, metadata_key, metadata).with_catalog(commits)
 }
 
 fn parse_metadata(source: &str, value: &serde_json::Value) -> Result<TableMetadata> {
     let bytes = serde_json::to_vec(value)
         .map_err(|e| Error::corrupt(source, format!("table metadata: {e}")))?;
     TableMetadata::parse(source, &bytes)
+}
+
+/// A table of a REST catalog whose [`Table`]s load and commit through it.
+#[derive(Clone)]
+struct RestTable(TableHandle);
+
+impl RestTable {
+    async fn load_fresh(&self) -> Result<Table> {
+        self.0.load(Rc::new(self.clone())).await
+    }
 }
 
 #[async_trait::async_trait(?Send)]
@@ -249,14 +277,21 @@ impl MetadataCatalog for RestTable {
     async fn commit(&self, base: &Table, next: &TableMetadata) -> Result<Option<Table>> {
         let (requirements, updates) = changes(base.metadata(), next);
         let request = CommitTableRequest {
-            identifier: self.identifier.clone(),
+            identifier: self.0.identifier.clone(),
             requirements,
             updates,
         };
-        match self.catalog.client.commit_table(&request).await? {
+        match self.0.catalog.client.commit_table(&request).await? {
             CommitOutcome::Committed(r) => {
-                let table = parse_metadata(&r.metadata_location, &r.metadata).and_then(|m| {
-                    self.table_at(base.store().clone(), base.key(), &r.metadata_location, m)
+                let table = parse_metadata(&r.metadata_location, &r.metadata).map(|m| {
+                    let commits = Rc::new(self.clone());
+                    table_at(
+                        base.store().clone(),
+                        base.key(),
+                        &r.metadata_location,
+                        m,
+                        commits,
+                    )
                 });
                 // Committed, but lakescope cannot read the answer: its files must stay.
                 table.map(Some).map_err(|e| Error::CommitStateUnknown {
@@ -266,6 +301,31 @@ impl MetadataCatalog for RestTable {
             }
             CommitOutcome::Conflict(_) => Ok(None),
         }
+    }
+}
+
+/// A table of a REST catalog loaded for reading ([`RestCatalog::load_table_for_reading`]): it
+/// loads through the catalog and refuses every commit, changing nothing.
+#[derive(Clone)]
+struct ReadOnlyTable(TableHandle);
+
+impl ReadOnlyTable {
+    async fn load_fresh(&self) -> Result<Table> {
+        self.0.load(Rc::new(self.clone())).await
+    }
+}
+
+#[async_trait::async_trait(?Send)]
+impl MetadataCatalog for ReadOnlyTable {
+    async fn load(&self, _table: &Table) -> Result<Table> {
+        self.load_fresh().await
+    }
+
+    async fn commit(&self, _base: &Table, _next: &TableMetadata) -> Result<Option<Table>> {
+        Err(Error::Unsupported {
+            file: self.0.name(),
+            feature: "committing to a table loaded for reading (nothing was committed)".into(),
+        })
     }
 }
 
@@ -552,6 +612,39 @@ mod tests {
             before,
             "the files of the refused commit are deleted"
         );
+    }
+
+    #[tokio::test]
+    async fn a_table_loaded_for_reading_reads_as_loaded_and_refuses_every_commit() {
+        let env = FixedEnv::new(1_700_000_000_000, 11);
+        let (store, _, v2) = table_raced_by_another_writer(&env).await;
+        let before = keys(&store).await;
+        // the config, the load, and the append's two loads; no answer for a commit
+        let transport = Rc::new(CannedTransport::new(until_commit(&v2)));
+        let client = RestClient::connect("http://cat", &Default::default(), transport.clone())
+            .await
+            .unwrap();
+        let stores = Rc::new(WarehouseStores::new(store.clone(), "s3://b"));
+        let catalog = RestCatalog::new(client, stores);
+        let table = catalog.load_table_for_reading("db", "t").await.unwrap();
+        let written = Table::open(store.clone(), "t").await.unwrap();
+        let as_json = |t: &Table| serde_json::to_value(t.metadata()).unwrap();
+        assert_eq!(
+            as_json(&table),
+            as_json(&written),
+            "the metadata the catalog sent"
+        );
+        assert_eq!(table.key(), "t");
+
+        let err = append(&table, &[ids(0..3)], &env).await.unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, Error::Unsupported { .. }), "{text}");
+        assert!(
+            text.contains("db.t") && text.contains("loaded for reading"),
+            "{text}"
+        );
+        assert!(commits(&transport).is_empty(), "no commit request is sent");
+        assert_eq!(keys(&store).await, before, "the append's files are deleted");
     }
 
     /// [`until_commit`] as the fault server's replies, then `fault`.

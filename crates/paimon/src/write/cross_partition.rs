@@ -16,7 +16,7 @@
 
 use super::binary_row::serialize;
 use super::datum::datum_at;
-use super::table_write::{project, ROW_KIND_COLUMN};
+use super::input::{project, ROW_KIND_COLUMN};
 use crate::error::{Error, Result};
 use crate::merge::RowKind;
 use crate::scan::{plan, PartitionFilter};

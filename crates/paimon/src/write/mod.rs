@@ -10,6 +10,7 @@ mod cross_partition;
 pub mod data_file;
 pub mod datum;
 pub mod dynamic_bucket;
+mod input;
 pub mod manifest;
 #[cfg(feature = "orc")]
 pub mod orc_file;

@@ -7,6 +7,7 @@ use super::data_file::FileEncoding;
 use super::datum::datum_at;
 use super::dynamic_bucket::{DynamicBucketAssigner, IndexChange};
 use super::env::WriteEnv;
+use super::input::project;
 use super::sequence_field::UserSequence;
 use super::stats;
 use crate::error::{Error, Result};
@@ -18,11 +19,7 @@ use crate::spec::options::{ChangelogProducer, CoreOptions, MergeEngine};
 use crate::spec::schema::TableSchema;
 use crate::spec::types::DataType;
 use crate::table::Table;
-use arrow_array::cast::AsArray;
-use arrow_array::types::Int8Type;
-use arrow_array::{
-    new_null_array, Array, ArrayRef, Int64Array, Int8Array, RecordBatch, UInt32Array,
-};
+use arrow_array::{Array, ArrayRef, Int64Array, Int8Array, RecordBatch, UInt32Array};
 use arrow_schema::{DataType as ArrowType, Field, Schema};
 use bytes::Bytes;
 use std::cmp::Ordering;
@@ -30,9 +27,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// Name of the optional input column carrying each row's kind (`_VALUE_KIND` byte: 0 `+I`,
-/// 1 `-U`, 2 `+U`, 3 `-D`) for primary-key tables.
-pub const ROW_KIND_COLUMN: &str = "_VALUE_KIND";
+pub use super::input::ROW_KIND_COLUMN;
 
 /// Rows of one file: (partition BinaryRow bytes, bucket).
 type GroupKey = (Vec<u8>, i32);
@@ -862,98 +857,4 @@ fn indexes(schema: &TableSchema, names: &[String]) -> Result<Vec<usize>> {
             })
         })
         .collect()
-}
-
-/// The table's columns (by name, cast to the table's Arrow types) and the row kinds.
-pub(crate) fn project(
-    schema: &TableSchema,
-    batches: &[RecordBatch],
-) -> Result<(Vec<ArrayRef>, Vec<RowKind>)> {
-    let options = schema.core_options();
-    let rowkind_field = options.rowkind_field();
-    let mut per_field: Vec<Vec<ArrayRef>> = vec![Vec::new(); schema.fields.len()];
-    let mut kinds = Vec::new();
-    for batch in batches {
-        for (i, f) in schema.fields.iter().enumerate() {
-            let target = crate::read::arrow_schema::to_arrow_type(&f.data_type);
-            let col = match batch.column_by_name(&f.name) {
-                Some(c) if c.data_type() == &target => c.clone(),
-                Some(c) => arrow_cast::cast(c, &target).map_err(|e| {
-                    Error::Invalid(format!(
-                        "column {}: cannot cast {} to {target}: {e}",
-                        f.name,
-                        c.data_type()
-                    ))
-                })?,
-                None if f.data_type.nullable => new_null_array(&target, batch.num_rows()),
-                None => {
-                    return Err(Error::Invalid(format!(
-                        "column {} is NOT NULL but missing from the input",
-                        f.name
-                    )))
-                }
-            };
-            if !f.data_type.nullable && col.null_count() > 0 {
-                return Err(Error::Invalid(format!(
-                    "column {} is NOT NULL but the input has {} nulls",
-                    f.name,
-                    col.null_count()
-                )));
-            }
-            per_field[i].push(col);
-        }
-        kinds.extend(row_kinds(batch, rowkind_field.as_deref())?);
-    }
-    let columns = per_field
-        .into_iter()
-        .zip(&schema.fields)
-        .map(|(parts, f)| {
-            let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
-            if refs.is_empty() {
-                Ok(new_null_array(
-                    &crate::read::arrow_schema::to_arrow_type(&f.data_type),
-                    0,
-                ))
-            } else {
-                arrow_select::concat::concat(&refs)
-                    .map_err(|e| Error::Invalid(format!("column {}: {e}", f.name)))
-            }
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok((columns, kinds))
-}
-
-fn row_kinds(batch: &RecordBatch, rowkind_field: Option<&str>) -> Result<Vec<RowKind>> {
-    let n = batch.num_rows();
-    if let Some(c) = batch.column_by_name(ROW_KIND_COLUMN) {
-        let c = arrow_cast::cast(c, &ArrowType::Int8)
-            .map_err(|e| Error::Invalid(format!("{ROW_KIND_COLUMN}: {e}")))?;
-        let c = c.as_primitive::<Int8Type>();
-        return (0..n)
-            .map(|i| {
-                let v = if c.is_null(i) { 0 } else { c.value(i) };
-                RowKind::from_i8(v).ok_or_else(|| {
-                    Error::Invalid(format!("{ROW_KIND_COLUMN}: invalid row kind {v}"))
-                })
-            })
-            .collect();
-    }
-    if let Some(name) = rowkind_field {
-        if let Some(c) = batch.column_by_name(name) {
-            let c = arrow_cast::cast(c, &ArrowType::Utf8)
-                .map_err(|e| Error::Invalid(format!("rowkind.field {name}: {e}")))?;
-            let c = c.as_string::<i32>();
-            return (0..n)
-                .map(|i| {
-                    RowKind::from_short_string(c.value(i)).ok_or_else(|| {
-                        Error::Invalid(format!(
-                            "rowkind.field {name}: invalid row kind '{}'",
-                            c.value(i)
-                        ))
-                    })
-                })
-                .collect();
-        }
-    }
-    Ok(vec![RowKind::Insert; n])
 }

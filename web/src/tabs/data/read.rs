@@ -89,7 +89,7 @@ pub async fn load(
     let columns =
         (!q.cols.is_empty()).then(|| q.cols.split(',').map(str::to_string).collect::<Vec<_>>());
     let path = &sel.table.path;
-    let format = warehouse::format(path).await;
+    let format = sel.table.format;
     // A Paimon table's latest snapshot needs no schema: it is read while the table opens.
     let latest = async {
         match (&q.at, format) {

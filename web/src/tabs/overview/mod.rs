@@ -17,9 +17,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use options::OptionsTable;
 
-/// Reads the overview of the table at `path`.
-async fn read_overview(path: &str) -> Result<Overview, String> {
-    let format = warehouse::format(path).await;
+/// Reads the overview of the table at `path`, of the `format` its catalog entry gives.
+async fn read_overview(path: &str, format: Format) -> Result<Overview, String> {
     // A Paimon table's latest snapshot is read while the table opens, and shared with the Data tab.
     let latest = async {
         match format {
@@ -80,7 +79,7 @@ struct Loads {
 
 /// Reads the overview, then the file listing (Paimon) and the row count of its current snapshot.
 async fn load(sel: Selection, into: Loads) {
-    let loaded = read_overview(&sel.table.path).await;
+    let loaded = read_overview(&sel.table.path, sel.table.format).await;
     // The file and row counts describe the snapshot the overview shows.
     let at = shown_snapshot(&loaded);
     let paimon = matches!(&loaded, Ok(o) if o.format == Format::Paimon);

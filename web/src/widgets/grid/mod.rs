@@ -2,7 +2,11 @@
 //! through hundreds of thousands of rows stays smooth. Cell text is computed on demand from the
 //! Arrow batches; values are always text nodes.
 
+mod header;
+mod row;
+
 use crate::util::Frame;
+use header::{column_layout, GridHeader};
 use lakescope_engine::blob::BlobRef;
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -20,25 +24,6 @@ pub type CellClass = Arc<dyn Fn(&Frame, usize, usize) -> &'static str + Send + S
 
 /// Downloads one BLOB value (a BLOB cell's button): gets its reference, fetches the bytes.
 pub type BlobDownload = Arc<dyn Fn(BlobRef) + Send + Sync>;
-
-/// Rows whose text sizes the columns: about the first screen and a half.
-const WIDTH_SAMPLE_ROWS: usize = 64;
-
-/// Width in px of each column, from the header and the first rows' values.
-fn column_widths(f: &Frame) -> Vec<usize> {
-    let sample = f.len().min(WIDTH_SAMPLE_ROWS);
-    f.columns()
-        .iter()
-        .enumerate()
-        .map(|(c, name)| {
-            let mut w = name.chars().count() + 2;
-            for r in 0..sample {
-                w = w.max(f.cell(r, c).map_or(4, |s| s.chars().count()));
-            }
-            w.clamp(4, 48) * 8 + 20
-        })
-        .collect()
-}
 
 /// Keeps `viewport` at an element's client height while it lives (disconnects when dropped).
 struct HeightObserver {
@@ -85,23 +70,6 @@ fn show_full_value(ev: web_sys::MouseEvent) {
     }
 }
 
-/// A BLOB cell: the value's size and a button fetching its bytes (a NULL BLOB is a NULL cell).
-fn blob_cell(reference: Option<BlobRef>, extra: &str, download: Option<BlobDownload>) -> AnyView {
-    let Some(reference) = reference else {
-        return view! { <span class=format!("gc null {extra}")>"NULL"</span> }.into_any();
-    };
-    let size = format!("{} bytes", reference.length);
-    let button = download.map(|download| {
-        let title = format!("Download these {} bytes", reference.length);
-        view! {
-            <button class="btn small blob-dl" data-testid="blob-download" title=title
-                on:click=move |_| download(reference.clone())>"download"</button>
-        }
-    });
-    view! { <span class=format!("gc blob {extra}")><span data-testid="blob-size">{size}</span>" "{button}</span> }
-        .into_any()
-}
-
 #[component]
 pub fn Grid(
     /// The rows; `None` while nothing is loaded.
@@ -136,19 +104,7 @@ pub fn Grid(
             observer.set_value(HeightObserver::watch(&el, viewport));
         }
     });
-    let layout = Memo::new(move |_| {
-        frame.with(|f| {
-            f.as_ref().map(|f| {
-                let widths = column_widths(f);
-                let template = std::iter::once("56px".to_string())
-                    .chain(widths.iter().map(|w| format!("{w}px")))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let total: usize = 56 + widths.iter().sum::<usize>();
-                (template, total)
-            })
-        })
-    });
+    let layout = Memo::new(move |_| frame.with(|f| f.as_ref().map(|f| column_layout(f))));
     // One column template for the header and every row: a CSS variable of the grid (set through
     // the CSSOM: the page's CSP allows no inline style attribute).
     Effect::new(move |_| {
@@ -159,24 +115,6 @@ pub fn Grid(
     });
     let width = move || format!("{}px", layout.get().map(|l| l.1).unwrap_or(0));
     let rows_len = move || frame.with(|f| f.as_ref().map_or(0, |f| f.len()));
-    let header = move || {
-        frame.with(|f| {
-            f.as_ref().map(|f| {
-                f.schema
-                    .fields()
-                    .iter()
-                    .map(|field| {
-                        let ty = field.data_type().to_string();
-                        view! {
-                            <span class="gh" title=format!("{} {}", field.name(), ty)>
-                                <span class="gh-name">{field.name().clone()}</span>
-                            </span>
-                        }
-                    })
-                    .collect_view()
-            })
-        })
-    };
     let range = move || {
         let n = rows_len();
         let top = (scroll_top.get() / ROW_H) as usize;
@@ -189,38 +127,14 @@ pub fn Grid(
     let row_class = StoredValue::new(row_class);
     let blob_download = StoredValue::new(blob_download);
     let render_row = move |(_, r): (usize, usize)| {
-        let f = frame.get_untracked();
-        let Some(f) = f else { return ().into_any() };
-        let cols = f.schema.fields().len();
-        let rc = row_class.with_value(|rc| rc.as_ref().map_or("", |rc| rc(&f, r, 0)));
-        let cells = (0..cols)
-            .map(|c| {
-                let extra = cell_class.with_value(|cc| cc.as_ref().map_or("", |cc| cc(&f, r, c)));
-                if let Some(reference) = f.blob(r, c) {
-                    return blob_cell(reference, extra, blob_download.get_value());
-                }
-                match f.cell(r, c) {
-                    Some(text) => {
-                        view! { <span class=format!("gc {extra}")>{text}</span> }.into_any()
-                    }
-                    None => {
-                        view! { <span class=format!("gc null {extra}")>"NULL"</span> }.into_any()
-                    }
-                }
+        let Some(f) = frame.get_untracked() else {
+            return ().into_any();
+        };
+        row_class.with_value(|rc| {
+            cell_class.with_value(|cc| {
+                row::grid_row(&f, r, rc.as_ref(), cc.as_ref(), blob_download.get_value())
             })
-            .collect_view();
-        view! {
-            <div
-                class=format!("grow {rc}")
-                data-testid="grid-row"
-                data-row=r
-                style:top=format!("{}px", r as f64 * ROW_H)
-            >
-                <span class="rn">{r + 1}</span>
-                {cells}
-            </div>
-        }
-        .into_any()
+        })
     };
     view! {
         <div
@@ -236,10 +150,7 @@ pub fn Grid(
             }
             on:mouseover=show_full_value
         >
-            <div class="ghead" style:width=width>
-                <span class="rn">"#"</span>
-                {header}
-            </div>
+            <GridHeader frame=frame width=width />
             <div
                 class="gcanvas"
                 style:height=move || format!("{}px", rows_len() as f64 * ROW_H)
