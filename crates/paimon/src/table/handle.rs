@@ -322,8 +322,12 @@ impl Table {
         cache
             .get_or_read(name, async {
                 let bytes = self.read_manifest_bytes(name).await?;
-                let entries = decode(&self.key(&format!("manifest/{name}")), &bytes)?;
-                Ok((entries, bytes.len() as u64))
+                let key = self.key(&format!("manifest/{name}"));
+                let encoded_len = bytes.len() as u64;
+                // Manifests written with `manifest.compression` xz or bzip2.
+                let bytes = lakescope_format::read::avro_container::readable(&key, bytes).await?;
+                let entries = decode(&key, &bytes)?;
+                Ok((entries, encoded_len))
             })
             .await
     }
