@@ -26,7 +26,6 @@ pub fn to_null_codec(bytes: &[u8]) -> Result<Vec<u8>, String> {
             ))
         }
     };
-    let codec = String::from_utf8_lossy(codec);
     let mut out = Vec::with_capacity(bytes.len() * 4);
     out.extend_from_slice(MAGIC);
     put_long(&mut out, header.metadata.len() as i64);
@@ -49,7 +48,7 @@ pub fn to_null_codec(bytes: &[u8]) -> Result<Vec<u8>, String> {
     };
     let mut block = 0;
     while !input.at_end() {
-        let in_block = |e: String| format!("block {block} ({codec}): {e}");
+        let in_block = |e: String| format!("block {block}: {e}");
         let rows = input.long().map_err(in_block)?;
         let payload = input.bytes().map_err(in_block)?;
         let sync = input.take(16).map_err(in_block)?;
