@@ -19,6 +19,7 @@ fn main() {
     lakescope_engine::codecs::install(
         std::rc::Rc::new(workers::orc::WorkerCodec),
         std::rc::Rc::new(workers::orc::VariantWorkerCodec),
+        std::rc::Rc::new(workers::orc::AvroWorkerCodec),
     );
     leptos::mount::mount_to_body(app::App);
 }

@@ -157,15 +157,21 @@ async fn inserts_into_modern_tables_are_read_back_by_pypaimon_or_refused_by_name
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn inserts_into_vortex_tables_are_refused_naming_the_table_and_format() {
+async fn inserts_into_vortex_and_lance_tables_are_refused_naming_the_table_and_format() {
     // lakescope writes Parquet and ORC only. The engine's tests read no vortex files (the
-    // `vortex` reader is the CLI's feature), so the INSERT's rows are new ones of the table's
-    // schema rather than the table's own; they are refused before any file is written.
+    // `vortex` reader is the CLI's feature) and no reader reads lance files, so the INSERT's rows
+    // are new ones of the table's schema rather than the table's own; they are refused before any
+    // file is written.
     if oracles().is_none() {
         return;
     }
     let env = FixedEnv::new(1_800_000_000_000, 25);
-    for feature in ["vortex_format", "vortex_pk", "vortex_buckets"] {
+    for (feature, format) in [
+        ("vortex_format", "vortex"),
+        ("vortex_pk", "vortex"),
+        ("vortex_buckets", "vortex"),
+        ("lance_format", "lance"),
+    ] {
         let (dir, pypaimon) = generate(feature).unwrap();
         assert!(
             pypaimon.is_ok(),
@@ -194,7 +200,7 @@ async fn inserts_into_vortex_tables_are_refused_naming_the_table_and_format() {
         let on_disk = files(dir.path());
         let err = insert_into_table(&env, &table, &[rows], None)
             .await
-            .expect_err("a vortex table must not take lakescope's Parquet files");
+            .expect_err("a vortex or lance table must not take lakescope's Parquet files");
         let msg = err.to_string();
         assert!(
             matches!(
@@ -204,7 +210,7 @@ async fn inserts_into_vortex_tables_are_refused_naming_the_table_and_format() {
             "{feature}: {msg}"
         );
         assert!(
-            msg.contains(&path) && msg.contains("file.format=vortex"),
+            msg.contains(&path) && msg.contains(&format!("file.format={format}")),
             "{feature}: {msg}"
         );
         let after = table.latest_snapshot().await.unwrap().unwrap();

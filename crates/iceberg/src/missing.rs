@@ -58,6 +58,8 @@ pub fn file_ids(
             }
         }
         FileFormat::Avro => {
+            let bytes = lakescope_format::read::avro_container::readable_now(key, &bytes[..])
+                .map_err(Error::Data)?;
             let reader = lakescope_format::spec::avro_names::reader(&bytes[..])
                 .map_err(|e| Error::corrupt(key, format!("invalid Avro file: {e}")))?;
             let schema = name_mapping::avro_schema_with_ids(key, reader.writer_schema(), mapping)?;

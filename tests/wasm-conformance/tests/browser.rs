@@ -140,29 +140,59 @@ async fn the_built_in_warm_up_tables_open_and_read_in_the_browser() {
     }
 }
 
-/// The browser build leaves the xz and bzip2 Avro codecs out (the CLI reads them): an Avro file
-/// naming one is refused by name, not read as garbage.
+/// An object container header (magic, metadata {avro.schema: "int", avro.codec: codec}, sync),
+/// then `block` as its one block of one row, if any.
+fn avro_container(codec: &str, block: Option<&[u8]>) -> Vec<u8> {
+    let mut file = b"Obj\x01\x04".to_vec();
+    for (key, value) in [("avro.schema", "\"int\""), ("avro.codec", codec)] {
+        for s in [key, value] {
+            file.push(u8::try_from(s.len() * 2).unwrap());
+            file.extend_from_slice(s.as_bytes());
+        }
+    }
+    file.push(0);
+    file.extend_from_slice(&[7; 16]);
+    if let Some(block) = block {
+        file.push(2);
+        file.push(u8::try_from(block.len() * 2).unwrap());
+        file.extend_from_slice(block);
+        file.extend_from_slice(&[7; 16]);
+    }
+    file
+}
+
+/// In wasm, xz and bzip2 blocks go through the transcoder the app's decoder worker runs: a
+/// corrupt block is an error naming the file, the codec and the block, never a panic; a codec no
+/// reader knows is refused by name.
 #[wasm_bindgen_test]
-fn avro_xz_and_bzip2_are_refused_by_name_in_the_browser() {
+async fn corrupt_xz_and_bzip2_blocks_and_unknown_codecs_are_named_errors_in_the_browser() {
+    use lakescope_paimon::read::avro_container::readable;
     use lakescope_paimon::spec::avro_names::{open_error, reader};
     for codec in ["xz", "bzip2"] {
-        // An object container header: magic, metadata {avro.schema: "int", avro.codec: codec}, sync.
-        let mut file = b"Obj\x01\x04".to_vec();
-        for (key, value) in [("avro.schema", "\"int\""), ("avro.codec", codec)] {
-            for s in [key, value] {
-                file.push(u8::try_from(s.len() * 2).unwrap());
-                file.extend_from_slice(s.as_bytes());
-            }
-        }
-        file.push(0);
-        file.extend_from_slice(&[7; 16]);
-        let err = match reader(&file[..]) {
-            Ok(_) => panic!("{codec}: an Avro file the browser build cannot decode was opened"),
-            Err(e) => open_error("t/bucket-0/data-0.avro", &e).to_string(),
-        };
+        let file = avro_container(codec, Some(b"not compressed at all"));
+        let err = readable("t/bucket-0/data-0.avro", file.into())
+            .await
+            .unwrap_err()
+            .to_string();
         assert!(
-            err.contains("t/bucket-0/data-0.avro") && err.contains(codec) && err.contains("CLI"),
+            err.contains("t/bucket-0/data-0.avro")
+                && err.contains(&format!("codec '{codec}'"))
+                && err.contains("block 0"),
             "{err}"
         );
+        // A container without blocks reads as no rows.
+        let empty = readable("t/e.avro", avro_container(codec, None).into())
+            .await
+            .unwrap();
+        assert_eq!(reader(&empty[..]).unwrap().count(), 0, "{codec}");
     }
+    let lzo = avro_container("lzo", None);
+    let err = match reader(&lzo[..]) {
+        Ok(_) => panic!("an Avro file with an unknown codec was opened"),
+        Err(e) => open_error("t/bucket-0/data-0.avro", &e).to_string(),
+    };
+    assert!(
+        err.contains("t/bucket-0/data-0.avro") && err.contains("'lzo'"),
+        "{err}"
+    );
 }

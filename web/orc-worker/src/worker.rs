@@ -1,8 +1,10 @@
 //! The worker's message handler. In: an ORC file `{id, file, bytes: Uint8Array, columns: string[],
-//! nanos, batchSize}`, or VARIANT values `{id, kind: "variant", file, bytes}` (an Arrow IPC
-//! stream of one batch whose one column is a variant group column);
-//! out: `{id, ipc: Uint8Array}` (an Arrow IPC stream; no schema message when no rows; for VARIANT
-//! one Utf8 column of JSON texts) or `{id, error}`. Posts the string `"ready"` once it listens.
+//! nanos, batchSize}`, VARIANT values `{id, kind: "variant", file, bytes}` (an Arrow IPC
+//! stream of one batch whose one column is a variant group column), or an Avro file compressed
+//! with xz or bzip2 `{id, kind: "avro", file, bytes}`;
+//! out: `{id, answer: Uint8Array}` (ORC, VARIANT: an Arrow IPC stream, no schema message when no
+//! rows, for VARIANT one Utf8 column of JSON texts; Avro: the same container with codec `null`)
+//! or `{id, error}`. Posts the string `"ready"` once it listens.
 
 use arrow_ipc::writer::StreamWriter;
 use bytes::Bytes;
@@ -19,15 +21,21 @@ fn field(message: &JsValue, name: &str) -> Result<JsValue, String> {
         .map_err(|e| format!("message field {name}: {e:?}"))
 }
 
-/// Decodes one request into an Arrow IPC stream.
+/// Decodes one request into its answer.
 fn decode(message: &JsValue) -> Result<Vec<u8>, String> {
     let bytes = field(message, "bytes")?
         .dyn_into::<Uint8Array>()
         .map_err(|_| "message field bytes is not a Uint8Array".to_string())?
         .to_vec();
-    if field(message, "kind")?.as_string().as_deref() == Some("variant") {
-        let file = field(message, "file")?.as_string().unwrap_or_default();
-        return variant_json(&file, bytes);
+    match field(message, "kind")?.as_string().as_deref() {
+        Some("variant") => {
+            let file = field(message, "file")?.as_string().unwrap_or_default();
+            return variant_json(&file, bytes);
+        }
+        Some("avro") => {
+            return lakescope_paimon::read::avro_container::transcode::to_null_codec(&bytes)
+        }
+        _ => {}
     }
     let columns = field(message, "columns")?
         .dyn_into::<Array>()
@@ -85,10 +93,10 @@ fn reply(message: &JsValue) -> Result<(), JsValue> {
     let out = Object::new();
     Reflect::set(&out, &"id".into(), &field(message, "id")?)?;
     match decode(message) {
-        Ok(ipc) => {
-            let ipc = Uint8Array::from(ipc.as_slice());
-            Reflect::set(&out, &"ipc".into(), &ipc)?;
-            scope().post_message_with_transfer(&out, &Array::of1(&ipc.buffer()))
+        Ok(answer) => {
+            let answer = Uint8Array::from(answer.as_slice());
+            Reflect::set(&out, &"answer".into(), &answer)?;
+            scope().post_message_with_transfer(&out, &Array::of1(&answer.buffer()))
         }
         Err(e) => {
             Reflect::set(&out, &"error".into(), &JsValue::from_str(&e))?;

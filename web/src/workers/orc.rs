@@ -1,7 +1,8 @@
-//! ORC data files and VARIANT values for the explorer: an [`OrcCodec`] and a [`VariantCodec`]
-//! that hand each file (or variant group column, as Arrow IPC) to the decoder worker (orc-rust and
-//! parquet-variant, a separate download started on the first ORC file or VARIANT value) and read
-//! back Arrow IPC.
+//! ORC data files, VARIANT values and xz/bzip2 Avro files for the explorer: an [`OrcCodec`], a
+//! [`VariantCodec`] and an [`AvroCodec`] that hand each file (or variant group column, as Arrow
+//! IPC) to the decoder worker (orc-rust, parquet-variant, lzma-rs and bzip2: a separate download
+//! started on the first such file or value) and read back Arrow IPC, or the Avro file with codec
+//! `null`.
 
 use crate::workers::port::{WorkerFailure, WorkerPort};
 use arrow_array::{ArrayRef, RecordBatch};
@@ -9,7 +10,7 @@ use arrow_schema::{Field, Schema};
 use bytes::Bytes;
 use futures::channel::oneshot;
 use js_sys::{Array, Object, Reflect, Uint8Array};
-use lakescope_engine::codecs::{OrcCodec, OrcRequest, VariantCodec};
+use lakescope_engine::codecs::{AvroCodec, OrcCodec, OrcRequest, VariantCodec};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -95,6 +96,24 @@ impl VariantCodec for VariantWorkerCodec {
     }
 }
 
+/// Rewrites Avro files compressed with xz or bzip2 with codec `null` in the decoder worker.
+pub struct AvroWorkerCodec;
+
+#[async_trait::async_trait(?Send)]
+impl AvroCodec for AvroWorkerCodec {
+    async fn to_null_codec(&self, file: &str, bytes: Bytes) -> Result<Bytes, String> {
+        let message = Object::new();
+        let set = |k: &str, v: &JsValue| Reflect::set(&message, &k.into(), v).map(|_| ());
+        set("kind", &JsValue::from_str("avro"))
+            .and_then(|_| set("file", &JsValue::from_str(file)))
+            .map_err(|e| format!("building the worker's message: {e:?}"))?;
+        let answer = call(message, &bytes)?
+            .await
+            .map_err(|_| "the decoder worker stopped".to_string())??;
+        Ok(Bytes::from(answer))
+    }
+}
+
 /// The batches of the worker's Arrow IPC answer (none for an empty stream: a file without rows).
 fn from_ipc(ipc: Vec<u8>) -> Result<Vec<RecordBatch>, String> {
     if ipc.is_empty() {
@@ -108,7 +127,7 @@ fn from_ipc(ipc: Vec<u8>) -> Result<Vec<RecordBatch>, String> {
 }
 
 /// Posts `message` with `bytes` as its `bytes` (transferred) and a fresh `id` to the worker
-/// (starting it if needed); the receiver gets the IPC stream.
+/// (starting it if needed); the receiver gets the worker's answer.
 fn call(
     message: Object,
     bytes: &[u8],
@@ -156,8 +175,8 @@ fn on_reply(data: JsValue) {
     let Some(reply) = WORKER.with(|w| w.borrow_mut().as_mut()?.waiting.remove(&id)) else {
         return;
     };
-    let result = match get("ipc").dyn_into::<Uint8Array>() {
-        Ok(ipc) => Ok(ipc.to_vec()),
+    let result = match get("answer").dyn_into::<Uint8Array>() {
+        Ok(answer) => Ok(answer.to_vec()),
         Err(_) => Err(get("error")
             .as_string()
             .unwrap_or_else(|| "the ORC worker sent no result".to_string())),

@@ -28,9 +28,15 @@ fn corrupt(file: &str, e: impl std::fmt::Display) -> Error {
 }
 
 /// Decodes the wanted columns of a whole Avro file (columns keep their file names; a wanted
-/// column missing from the file is left out).
-pub(crate) fn decode(file: &str, bytes: Bytes, wanted: &[Wanted]) -> Result<Vec<RecordBatch>> {
+/// column missing from the file is left out). Blocks compressed with xz or bzip2 are
+/// decompressed first ([`super::avro_container::readable`]).
+pub(crate) async fn decode(
+    file: &str,
+    bytes: Bytes,
+    wanted: &[Wanted],
+) -> Result<Vec<RecordBatch>> {
     super::variant::refuse_outside_parquet(file, wanted, "Avro")?;
+    let bytes = super::avro_container::readable(file, bytes).await?;
     let reader = crate::spec::avro_names::reader(&bytes[..])
         .map_err(|e| crate::spec::avro_names::open_error(file, &e))?;
     let mut batches = Vec::new();

@@ -8,6 +8,7 @@
 
 pub mod arrow_schema;
 pub mod avro;
+pub mod avro_container;
 pub mod blob_reference;
 pub mod deletion_vector;
 pub mod evolution;
@@ -209,7 +210,7 @@ pub async fn read_file(
     let decoded = match format {
         FileFormat::Parquet => parquet::decode(file_name, bytes, &wanted)?,
         FileFormat::Orc => orc::decode(file_name, bytes, &wanted).await?,
-        FileFormat::Avro => avro::decode(file_name, bytes, &wanted)?,
+        FileFormat::Avro => avro::decode(file_name, bytes, &wanted).await?,
         FileFormat::Row => row_file::decode(file_name, bytes, file_fields, &wanted)?,
         FileFormat::Mosaic => mosaic::decode(file_name, bytes, &wanted)?,
         FileFormat::Vortex => vortex::decode(file_name, bytes, &wanted)?,

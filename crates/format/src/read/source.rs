@@ -133,7 +133,7 @@ impl FileSource {
                         Decoded::Batches(orc::decode(&path, bytes, &wanted).await?.into_iter())
                     }
                     (FileFormat::Avro, _) => {
-                        Decoded::Batches(avro::decode(&path, bytes, &wanted)?.into_iter())
+                        Decoded::Batches(avro::decode(&path, bytes, &wanted).await?.into_iter())
                     }
                     (FileFormat::Row, _) => Decoded::Batches(
                         row_file::decode(&path, bytes, file.file_fields, &wanted)?.into_iter(),

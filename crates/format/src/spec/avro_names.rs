@@ -102,15 +102,15 @@ pub fn reader<R: std::io::Read>(input: R) -> AvroResult<Reader<'static, R>> {
     Reader::new(input)
 }
 
-/// The error for an Avro file that cannot be opened: a compression codec this build does not
-/// decode (`xz`, `bzip2` in the wasm32 build, see Cargo.toml) is [`crate::Error::Unsupported`]
-/// naming the codec; anything else is corrupt.
+/// The error for an Avro file that cannot be opened: a compression codec apache-avro does not
+/// decode is [`crate::Error::Unsupported`] naming the codec (`xz` and `bzip2` never reach it:
+/// `read::avro_container` rewrites them first); anything else is corrupt.
 pub fn open_error(file: &str, e: &apache_avro::Error) -> crate::Error {
     match e.details() {
         apache_avro::error::Details::CodecNotSupported(codec) => crate::Error::unsupported(
             file,
             format!(
-                "Avro compression codec '{codec}' (read by the lakescope CLI, not in the browser)"
+                "Avro compression codec '{codec}' (known: null, deflate, snappy, zstandard, xz, bzip2)"
             ),
         ),
         _ => crate::Error::corrupt(file, format!("invalid Avro file: {e}")),

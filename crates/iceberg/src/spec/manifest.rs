@@ -177,7 +177,9 @@ pub struct DataFile {
 
 /// Reads the records of an Avro object-container file.
 fn read_avro(file: &str, bytes: &[u8]) -> Result<Vec<Value>> {
-    let reader = lakescope_format::spec::avro_names::reader(bytes)
+    let bytes =
+        lakescope_format::read::avro_container::readable_now(file, bytes).map_err(Error::Data)?;
+    let reader = lakescope_format::spec::avro_names::reader(&bytes[..])
         .map_err(|e| Error::corrupt(file, format!("invalid Avro file: {e}")))?;
     reader
         .map(|r| r.map_err(|e| Error::corrupt(file, format!("invalid Avro record: {e}"))))

@@ -314,7 +314,9 @@ pub fn rewrite_manifest(
     snapshot_id: i64,
 ) -> Result<Vec<u8>> {
     let err = |e: apache_avro::Error| Error::corrupt(file, format!("rewriting manifest: {e}"));
-    let reader = lakescope_format::spec::avro_names::reader(bytes).map_err(err)?;
+    let bytes =
+        lakescope_format::read::avro_container::readable_now(file, bytes).map_err(Error::Data)?;
+    let reader = lakescope_format::spec::avro_names::reader(&bytes[..]).map_err(err)?;
     let mut schema = reader.writer_schema().clone();
     mark_maps(&mut schema);
     let metadata: Vec<(String, Vec<u8>)> = reader

@@ -325,10 +325,20 @@ impl Table {
     pub async fn manifest_or_bytes(&self, name: &str) -> Result<ManifestSource> {
         match self.manifests.peek(name) {
             Some(entries) => Ok(ManifestSource::Decoded(entries)),
-            None => Ok(ManifestSource::Encoded(
-                self.read_manifest_bytes(name).await?,
-            )),
+            None => {
+                let bytes = self.read_manifest_bytes(name).await?;
+                Ok(ManifestSource::Encoded(
+                    self.readable_manifest(name, bytes).await?,
+                ))
+            }
         }
+    }
+
+    /// Manifest file `name`'s bytes as the Avro decoders read them: a file written with
+    /// `manifest.compression` xz or bzip2 rewritten with codec `null`.
+    async fn readable_manifest(&self, name: &str, bytes: bytes::Bytes) -> Result<bytes::Bytes> {
+        let key = self.key(&format!("manifest/{name}"));
+        Ok(lakescope_format::read::avro_container::readable(&key, bytes).await?)
     }
 
     /// Decodes `bytes` of data manifest `name`, keeping the entries whose partition (its
@@ -359,7 +369,8 @@ impl Table {
         cache
             .get_or_read(name, async {
                 let bytes = self.read_manifest_bytes(name).await?;
-                decode(&self.key(&format!("manifest/{name}")), &bytes)
+                let key = self.key(&format!("manifest/{name}"));
+                decode(&key, &self.readable_manifest(name, bytes).await?)
             })
             .await
     }
