@@ -2,16 +2,49 @@
 // Content-Security-Policy forbids; Trunk.toml's pattern_script points here instead.
 const boot = document.querySelector("script[data-lakescope-boot]");
 
-// A link to a warehouse on a web host: its listing index is requested now, while the app
-// downloads, as a preload that the app's own read of the index takes instead of a request.
-// A malformed URL is left to the app, which says what is wrong with it.
-const warehouse = new URLSearchParams(location.search).get("warehouse")?.trim();
+// A link to a warehouse on a web host: while the app downloads and compiles, its listing index
+// is requested now and, for a linked Paimon table, what the app reads first (the latest schema,
+// the LATEST hint, the newest listed snapshot with the probe past it, then that snapshot's
+// manifest lists). The responses wait in `lakescopeEarlyFetches` (absolute URL → promise),
+// where the app's HTTP store takes each once instead of sending the request
+// (crates/storage/src/http.rs). A malformed URL is left to the app, which says what is wrong.
+const params = new URLSearchParams(location.search);
+const warehouse = params.get("warehouse")?.trim();
 const base = warehouse && (!warehouse.includes("://") || /^https?:\/\//i.test(warehouse))
   && URL.canParse(warehouse, location.href) && new URL(warehouse, location.href).href.replace(/\/?$/, "/");
 if (base) {
-  const link = Object.assign(document.createElement("link"),
-    { rel: "preload", as: "fetch", crossOrigin: "anonymous", fetchPriority: "high", href: `${base}_lakescope_index.json` });
-  document.head.append(link);
+  const early = (globalThis.lakescopeEarlyFetches = new Map());
+  const get = (path) => {
+    const url = base + path;
+    if (!early.has(url)) {
+      const response = fetch(url, { priority: "high" });
+      response.catch(() => {});  // a failed head start is the app's to retry and report
+      early.set(url, response);
+    }
+    return early.get(url);
+  };
+  const json = (path) => get(path).then((r) => (r.ok ? r.clone().json() : null));
+  const table = /^([\w$=-]+)\.([\w$=.-]+)$/.exec(params.get("table")?.trim() ?? "");
+  const index = json("_lakescope_index.json");
+  if (table) {
+    // Paimon's warehouse layout; an Iceberg table lists none of these files and is skipped.
+    const dir = `${table[1]}.db/${table[2]}`;
+    index.then(async (listing) => {
+      const files = new Set((listing?.files ?? []).map((f) => f.path));
+      const newest = (prefix) => Math.max(-1, ...[...files].filter((p) => p.startsWith(prefix))
+        .map((p) => Number(p.slice(prefix.length))).filter(Number.isInteger));
+      const schema = newest(`${dir}/schema/schema-`);
+      const snapshot = newest(`${dir}/snapshot/snapshot-`);
+      if (schema < 0 || snapshot < 0) return;
+      get(`${dir}/schema/schema-${schema}`);
+      if (files.has(`${dir}/snapshot/LATEST`)) get(`${dir}/snapshot/LATEST`);
+      get(`${dir}/snapshot/snapshot-${snapshot + 1}`);
+      const newestSnapshot = await json(`${dir}/snapshot/snapshot-${snapshot}`);
+      for (const list of [newestSnapshot?.baseManifestList, newestSnapshot?.deltaManifestList]) {
+        if (typeof list === "string" && files.has(`${dir}/manifest/${list}`)) get(`${dir}/manifest/${list}`);
+      }
+    }).catch(() => {});  // only a head start: the app reads (and reports) for itself
+  }
 }
 
 const { default: init } = await import(boot.dataset.js);

@@ -1,4 +1,5 @@
 // Loopback static server for the browser benchmarks: folders under URL prefixes, Range requests, optional per-response latency and a request log.
+// With `staticHost: true` it answers as docs/hosting.md asks a static host to (Cache-Control by file, ETag, 304).
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
@@ -11,7 +12,7 @@ const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/ja
  * (held before the first byte). `log` gets one entry per request: {url, range, start, end} in ms since the server started,
  * and `at`, the wall-clock ms (Date.now()) it arrived.
  */
-export function serve(mounts, { latencyMs = 0 } = {}) {
+export function serve(mounts, { latencyMs = 0, staticHost = false } = {}) {
   mounts = Object.fromEntries(Object.entries(mounts).map(([p, dir]) => [p, path.resolve(dir)]));
   const t0 = performance.now();
   const log = [];
@@ -19,7 +20,7 @@ export function serve(mounts, { latencyMs = 0 } = {}) {
     const entry = { url: req.url, range: req.headers.range ?? null, start: performance.now() - t0, end: null, status: 0, at: Date.now() };
     log.push(entry);
     res.on("finish", () => { entry.end = performance.now() - t0; });
-    setTimeout(() => answer(mounts, req, res, entry), latencyMs);
+    setTimeout(() => answer(mounts, req, res, entry, staticHost), latencyMs);
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => {
     const url = `http://127.0.0.1:${server.address().port}`;
@@ -27,7 +28,16 @@ export function serve(mounts, { latencyMs = 0 } = {}) {
   }));
 }
 
-function answer(mounts, req, res, entry) {
+/**
+ * The Cache-Control header docs/hosting.md documents for `file`: Trunk's hashed assets (`name-<16 hex>.ext`) never
+ * change under their name; everything else (index.html, boot.js, the warehouse: its hints, index and files) is
+ * revalidated (ETag) on every use. The app keeps immutable warehouse files itself (its object cache).
+ */
+export function cacheControl(file) {
+  return /-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$/.test(path.basename(file)) ? "public, max-age=31536000, immutable" : "no-cache";
+}
+
+function answer(mounts, req, res, entry, staticHost) {
   const pathname = decodeURIComponent(new URL(req.url, "http://x").pathname);
   const prefix = Object.keys(mounts).filter((p) => pathname.startsWith(p)).sort((a, b) => b.length - a.length)[0];
   let file = prefix && path.join(mounts[prefix], pathname.slice(prefix.length));
@@ -38,9 +48,18 @@ function answer(mounts, req, res, entry) {
     res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
     return;
   }
-  const size = fs.statSync(file).size;
+  const { size, mtimeMs } = fs.statSync(file);
   const headers = { "Content-Type": TYPES[path.extname(file)] ?? "application/octet-stream", "Accept-Ranges": "bytes",
     "Cache-Control": "no-store" };
+  if (staticHost) {
+    const etag = `"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`;
+    Object.assign(headers, { "Cache-Control": cacheControl(file), ETag: etag, "Last-Modified": new Date(mtimeMs).toUTCString() });
+    if (req.headers["if-none-match"] === etag) {
+      entry.status = 304;
+      res.writeHead(304, { "Cache-Control": headers["Cache-Control"], ETag: etag }).end();
+      return;
+    }
+  }
   const m = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
   if (m && size > 0) {
     let [a, b] = [m[1], m[2]];
