@@ -1,6 +1,8 @@
 // Starts the wasm app. Trunk's default loader is an inline script, which the page's
-// Content-Security-Policy forbids; Trunk.toml's pattern_script points here instead.
-const boot = document.querySelector("script[data-lakescope-boot]");
+// Content-Security-Policy forbids: Trunk.toml's pattern_script writes the app's hashed JS and
+// wasm names into <meta name="lakescope-app"> instead, and this (module, so deferred) script
+// loads them.
+const app = document.querySelector('meta[name="lakescope-app"]');
 
 // A link to a warehouse on a web host: while the app downloads and compiles, its listing index
 // is requested now and, for a linked Paimon table, what the app reads first (the latest schema,
@@ -47,5 +49,5 @@ if (base) {
   }
 }
 
-const { default: init } = await import(boot.dataset.js);
-await init({ module_or_path: boot.dataset.wasm });
+const { default: init } = await import(app.dataset.js);
+await init({ module_or_path: app.dataset.wasm });

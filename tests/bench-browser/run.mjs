@@ -250,7 +250,7 @@ if (opt.app) {  // P4: the real app behind a loopback server that delays every r
 if (opt.p11) {  // P11: cold deep link and second visit, on a server with docs/hosting.md's caching headers
   const builds = { app: opt.app, ...(opt["anchor-app"] ? { anchor: opt["anchor-app"] } : {}) };
   const servers = {};
-  for (const [name, dir] of Object.entries(builds)) servers[name] = await serve({ "/": dir, "/wh/": opt.warehouse }, { latencyMs: LATENCY, staticHost: true });
+  for (const [name, dir] of Object.entries(builds)) servers[name] = await serve({ "/": dir, "/wh/": opt.warehouse }, { latencyMs: LATENCY, staticHost: { warehouse: "documented" } });
   for (let i = 0; i < RUNS; i++) {
     for (const table of ["perf.pk_upsert", "perf.append_rows"]) {
       for (const revisit of [false, true]) {

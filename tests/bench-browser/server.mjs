@@ -1,5 +1,5 @@
 // Loopback static server for the browser benchmarks: folders under URL prefixes, Range requests, optional per-response latency and a request log.
-// With `staticHost: true` it answers as docs/hosting.md asks a static host to (Cache-Control by file, ETag, 304).
+// With `staticHost` it answers as the README asks a static host to (Cache-Control by file, ETag, 304).
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
@@ -10,7 +10,8 @@ const TYPES = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/ja
 /**
  * Serves `mounts` ({"/prefix/": "/dir"}) on 127.0.0.1 (random port). Every response is delayed by `latencyMs`
  * (held before the first byte). `log` gets one entry per request: {url, range, start, end} in ms since the server started,
- * and `at`, the wall-clock ms (Date.now()) it arrived.
+ * and `at`, the wall-clock ms (Date.now()) it arrived. `staticHost` (`{ warehouse: "documented" | "no-cache" }`, see
+ * `cacheControl`): Cache-Control, ETag and Last-Modified as a static host sends them, and 304 for a matching If-None-Match.
  */
 export function serve(mounts, { latencyMs = 0, staticHost = false } = {}) {
   mounts = Object.fromEntries(Object.entries(mounts).map(([p, dir]) => [p, path.resolve(dir)]));
@@ -29,13 +30,18 @@ export function serve(mounts, { latencyMs = 0, staticHost = false } = {}) {
 }
 
 /**
- * The Cache-Control header docs/hosting.md documents for `file`: Trunk's hashed assets (`name-<16 hex>.ext`) never
- * change under their name; everything else (index.html, boot.js, the warehouse: its hints, index and files) is
- * revalidated (ETag) on every use. The app keeps immutable warehouse files itself (its object cache).
+ * The Cache-Control header the README ("Caching: what a static host should send") asks a static host to send for
+ * `file`: Trunk's hashed assets (`name-<16 hex>.ext`) and table files named with a UUID never change under their name;
+ * everything else (index.html, boot.js, the index, hints, snapshots, schemas, tags) is revalidated on every use.
+ * With `warehouse: "no-cache"` every non-asset file is revalidated, as on a host that was not told about table files.
  */
-export function cacheControl(file) {
-  return /-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$/.test(path.basename(file)) ? "public, max-age=31536000, immutable" : "no-cache";
+export function cacheControl(file, { warehouse = "documented" } = {}) {
+  const name = path.basename(file);
+  const immutable = /-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$/.test(name)
+    || (warehouse === "documented" && UUID.test(name) && !file.split(path.sep).includes("tag"));
+  return immutable ? "public, max-age=31536000, immutable" : "no-cache";
 }
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
 function answer(mounts, req, res, entry, staticHost) {
   const pathname = decodeURIComponent(new URL(req.url, "http://x").pathname);
@@ -53,7 +59,7 @@ function answer(mounts, req, res, entry, staticHost) {
     "Cache-Control": "no-store" };
   if (staticHost) {
     const etag = `"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`;
-    Object.assign(headers, { "Cache-Control": cacheControl(file), ETag: etag, "Last-Modified": new Date(mtimeMs).toUTCString() });
+    Object.assign(headers, { "Cache-Control": cacheControl(file, staticHost), ETag: etag, "Last-Modified": new Date(mtimeMs).toUTCString() });
     if (req.headers["if-none-match"] === etag) {
       entry.status = 304;
       res.writeHead(304, { "Cache-Control": headers["Cache-Control"], ETag: etag }).end();
