@@ -26,12 +26,21 @@ if (base) {
     return early.get(url);
   };
   const json = (path) => get(path).then((r) => (r.ok ? r.clone().json() : null));
+  // Whether the app has not taken `path`'s response yet: once it has, it reads what follows
+  // by itself (a request sent here too would be a second one), so the head start stops.
+  const untaken = (path) => early.has(base + path);
+  // Whether the app's object cache holds `path` from an earlier visit (its key as
+  // crates/storage/src/persistent.rs:PersistentCache makes it): the app reads it from there.
+  const kept = (path) => globalThis.caches?.match(
+    `${location.origin}/.lakescope-object-cache/${encodeURIComponent(base)}/${path}`,
+    { cacheName: "lakescope-objects-v1" }).then(Boolean, () => false) ?? false;
   const table = /^([\w$=-]+)\.([\w$=.-]+)$/.exec(params.get("table")?.trim() ?? "");
   const index = json("_lakescope_index.json");
   if (table) {
     // Paimon's warehouse layout; an Iceberg table lists none of these files and is skipped.
     const dir = `${table[1]}.db/${table[2]}`;
     index.then(async (listing) => {
+      if (!untaken("_lakescope_index.json")) return;
       const files = new Set((listing?.files ?? []).map((f) => f.path));
       const newest = (prefix) => Math.max(-1, ...[...files].filter((p) => p.startsWith(prefix))
         .map((p) => Number(p.slice(prefix.length))).filter(Number.isInteger));
@@ -42,8 +51,10 @@ if (base) {
       if (files.has(`${dir}/snapshot/LATEST`)) get(`${dir}/snapshot/LATEST`);
       get(`${dir}/snapshot/snapshot-${snapshot + 1}`);
       const newestSnapshot = await json(`${dir}/snapshot/snapshot-${snapshot}`);
+      if (!untaken(`${dir}/snapshot/snapshot-${snapshot}`)) return;
       for (const list of [newestSnapshot?.baseManifestList, newestSnapshot?.deltaManifestList]) {
-        if (typeof list === "string" && files.has(`${dir}/manifest/${list}`)) get(`${dir}/manifest/${list}`);
+        const path = `${dir}/manifest/${list}`;
+        if (typeof list === "string" && files.has(path) && !(await kept(path))) get(path);
       }
     }).catch(() => {});  // only a head start: the app reads (and reports) for itself
   }

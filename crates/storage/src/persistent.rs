@@ -37,7 +37,8 @@ struct Ledger {
 pub struct PersistentCache<S> {
     inner: S,
     /// `https://origin/.lakescope-object-cache/<escaped warehouse URI>/`: keys are this plus the
-    /// object's path (and `?range=a-b` for a byte range).
+    /// object's path (and `?range=a-b` for a byte range). `web/boot.js` (`kept`) makes the same
+    /// keys to skip what a visit will read from here.
     key_base: String,
     capacity: u64,
     ledger: Rc<RefCell<Ledger>>,
