@@ -25,7 +25,9 @@ if (base) {
     }
     return early.get(url);
   };
-  const json = (path) => get(path).then((r) => (r.ok ? r.clone().json() : null));
+  // null for a missing file or one that is not JSON (an SPA host's fallback page): the app
+  // reports those itself, from its own read of the response.
+  const json = (path) => get(path).then((r) => (r.ok ? r.clone().json().catch(() => null) : null), () => null);
   // Whether the app has not taken `path`'s response yet: once it has, it reads what follows
   // by itself (a request sent here too would be a second one), so the head start stops.
   const untaken = (path) => early.has(base + path);
