@@ -21,7 +21,7 @@ RUNS=3; WORK="${TMPDIR:-/tmp}/lakescope-perf"
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS="$2"; shift;; --work) WORK="$2"; shift;;
-    -h|--help) sed -n 2,16p "$0"; exit 0;;
+    -h|--help) sed -n 2,17p "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac; shift
 done
