@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# lakescope browser benchmark (issue 9 P2, P3, P4, P6) in headless Chromium over loopback HTTP.
+# lakescope browser benchmark (issue 9 P2, P3, P4, P6; issue 27 P11) in headless Chromium over loopback HTTP.
 #
 #   scripts/bench-browser.sh [--work DIR] [--runs N] [--app DIST | --no-app] [--latency MS] [--no-build]
-#                            [--profile CARGO_PROFILE] [--only CASE_SUBSTRING]
+#                            [--profile CARGO_PROFILE] [--only CASE_SUBSTRING] [--p11 [--anchor-app DIST]]
 #
 # 1. npm ci in tests/bench-browser (DuckDB-Wasm, parquet-wasm, hyparquet + hyparquet-compressors,
 #    playwright-core, esbuild; versions pinned by its package-lock.json);
@@ -17,17 +17,22 @@
 #    target/bench-browser/app (--no-app skips P4);
 # 5. runs tests/bench-browser/run.mjs: every case N times, interleaved, each in a fresh headless
 #    Chromium; P4 behind a loopback server that delays every response by --latency ms (default 50);
-#    writes target/bench/browser_report.md and target/bench/browser_report.json.
+#    writes target/bench/browser_report.md and target/bench/browser_report.json;
+# 6. --p11: also P11, deep links on a server sending the README's caching headers, cold and on a second
+#    visit in the same browser profile, for the app and, interleaved in the same run, for --anchor-app
+#    (another build, e.g. main's, to compare with).
 # Not part of the normal test command.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 HERE="$ROOT/tests/bench-browser"; OUT="$ROOT/target/bench-browser"
 WORK="${TMPDIR:-/tmp}/lakescope-perf"; RUNS=3; APP=""; NO_APP=0; LATENCY=50; BUILD=1; PROFILE=wasm-release; ONLY=""
+P11=(); ANCHOR_APP=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --work) WORK="$2"; shift;; --runs) RUNS="$2"; shift;; --app) APP="$2"; shift;; --no-app) NO_APP=1;;
     --latency) LATENCY="$2"; shift;; --no-build) BUILD=0;; --profile) PROFILE="$2"; shift;; --only) ONLY="$2"; shift;;
-    -h|--help) sed -n 2,23p "$0"; exit 0;;
+    --p11) P11=(--p11);; --anchor-app) ANCHOR_APP=(--anchor-app "$(cd "$2" && pwd)"); shift;;
+    -h|--help) sed -n 2,26p "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac; shift
 done
@@ -73,4 +78,4 @@ GIT_REV="$(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --q
 echo "== running (load $(cut -d' ' -f1-3 /proc/loadavg))"
 node "$HERE/run.mjs" --warehouse "$WORK/warehouse" --www "$OUT/www" --pkg "$OUT/pkg" "${APP_ARGS[@]}" \
   --out "$ROOT/target/bench" --runs "$RUNS" --latency "$LATENCY" --anchors "$ROOT/target/bench/report.json" --git "$GIT_REV" \
-  --profile "$PROFILE" --only "$ONLY"
+  --profile "$PROFILE" --only "$ONLY" "${P11[@]}" "${ANCHOR_APP[@]}"

@@ -1,4 +1,4 @@
-// Driver of the browser benchmarks (issue 9 P2/P3/P4/P6): serves pages and tables on loopback, runs the cases in headless Chromium, writes the report.
+// Driver of the browser benchmarks (issue 9 P2/P3/P4/P6, issue 27 P11): serves pages and tables on loopback, runs the cases in headless Chromium, writes the report.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,6 +15,11 @@ const { values: opt } = parseArgs({ options: {
   p4: { type: "string", default: "" }, cpuprofile: { type: "string", default: "" },
   "chrome-trace": { type: "string", default: "" },  // read with timeline.mjs
   "click-after": { type: "string", default: "500" },  // P4 click: ms from the catalog on screen to the click
+  // P11: deep links on a server with docs/hosting.md's caching headers, cold and on a second visit, for --app and,
+  // in the same run, interleaved, for --anchor-app (the build to compare with, e.g. main's)
+  p11: { type: "boolean", default: false }, "anchor-app": { type: "string", default: "" },
+  "revisit-after": { type: "string", default: "1500" },
+  "p11-case": { type: "string", default: "" },  // --p11-case SUBSTRING: only the P11 cases whose name has it  // P11: ms from the first visit's rows to the second visit
 } });
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const RUNS = Number(opt.runs), LATENCY = Number(opt.latency);
@@ -49,8 +54,13 @@ async function runCase(base, name, args) {
   }
 }
 
-/** The app opens `table` on its Data tab (deep link, or clicks on the table and Data when warm) until the grid shows rows and at least 100 are loaded. */
-async function firstRows(server, table, warm) {
+/**
+ * The app opens `table` on its Data tab until the grid shows rows and at least 100 are loaded: a deep link (`warm`
+ * false), clicks on the table and Data in the loaded app (`warm` true), or with `revisit` the deep link a second time
+ * in the same browser profile (HTTP cache and the app's object cache as the first visit left them), timed from the
+ * second navigation.
+ */
+async function firstRows(server, table, warm, { revisit = false } = {}) {
   const browser = await launch();
   try {
     const page = await browser.ctx.newPage();
@@ -103,7 +113,14 @@ async function firstRows(server, table, warm) {
       t0 = await page.evaluate(() => window.__clicks[0]);
     } else {
       t0 = 0;  // navigation start
-      await page.goto(`${server.url}/?warehouse=wh/&table=${table}&tab=data`);
+      const link = `${server.url}/?warehouse=wh/&table=${table}&tab=data`;
+      if (revisit) {
+        await page.goto(link);
+        await page.evaluate(() => window.__firstRowsShown);
+        await page.waitForTimeout(Number(opt["revisit-after"]));  // the first visit's cache writes settle
+        from = server.log.length;
+      }
+      await page.goto(link);
     }
     let timer;
     await Promise.race([page.evaluate(() => window.__firstRowsShown),
@@ -144,6 +161,7 @@ async function firstRows(server, table, warm) {
       console.log(`  clicks at ${clicks.map((c) => (c - t0).toFixed(0)).join(", ") || "—"} ms; rows shown at ${ms.toFixed(0)} ms`);
     }
     return { ms, requests: requests.length, round_trips: sequentialRoundTrips(requests),
+      not_modified: requests.filter((e) => e.status === 304).length,
       warehouse_requests: lake.length, warehouse_round_trips: sequentialRoundTrips(lake.map((e) => ({ ...e }))), load: load() };
   } finally {
     await browser.close();
@@ -167,7 +185,7 @@ async function largestRowGroup(files) {
 
 const report = { date: new Date().toISOString().replace(/:\d\d\.\d+Z$/, " UTC").replace("T", " "), git: opt.git,
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gib: Math.round(os.totalmem() / 2 ** 30) },
-  chromium: null, wasm_profile: opt.profile, runs: RUNS, latency_ms: LATENCY, load_before: load(), cases: {}, p4: {}, p6: {}, targets: [] };
+  chromium: null, wasm_profile: opt.profile, runs: RUNS, latency_ms: LATENCY, load_before: load(), cases: {}, p4: {}, p6: {}, p11: {}, targets: [] };
 const site = await serve({ "/": opt.www, "/pkg/": opt.pkg, "/nm/": path.join(HERE, "node_modules"), "/wh/": opt.warehouse });
 const appendFiles = filesUnder(path.join(opt.warehouse, "perf.db/append_rows"), ".parquet");
 const fileUrls = appendFiles.map((f) => `${site.url}/wh/${path.relative(opt.warehouse, f)}`);
@@ -229,6 +247,32 @@ if (opt.app) {  // P4: the real app behind a loopback server that delays every r
   }
   await app.close();
 }
+if (opt.p11) {  // P11: cold deep link and second visit, on a server with docs/hosting.md's caching headers
+  const builds = { app: opt.app, ...(opt["anchor-app"] ? { anchor: opt["anchor-app"] } : {}) };
+  const servers = {};
+  for (const [name, dir] of Object.entries(builds)) servers[name] = await serve({ "/": dir, "/wh/": opt.warehouse }, { latencyMs: LATENCY, staticHost: { warehouse: "documented" } });
+  for (let i = 0; i < RUNS; i++) {
+    for (const table of ["perf.pk_upsert", "perf.append_rows"]) {
+      for (const revisit of [false, true]) {
+        for (const name of Object.keys(builds)) {  // interleaved: the anchor build beside this one
+          const key = `${name}: ${table} ${revisit ? "second visit" : "cold deep link"}`;
+          if (!key.includes(opt["p11-case"])) continue;
+          const r = await firstRows(servers[name], table, false, { revisit }).catch((e) => ({ error: String(e.message ?? e) }));
+          console.log(`P11 ${key} run ${i + 1}: ${JSON.stringify(r)}`);
+          (report.p11[key] ??= { build: builds[name], runs: [] }).runs.push(r);
+        }
+      }
+    }
+  }
+  for (const s of Object.values(servers)) await s.close();
+  for (const p of Object.values(report.p11)) {
+    const ok = p.runs.filter((r) => !r.error);
+    Object.assign(p, { median_ms: ok.length ? median(ok.map((r) => r.ms)) : null,
+      round_trips: ok.length ? Math.max(...ok.map((r) => r.round_trips)) : null,
+      warehouse_round_trips: ok.length ? Math.max(...ok.map((r) => r.warehouse_round_trips)) : null,
+      requests: ok.length ? Math.max(...ok.map((r) => r.requests)) : null });
+  }
+}
 report.load_after = load();
 
 // P6: peak wasm memory of lakescope's scans against the largest row group.
@@ -261,6 +305,11 @@ for (const [key, p] of Object.entries(report.p4)) {
   target("P4", `${key}: sequential round trips (all requests)`, p.round_trips, "<= 5", p.round_trips <= 5);
   target("P4", `${key}: ms to first 100 rows`, p.median_ms, "< 400", p.median_ms < 400);
 }
+for (const [key, p] of Object.entries(report.p11)) {
+  if (p.median_ms === null || !key.startsWith("app:")) continue;
+  const goal = key.endsWith("second visit") ? 350 : 700;
+  target("P11", `${key.slice(5)}: ms to first 100 rows`, p.median_ms, `< ${goal}`, p.median_ms < goal);
+}
 for (const [table, p] of Object.entries(report.p6)) {
   if (!p.peak_memory_bytes) continue;
   target("P6", `${table}: peak wasm memory / largest row group (uncompressed)`, p.peak_memory_bytes / p.largest_row_group_bytes,
@@ -287,6 +336,8 @@ function markdown(r) {
   if (r.java) lines.push(`Java Paimon 0.9 (P1 run of scripts/bench.sh, ${r.java.date}, load ${r.java.load.join(" → ")}): ${f(r.java.rows_per_s_in_process)} rows/s in-process, ${f(r.java.rows_per_s_wall)} rows/s wall (JVM start-up included).`, "");
   lines.push(`## P4: time to first rows in the app (${r.latency_ms} ms per response)`, "", "| case | median ms | runs (ms) | requests | sequential round trips (all / warehouse) | load |", "|---|---|---|---|---|---|",
     ...Object.entries(r.p4).map(([k, p]) => `| ${k} | ${f(p.median_ms)} | ${p.runs.map((x) => (x.error ? "err" : f(x.ms))).join(", ")} | ${p.runs.map((x) => x.requests ?? "—").join(", ")} | ${p.round_trips ?? "—"} / ${p.warehouse_round_trips ?? "—"} | ${p.runs.map((x) => x.load?.split(" ")[0] ?? "—").join(", ")} |`), "",
+    `## P11: deep links on a static host with the documented caching headers (${r.latency_ms} ms per response)`, "", "| build: case | median ms | runs (ms) | requests (304s) | sequential round trips (all / warehouse) | load |", "|---|---|---|---|---|---|",
+    ...Object.entries(r.p11).map(([k, p]) => `| ${k} | ${f(p.median_ms)} | ${p.runs.map((x) => (x.error ? "err" : f(x.ms))).join(", ")} | ${p.runs.map((x) => (x.requests === undefined ? "—" : `${x.requests} (${x.not_modified})`)).join(", ")} | ${p.round_trips ?? "—"} / ${p.warehouse_round_trips ?? "—"} | ${p.runs.map((x) => x.load?.split(" ")[0] ?? "—").join(", ")} |`), "",
     "## P6: peak wasm memory (scan with a memory budget)", "", "| table | data files | data MiB | memory budget MiB | largest row group (rows, uncompressed MiB) | peak wasm memory MiB | ratio |", "|---|---|---|---|---|---|---|",
     ...Object.entries(r.p6).filter(([, p]) => p.peak_memory_bytes).map(([t, p]) => `| ${t} | ${p.data_files} | ${f(MiB(p.data_bytes), 1)} | ${f(MiB(p.memory_budget), 1)} | ${f(p.largest_row_group_rows)}, ${f(MiB(p.largest_row_group_bytes), 1)} | ${f(MiB(p.peak_memory_bytes ?? 0), 1)} | ${f((p.peak_memory_bytes ?? 0) / p.largest_row_group_bytes, 2)}x |`), "");
   return lines.join("\n");

@@ -21,6 +21,33 @@ pub fn is_immutable(path: &str) -> bool {
         || path.starts_with("tag/"))
 }
 
+/// Whether `path`'s file name holds a UUID (`8-4-4-4-12` hex digits), the mark of a name that is
+/// written once and never again; tags are excluded ([`is_immutable`]). The browser keeps such
+/// objects across visits (`PersistentCache`); `snapshot-N` and `schema-N` are not among them (a
+/// rollback or a re-created table writes those names again).
+pub fn is_uniquely_named(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).as_bytes();
+    is_immutable(path) && (0..name.len()).any(|at| is_uuid_at(&name[at..]))
+}
+
+fn is_uuid_at(s: &[u8]) -> bool {
+    const GROUPS: [usize; 5] = [8, 4, 4, 4, 12];
+    let mut at = 0;
+    for (i, len) in GROUPS.iter().enumerate() {
+        if s.len() < at + len || !s[at..at + len].iter().all(u8::is_ascii_hexdigit) {
+            return false;
+        }
+        at += len;
+        if i < GROUPS.len() - 1 {
+            if s.get(at) != Some(&b'-') {
+                return false;
+            }
+            at += 1;
+        }
+    }
+    true
+}
+
 /// `(path, range)`; `None` is the whole object.
 type Key = (String, Option<(u64, u64)>);
 
@@ -370,6 +397,34 @@ mod tests {
     use super::*;
     use crate::MemoryStore;
     use futures::executor::block_on;
+
+    #[test]
+    fn uniquely_named_objects_are_the_ones_written_once() {
+        for kept in [
+            "db.db/t/manifest/manifest-435b41d1-d0bf-4f73-bd5f-4778e1ed1b5d-0",
+            "db.db/t/manifest/manifest-list-69a1df86-a54e-4576-887e-41f19aca20ae-1",
+            "db.db/t/bucket-0/data-3d89cead-04ec-43f4-9a27-536c7c545d3e-0.parquet",
+            "db.db/t/index/index-3D89CEAD-04EC-43F4-9A27-536C7C545D3E-0",
+            "ns/t/metadata/snap-123-1-3d89cead-04ec-43f4-9a27-536c7c545d3e.avro",
+            "ns/t/metadata/00002-3d89cead-04ec-43f4-9a27-536c7c545d3e.metadata.json",
+        ] {
+            assert!(is_uniquely_named(kept), "{kept}");
+        }
+        for read_each_time in [
+            "db.db/t/snapshot/snapshot-5",
+            "db.db/t/snapshot/LATEST",
+            "db.db/t/schema/schema-0",
+            "ns/t/metadata/v3.metadata.json",
+            "ns/t/metadata/version-hint.text",
+            "_lakescope_index.json",
+            "db.db/t/tag/tag-3d89cead-04ec-43f4-9a27-536c7c545d3e",
+            "db.db/3d89cead-04ec-43f4-9a27-536c7c545d3e/snapshot/snapshot-1",
+            "db.db/t/manifest/manifest-435b41d1-d0bf-4f73-bd5f-4778e1ed1b5-0",
+            "db.db/t/manifest/manifest-435b41d1_d0bf-4f73-bd5f-4778e1ed1b5d-0",
+        ] {
+            assert!(!is_uniquely_named(read_each_time), "{read_each_time}");
+        }
+    }
 
     #[test]
     fn caches_immutable_objects_within_capacity() {

@@ -45,21 +45,14 @@ impl HttpStore {
         range: Option<&Range<u64>>,
     ) -> Result<Response> {
         let url = self.url(path);
-        let mut request = RequestBuilder::new(&url).method(method);
-        if let Some(r) = range {
-            // Past the HTTP cache: Chromium lets one request at a time write a URL's cache
-            // entry, so concurrent ranges of one file would be sent one after another.
-            request = request
-                .header("Range", &format!("bytes={}-{}", r.start, r.end - 1))
-                .cache(web_sys::RequestCache::NoStore);
-        }
-        let response = request.send().await.map_err(|e| Error::Io {
-            operation: "fetch",
-            path: url.clone(),
-            message: format!(
-                "{e} (network error, or the host does not allow this page's origin via CORS)"
-            ),
-        })?;
+        let early = match (&method, range) {
+            (&Method::GET, None) => early_response(&url).await,
+            _ => None,
+        };
+        let response = match early {
+            Some(response) => response,
+            None => Self::fetch(method, &url, range).await?,
+        };
         if response.status() == 416 {
             let asked = range.map_or(0, |r| r.end - r.start);
             return Err(Error::ShortRead {
@@ -73,6 +66,24 @@ impl HttpStore {
             return Err(not_found(path));
         }
         Ok(response)
+    }
+
+    async fn fetch(method: Method, url: &str, range: Option<&Range<u64>>) -> Result<Response> {
+        let mut request = RequestBuilder::new(url).method(method);
+        if let Some(r) = range {
+            // Past the HTTP cache: Chromium lets one request at a time write a URL's cache
+            // entry, so concurrent ranges of one file would be sent one after another.
+            request = request
+                .header("Range", &format!("bytes={}-{}", r.start, r.end - 1))
+                .cache(web_sys::RequestCache::NoStore);
+        }
+        request.send().await.map_err(|e| Error::Io {
+            operation: "fetch",
+            path: url.to_string(),
+            message: format!(
+                "{e} (network error, or the host does not allow this page's origin via CORS)"
+            ),
+        })
     }
 
     async fn body(path: &str, response: Response) -> Result<Bytes> {
@@ -166,6 +177,27 @@ impl ObjectStore for HttpStore {
     async fn delete(&self, _path: &str) -> Result<()> {
         Err(self.unsupported("delete"))
     }
+}
+
+/// The global map of the requests the page's boot script sent before the app started
+/// (`web/boot.js`: the warehouse's index and the linked table's first metadata, fetched while
+/// the wasm downloads): absolute URL → `Promise<Response>`.
+const EARLY_FETCHES: &str = "lakescopeEarlyFetches";
+
+/// The boot script's response for `url`, taken out of [`EARLY_FETCHES`] (each is used once:
+/// a later read of a changing file such as `LATEST` goes to the host); `None` when there is
+/// none or it failed (the caller then sends the request itself).
+async fn early_response(url: &str) -> Option<Response> {
+    use wasm_bindgen::JsCast;
+    let early = js_sys::Reflect::get(&js_sys::global(), &EARLY_FETCHES.into()).ok()?;
+    let early: js_sys::Map = early.dyn_into().ok()?;
+    let key = wasm_bindgen::JsValue::from_str(url);
+    let promise: js_sys::Promise = early.get(&key).dyn_into().ok()?;
+    early.delete(&key);
+    let response = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
+    Some(Response::from(
+        response.dyn_into::<web_sys::Response>().ok()?,
+    ))
 }
 
 /// Resolves `base` against the URL of the current page or worker script (none, or unparsable:

@@ -5,6 +5,7 @@
 //! adds listing to a store that cannot list (a static web host) from a generated index file.
 //! With the `browser` feature on wasm32, [`HttpStore`] reads over `fetch` (read-only) and
 //! [`OpfsStore`] keeps a warehouse in the browser's Origin Private File System;
+//! [`PersistentCache`] keeps uniquely named (immutable) objects across visits in the Cache API;
 //! [`browser::open`] opens any warehouse URI in a window or a worker.
 //! [`s3::S3Store`] and [`transport::HttpReadStore`] work over any [`transport::HttpTransport`]
 //! (natively `ReqwestTransport`, feature `native-http`); [`uri::open`] opens a store from a URI;
@@ -30,13 +31,15 @@ mod meter;
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 mod opfs;
 mod path;
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
+mod persistent;
 pub mod retry;
 pub mod s3;
 mod trace;
 pub mod transport;
 pub mod uri;
 
-pub use cache::{is_immutable, CacheStats, CachingStore};
+pub use cache::{is_immutable, is_uniquely_named, CacheStats, CachingStore};
 pub use copy::copy_objects;
 pub use error::{Error, Result};
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
@@ -50,6 +53,8 @@ pub use meter::{IoCounts, IoMeter, MeteredStore};
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub use opfs::OpfsStore;
 pub use path::{join, parent};
+#[cfg(all(feature = "browser", target_arch = "wasm32"))]
+pub use persistent::PersistentCache;
 pub use trace::{RequestTrace, TracedRequest, TracedStore};
 
 use async_trait::async_trait;

@@ -10,7 +10,8 @@ use lakescope_storage::browser::{self, scheme, Scheme};
 use lakescope_storage::clock::system_clock;
 use lakescope_storage::uri::StoreOptions;
 use lakescope_storage::{
-    CachingStore, Error, IoCounts, IoMeter, MeteredStore, ObjectStore, OpfsStore, INDEX_FILE_NAME,
+    CachingStore, Error, IoCounts, IoMeter, MeteredStore, ObjectStore, OpfsStore, PersistentCache,
+    INDEX_FILE_NAME,
 };
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -31,11 +32,30 @@ pub struct OpenService {
 /// from a static host or OPFS: each is read once, although several views read them at once.
 const CACHE_BYTES: u64 = 32 << 20;
 
+/// Bytes of uniquely named objects (manifests, manifest lists, data files) of web hosts and S3
+/// kept across visits in the browser's Cache API, for all warehouses of the page's origin
+/// (`PersistentCache`, oldest out first). Off when `localStorage["lakescope.object-cache"]` is
+/// `"off"`.
+const PERSISTENT_CACHE_BYTES: u64 = 256 << 20;
+
+/// [`PERSISTENT_CACHE_BYTES`] for a warehouse of kind `kind`, or 0 (off: OPFS is local already).
+fn persistent_cache_bytes(kind: Scheme) -> u64 {
+    let off = web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item("lakescope.object-cache").ok().flatten())
+        .is_some_and(|v| v == "off");
+    match kind {
+        Scheme::Http | Scheme::S3 if !off => PERSISTENT_CACHE_BYTES,
+        _ => 0,
+    }
+}
+
 thread_local! {
     /// The open warehouse (see [`Current`]).
     static CURRENT: RefCell<Option<Current>> = const { RefCell::new(None) };
     /// The open warehouse's cache of immutable objects (cleared with the table handles).
-    static CACHE: RefCell<Option<Rc<CachingStore<MeteredStore>>>> = const { RefCell::new(None) };
+    static CACHE: RefCell<Option<Rc<CachingStore<PersistentCache<MeteredStore>>>>> =
+        const { RefCell::new(None) };
     /// Every request of every warehouse opened in this page, for progress lines.
     static METER: Arc<IoMeter> = Arc::new(IoMeter::default());
     /// Stops the running [`prefetch`].
@@ -277,12 +297,14 @@ pub async fn open(
     };
     // Reads go on when the view that started them closes (the Overview a click on the Data tab
     // replaces): the Data tab takes them over instead of sending them again.
+    let metered = MeteredStore::new(
+        browser::open(uri, &uncached).map_err(|e| format!("Cannot open {uri}: {e}."))?,
+        METER.with(Arc::clone),
+    );
+    let root = metered.describe();
     let cache = Rc::new(
         CachingStore::new(
-            MeteredStore::new(
-                browser::open(uri, &uncached).map_err(|e| format!("Cannot open {uri}: {e}."))?,
-                METER.with(Arc::clone),
-            ),
+            PersistentCache::new(metered, &root, persistent_cache_bytes(kind)),
             capacity,
         )
         .with_background(Rc::new(leptos::task::spawn_local)),
