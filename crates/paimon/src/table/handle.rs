@@ -325,20 +325,19 @@ impl Table {
     pub async fn manifest_or_bytes(&self, name: &str) -> Result<ManifestSource> {
         match self.manifests.peek(name) {
             Some(entries) => Ok(ManifestSource::Decoded(entries)),
-            None => {
-                let bytes = self.read_manifest_bytes(name).await?;
-                Ok(ManifestSource::Encoded(
-                    self.readable_manifest(name, bytes).await?,
-                ))
-            }
+            None => Ok(ManifestSource::Encoded(
+                self.readable_manifest(name).await?.1,
+            )),
         }
     }
 
-    /// Manifest file `name`'s bytes as the Avro decoders read them: a file written with
+    /// Manifest file `name`'s key and bytes as the Avro decoders read them: a file written with
     /// `manifest.compression` xz or bzip2 rewritten with codec `null`.
-    async fn readable_manifest(&self, name: &str, bytes: bytes::Bytes) -> Result<bytes::Bytes> {
+    async fn readable_manifest(&self, name: &str) -> Result<(String, bytes::Bytes)> {
+        let bytes = self.read_manifest_bytes(name).await?;
         let key = self.key(&format!("manifest/{name}"));
-        Ok(lakescope_format::read::avro_container::readable(&key, bytes).await?)
+        let bytes = lakescope_format::read::avro_container::readable(&key, bytes).await?;
+        Ok((key, bytes))
     }
 
     /// Decodes `bytes` of data manifest `name`, keeping the entries whose partition (its
@@ -368,9 +367,8 @@ impl Table {
     ) -> Result<Rc<Vec<T>>> {
         cache
             .get_or_read(name, async {
-                let bytes = self.read_manifest_bytes(name).await?;
-                let key = self.key(&format!("manifest/{name}"));
-                decode(&key, &self.readable_manifest(name, bytes).await?)
+                let (key, bytes) = self.readable_manifest(name).await?;
+                decode(&key, &bytes)
             })
             .await
     }
