@@ -202,5 +202,16 @@ fuzz_brief() {
   fi
   FUZZ_SECONDS="${FUZZ_SECONDS:-15}" bash scripts/fuzz.sh
 }
+# Layers 1-3 are done with the test executables: 60-odd binaries of 100-500 MB each (every one
+# links the engine), 15-25 GB. CI's disk filled in the fuzz build with them kept (stop 36:
+# target/ 33G, 11M free). Deleting them only makes a second local run relink.
+prune_test_binaries() {
+  local before
+  before=$(du -sh "$CARGO_TARGET_DIR" 2>/dev/null | cut -f1)
+  find "$CARGO_TARGET_DIR/debug/deps" -maxdepth 1 -type f -executable ! -name '*.so' -delete 2>/dev/null || true
+  find "$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug/deps" -maxdepth 1 -type f -name '*.wasm' -delete 2>/dev/null || true
+  echo "target/: $before -> $(du -sh "$CARGO_TARGET_DIR" 2>/dev/null | cut -f1), free $(df -h --output=avail "$CARGO_TARGET_DIR" | tail -n 1 | tr -d ' ')"
+}
+run "prune test executables" prune_test_binaries
 run "fuzz (brief)" fuzz_brief
 ((${#FAILED[@]} == 0)) || exit 1
