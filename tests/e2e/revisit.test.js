@@ -78,11 +78,7 @@ async function cacheHolds(page, n) {
 const uniquelyNamed = (from) =>
   host.log.slice(from).map((e) => e.url).filter((u) => u.startsWith("/wh/") && UUID.test(u.split("/").pop()));
 
-// TODO (issue 27, P11): passes on the h-p11 branch, fails on the session-24 merge (h-web's browsing
-// catalog, h-arch's catalog route, h-avro's Avro path beside it): the cache holds the first visit's
-// files (`cacheHolds`) and the second visit's rows are right, but its manifests and data files are
-// fetched from the host again. Runs and reports as a TODO until that is found, so CI shows it.
-test("second visit: immutable files come from the object cache, and a snapshot committed in between is seen", { todo: "object cache not used on the second visit since the session-24 merge" }, async () => {
+test("second visit: immutable files come from the object cache, and a snapshot committed in between is seen", async () => {
   const [at4, at5] = [expectedLines("corpus.pk_dedup", 4), expectedLines("corpus.pk_dedup", 5)];
   assert.notDeepEqual(at4, at5, "snapshot 5 changes the rows");
   await tableAtSnapshot4();
