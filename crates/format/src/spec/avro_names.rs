@@ -102,6 +102,12 @@ pub fn reader<R: std::io::Read>(input: R) -> AvroResult<Reader<'static, R>> {
     Reader::new(input)
 }
 
+/// An Avro schema from its JSON (a container header's `avro.schema`), checked by these rules.
+pub fn parse_schema(json: &[u8]) -> AvroResult<apache_avro::Schema> {
+    install();
+    apache_avro::Schema::parse_str(&String::from_utf8_lossy(json))
+}
+
 /// The error for an Avro file that cannot be opened: a compression codec apache-avro does not
 /// decode is [`crate::Error::Unsupported`] naming the codec (`xz` and `bzip2` never reach it:
 /// `read::avro_container` rewrites them first); anything else is corrupt.

@@ -403,30 +403,68 @@ pub fn decode_manifest(file_name: &str, bytes: &[u8]) -> Result<Vec<ManifestEntr
 }
 
 /// Decodes a data or changelog manifest, keeping only the entries whose partition (its
-/// `BinaryRow` bytes) `keep` accepts: the rest of a skipped entry is not decoded, so memory grows
-/// with the entries kept. Also says whether every entry was kept.
+/// `BinaryRow` bytes) `keep` accepts: a record's `_PARTITION` is read first and a rejected record
+/// is skipped by the schema without building its value, so time and memory grow with the entries
+/// kept. Also says whether every entry was kept.
 pub fn decode_manifest_where(
     file_name: &str,
     bytes: &[u8],
     mut keep: impl FnMut(&[u8]) -> Result<bool>,
 ) -> Result<(Vec<ManifestEntry>, bool)> {
+    use lakescope_format::read::avro_container::datums::{Blocks, DatumsError, Walker};
+    let invalid = |e: DatumsError| {
+        match e {
+        DatumsError::UnknownCodec(codec) => Error::unsupported(
+            file_name,
+            format!(
+                "Avro compression codec '{codec}' (known: null, deflate, snappy, zstandard, xz, bzip2)"
+            ),
+        ),
+        DatumsError::Invalid(why) => Error::corrupt(file_name, format!("invalid Avro file: {why}")),
+    }
+    };
+    let (schema, mut blocks) = Blocks::open(bytes).map_err(invalid)?;
+    let walker = Walker::new(&schema).map_err(invalid)?;
+    let reader = apache_avro::reader::datum::GenericDatumReader::builder(&schema)
+        .build()
+        .map_err(|e| Error::corrupt(file_name, format!("invalid Avro file: {e}")))?;
+    let mut entries = Vec::new();
     let mut kept_all = true;
-    let entries = decode_records(file_name, bytes, |v| {
-        let r = Rec::new(file_name, "", v)?;
-        let kind = r.kind()?;
-        let partition = r.req_bytes("_PARTITION")?;
-        if !keep(&partition)? {
-            kept_all = false;
-            return Ok(None);
+    while let Some(block) = blocks.next_block().map_err(invalid)? {
+        let mut rest: &[u8] = &block.data;
+        for _ in 0..block.count {
+            let partition = walker
+                .leading_bytes(rest, "_PARTITION")
+                .map_err(invalid)?
+                .ok_or_else(|| Error::corrupt(file_name, "manifest entry without _PARTITION"))?;
+            if !keep(partition)? {
+                kept_all = false;
+                rest = walker.split_record(rest).map_err(invalid)?.1;
+                continue;
+            }
+            let value = reader
+                .read_value(&mut rest)
+                .map_err(|e| Error::corrupt(file_name, format!("invalid Avro record: {e}")))?;
+            let r = Rec::new(file_name, "", &value)?;
+            entries.push(ManifestEntry {
+                kind: r.kind()?,
+                partition: r.req_bytes("_PARTITION")?,
+                bucket: r.req_int("_BUCKET")?,
+                total_buckets: r.opt_int("_TOTAL_BUCKETS")?,
+                file: decode_data_file(file_name, r.req("_FILE")?)?,
+            });
         }
-        Ok(Some(ManifestEntry {
-            kind,
-            partition,
-            bucket: r.req_int("_BUCKET")?,
-            total_buckets: r.opt_int("_TOTAL_BUCKETS")?,
-            file: decode_data_file(file_name, r.req("_FILE")?)?,
-        }))
-    })?;
+        if !rest.is_empty() {
+            return Err(Error::corrupt(
+                file_name,
+                format!(
+                    "invalid Avro file: {} bytes after the {} records of a block",
+                    rest.len(),
+                    block.count
+                ),
+            ));
+        }
+    }
     Ok((entries, kept_all))
 }
 
@@ -549,10 +587,10 @@ mod tests {
                 "{err}"
             );
         }
-        // A data manifest decoder on a manifest list: required fields missing.
+        // A data manifest decoder on a manifest list: the partition, read first, is missing.
         let err = decode_manifest("manifest-list-y", &bytes).unwrap_err();
         assert!(
-            err.to_string().contains("manifest-list-y") && err.to_string().contains("_KIND"),
+            err.to_string().contains("manifest-list-y") && err.to_string().contains("_PARTITION"),
             "{err}"
         );
         let err = decode_index_manifest("idx", b"not avro at all").unwrap_err();

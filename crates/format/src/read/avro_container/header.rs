@@ -4,12 +4,7 @@
 /// The four bytes every object container file starts with.
 pub(super) const MAGIC: &[u8; 4] = b"Obj\x01";
 
-/// A container's header (the first-load wasm build reads only its codec: the sync marker and the
-/// blocks' start are for the rewriting, behind `avro-xz-bzip2`).
-#[cfg_attr(
-    not(any(feature = "avro-xz-bzip2", not(target_arch = "wasm32"))),
-    allow(dead_code)
-)]
+/// A container's header.
 pub(super) struct Header<'a> {
     /// The metadata map's entries, in file order (`avro.schema`, `avro.codec`, user keys).
     pub metadata: Vec<(&'a [u8], &'a [u8])>,
@@ -70,7 +65,6 @@ pub(super) struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     /// Whether every byte has been read.
-    #[cfg(any(feature = "avro-xz-bzip2", not(target_arch = "wasm32")))]
     pub fn at_end(&self) -> bool {
         self.at >= self.bytes.len()
     }

@@ -3,6 +3,7 @@
 //! the application sets (the explorer's lazily loaded decoder worker, so its first load carries
 //! no xz or bzip2 decoder). Every other container passes through untouched.
 
+pub mod datums;
 mod header;
 #[cfg(any(feature = "avro-xz-bzip2", not(target_arch = "wasm32")))]
 pub mod transcode;
@@ -89,5 +90,7 @@ fn in_this_build(file: &str, codec: &str, _bytes: &[u8]) -> Result<Vec<u8>> {
     ))
 }
 
+#[cfg(test)]
+mod datums_tests;
 #[cfg(test)]
 mod tests;
