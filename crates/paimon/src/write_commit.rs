@@ -1,4 +1,10 @@
-//! Committing a write as Paimon's writers do: its snapshot, then a COMPACT snapshot of the buckets holding level-0 files when the table's batch readers skip them.
+//! Commits a write as Paimon's writers do: the write's snapshot, then a COMPACT one when needed.
+//!
+//! Batch readers of some tables skip level-0 files (first-row, deletion vectors,
+//! `changelog-producer` = `lookup` / `full-compaction`): Java's writer compacts the buckets it
+//! wrote before committing; lakescope commits the write, then compacts the buckets holding
+//! level-0 files in a second snapshot. The committer ([`crate::commit`]) only commits, compaction
+//! ([`crate::compact`]) builds on it, and this module sits above both.
 
 use crate::commit::{CommitOptions, CommitOutcome, Committer, Overwrite};
 use crate::compact::{commit_rewrite, rewrite_buckets};
@@ -27,12 +33,12 @@ pub async fn commit_write(
         })
 }
 
-/// Commits a write's files (APPEND, or OVERWRITE of the
-/// partitions `overwrite` selects; `None` without touching the table when Paimon commits
-/// nothing). When the write added files to a table whose batch readers skip level-0 files
-/// ([`compacts_after_write`]), the buckets holding level-0 files (the written ones, and any a
-/// failed earlier compaction left) are then compacted in a second, COMPACT snapshot, as Java's
-/// writer does before its commit; the outcome is then the COMPACT snapshot's.
+/// Commits a write's files: APPEND, or OVERWRITE of the partitions `overwrite` selects; `None`
+/// without touching the table when Paimon commits nothing. When the write added files to a table
+/// whose batch readers skip level-0 files (`compacts_after_write`), the buckets holding level-0
+/// files (the written ones, and any a failed earlier compaction left) are then compacted in a
+/// second, COMPACT snapshot, as Java's writer does before its commit, and the outcome returned is
+/// the COMPACT snapshot's.
 pub async fn commit_write_or_skip(
     table: &Table,
     env: &dyn WriteEnv,
