@@ -3,11 +3,12 @@
 
 use crate::{Catalog, Result, TableRef};
 use arrow_array::RecordBatch;
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
+use lakescope_paimon::commit::{next_sequence_number, CommitOptions};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::table_write::write_overwrite;
 use lakescope_paimon::write::{write, WriteEnv};
+use lakescope_paimon::write_commit::commit_write;
 
 pub use lakescope_paimon::commit::{CommitOutcome, Overwrite};
 pub use lakescope_paimon::write::schema::TableDefinition as Definition;
@@ -121,9 +122,7 @@ pub async fn insert_into_table(
         None => write(table, env, batches, first_sequence).await?,
     };
     let options = CommitOptions::for_table(table, env.uuid())?;
-    Ok(Committer::new(table, env, options)
-        .commit(message, overwrite)
-        .await?)
+    Ok(commit_write(table, env, options, message, overwrite).await?)
 }
 
 #[cfg(not(target_arch = "wasm32"))]

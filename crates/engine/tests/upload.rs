@@ -1,12 +1,12 @@
-//! Uploads (CSV, Parquet) inserted chunk by chunk into Paimon tables: one snapshot, later chunks
-//! win on primary keys, columns matched by name and cast, errors name the file and the column
-//! and commit nothing.
+//! Uploads (CSV, Parquet) inserted chunk by chunk into Paimon tables: one snapshot (then a COMPACT
+//! one for tables whose batch readers skip level-0 files), later chunks win on primary keys,
+//! columns matched by name and cast, errors name the file and the column and commit nothing.
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
 use async_trait::async_trait;
 use bytes::Bytes;
 use lakescope_engine::upload::{insert_file, FileKind, FileSource, Progress, Upload};
-use lakescope_paimon::spec::TypeKind;
+use lakescope_paimon::spec::{CommitKind, TypeKind};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::FixedEnv;
@@ -96,6 +96,31 @@ async fn csv_into_a_primary_key_table_is_one_commit_and_later_rows_win() {
     let last = progress.last().unwrap();
     assert!(last.committing);
     assert_eq!((last.bytes_read, last.rows_written), (csv.len() as u64, 5));
+}
+
+#[tokio::test]
+async fn csv_into_a_first_row_table_commits_the_write_then_compacts_it_as_java_does() {
+    let env = FixedEnv::new(1_700_000_000_000, 7);
+    let store: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
+    let mut def = table_def(true);
+    def.options
+        .insert("merge-engine".into(), "first-row".into());
+    let table = create(&store, "db.db/t", &def, &env).await;
+    // Key 2 again in a later chunk: the first row kept.
+    let csv = "id,name,qty\n1,a,1\n2,b,2\n3,c,3\n2,late,20\n";
+    let (result, _) = upload(&table, &env, "in.csv", csv.into(), 2).await;
+    // The outcome is the second, COMPACT snapshot: batch readers skip the APPEND's level-0 files.
+    assert_eq!(result, Ok(2));
+    let kind = |id| {
+        let table = &table;
+        async move { table.snapshot(id).await.unwrap().commit_kind }
+    };
+    assert_eq!(
+        (kind(1).await, kind(2).await),
+        (CommitKind::Append, CommitKind::Compact)
+    );
+    assert!(rows_at(&table, 1).await.is_empty());
+    assert_eq!(rows_at(&table, 2).await, ["1|a|1", "2|b|2", "3|c|3"]);
 }
 
 #[tokio::test]

@@ -18,5 +18,6 @@ pub mod system;
 pub mod table;
 pub mod table_read;
 pub mod write;
+pub mod write_commit;
 
 pub use error::{Error, Result};

@@ -8,13 +8,14 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::{ArrayRef, Int32Array, Int8Array, RecordBatch, StringArray};
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer, Overwrite};
+use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Overwrite};
 use lakescope_paimon::incremental::{read_incremental, IncrementalMode, IncrementalRequest};
 use lakescope_paimon::spec::{CommitKind, FileKind, TypeKind};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::table_write::write_overwrite;
 use lakescope_paimon::write::{write, write_files, FixedEnv, ROW_KIND_COLUMN};
+use lakescope_paimon::write_commit::commit_write;
 use lakescope_storage::{MemoryStore, ObjectStore};
 use lakescope_test_support::tables::{batch, create, string, t};
 use std::rc::Rc;
@@ -76,8 +77,7 @@ async fn commit(
     let seq = next_sequence_number(table).await.unwrap();
     let message = write(table, env, &[input(rows)], seq).await.unwrap();
     let options = CommitOptions::for_table(table, "u").unwrap();
-    Committer::new(table, env, options)
-        .commit(message, None)
+    commit_write(table, env, options, message, None)
         .await
         .unwrap()
         .snapshot
@@ -139,8 +139,7 @@ async fn changelog_files_hold_every_input_row_sorted_by_key_then_sequence() {
     assert_ne!(cl.file_name, message.files[0].file.file_name);
 
     let options = CommitOptions::for_table(&table, "u").unwrap();
-    let s = Committer::new(&table, &env, options)
-        .commit(message.clone(), None)
+    let s = commit_write(&table, &env, options, message.clone(), None)
         .await
         .unwrap()
         .snapshot;
@@ -187,8 +186,7 @@ async fn overwrite_commits_no_changelog_and_write_files_refuses() {
         .unwrap();
     assert!(message.changelog.is_empty());
     let options = CommitOptions::for_table(&table, "u").unwrap();
-    let s = Committer::new(&table, &env, options)
-        .commit(message, Some(Overwrite::Dynamic))
+    let s = commit_write(&table, &env, options, message, Some(Overwrite::Dynamic))
         .await
         .unwrap()
         .snapshot;
@@ -202,11 +200,16 @@ async fn overwrite_commits_no_changelog_and_write_files_refuses() {
         .unwrap();
     assert_eq!(message.changelog.len(), 1);
     let options = CommitOptions::for_table(&table, "u").unwrap();
-    let s = Committer::new(&table, &env, options)
-        .commit(message, Some(Overwrite::Static(Vec::new())))
-        .await
-        .unwrap()
-        .snapshot;
+    let s = commit_write(
+        &table,
+        &env,
+        options,
+        message,
+        Some(Overwrite::Static(Vec::new())),
+    )
+    .await
+    .unwrap()
+    .snapshot;
     assert_eq!(s.changelog_manifest_list, None);
 
     let err = write_files(&table, &env, &[input(&[(0, 4, "d")])], 0)

@@ -7,7 +7,7 @@
 //! following commit succeeds and reads as that commit applied to the state the table was left in.
 
 use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch, StringArray};
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer, Overwrite};
+use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Overwrite};
 use lakescope_paimon::compact::compact;
 use lakescope_paimon::spec::{DataField, TypeKind};
 use lakescope_paimon::table::Table;
@@ -16,6 +16,7 @@ use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::schema_change::commit_schema;
 use lakescope_paimon::write::table_write::write_overwrite;
 use lakescope_paimon::write::{create_table, write, FixedEnv, WriteEnv};
+use lakescope_paimon::write_commit::commit_write;
 use lakescope_storage::{MemoryStore, ObjectStore};
 use lakescope_test_support::faults::{FaultMode, FaultStore};
 use lakescope_test_support::tables::{batch, rows, string, t};
@@ -97,9 +98,7 @@ async fn insert(
         None => write(&table, env, &[b], seq).await?,
     };
     let options = CommitOptions::for_table(&table, "crash-test")?;
-    Committer::new(&table, env, options)
-        .commit(message, overwrite)
-        .await?;
+    commit_write(&table, env, options, message, overwrite).await?;
     Ok(())
 }
 

@@ -7,12 +7,13 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, Int32Array, Int8Array, RecordBatch, StringArray};
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
+use lakescope_paimon::commit::{next_sequence_number, CommitOptions};
 use lakescope_paimon::incremental::{read_incremental, IncrementalMode, IncrementalRequest};
 use lakescope_paimon::spec::{CommitKind, FileKind, Snapshot, TypeKind};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::{write, FixedEnv, ROW_KIND_COLUMN};
+use lakescope_paimon::write_commit::commit_write;
 use lakescope_storage::{MemoryStore, ObjectStore};
 use lakescope_test_support::tables::{batch, create, string, t};
 use std::rc::Rc;
@@ -67,8 +68,7 @@ async fn commit(table: &Table, env: &FixedEnv, rows: &[(i8, i32, Option<&str>)])
     let seq = next_sequence_number(table).await.unwrap();
     let message = write(table, env, &[input(rows)], seq).await.unwrap();
     let options = CommitOptions::for_table(table, "u").unwrap();
-    Committer::new(table, env, options)
-        .commit(message, None)
+    commit_write(table, env, options, message, None)
         .await
         .unwrap()
         .snapshot

@@ -4,7 +4,7 @@
 //! partitions keep theirs, and later upserts never place a key in a second bucket.
 
 use arrow_array::RecordBatch;
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer, Overwrite};
+use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Overwrite};
 use lakescope_paimon::scan::{plan, PartitionFilter};
 use lakescope_paimon::spec::{BinaryRow, CommitKind, DataType, Datum, TypeKind};
 use lakescope_paimon::table::Table;
@@ -12,6 +12,7 @@ use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
 use lakescope_paimon::write::binary_row::hash_code;
 use lakescope_paimon::write::table_write::write_overwrite;
 use lakescope_paimon::write::{write, FixedEnv, WriteEnv};
+use lakescope_paimon::write_commit::{commit_write, commit_write_or_skip};
 use lakescope_storage::{MemoryStore, ObjectStore};
 use lakescope_test_support::tables::{behavior_rows, behavior_table, commit_message, create, rows};
 use std::collections::{BTreeMap, BTreeSet};
@@ -257,10 +258,15 @@ async fn static_overwrite_replaces_one_partition_and_its_hash_index() {
     let message = write_overwrite(&table, &env, &[behavior_rows(&[9], "x", "d1", "1")], seq)
         .await
         .unwrap();
-    let err = Committer::new(&table, &env, CommitOptions::for_table(&table, "u").unwrap())
-        .commit(message, Some(Overwrite::Static(spec)))
-        .await
-        .unwrap_err();
+    let err = commit_write(
+        &table,
+        &env,
+        CommitOptions::for_table(&table, "u").unwrap(),
+        message,
+        Some(Overwrite::Static(spec)),
+    )
+    .await
+    .unwrap_err();
     assert!(err.to_string().contains("belongs to partition"), "{err}");
     assert_eq!(table.latest_snapshot_id().await.unwrap(), latest);
 }
@@ -340,8 +346,7 @@ async fn dynamic_overwrite_replaces_only_partitions_receiving_rows() {
     let seq = next_sequence_number(&table).await.unwrap();
     let message = write_overwrite(&table, &env, &[], seq).await.unwrap();
     let options = CommitOptions::for_table(&table, "overwrite-test").unwrap();
-    let skipped = Committer::new(&table, &env, options)
-        .commit_or_skip(message, Some(Overwrite::Dynamic))
+    let skipped = commit_write_or_skip(&table, &env, options, message, Some(Overwrite::Dynamic))
         .await
         .unwrap();
     assert!(skipped.is_none());
@@ -459,22 +464,29 @@ async fn write_and_commit_modes_must_match() {
         None,
     )
     .await;
-    let committer = Committer::new(&table, &env, CommitOptions::for_table(&table, "u").unwrap());
+    let options = CommitOptions::for_table(&table, "u").unwrap();
     let b = [behavior_rows(&[1], "x", "d1", "1")];
     let seq = next_sequence_number(&table).await.unwrap();
 
     // Buckets from the live index would keep stale hashes of the replaced partition.
     let live = write(&table, &env, &b, seq).await.unwrap();
-    let err = committer
-        .commit(live, Some(Overwrite::Dynamic))
-        .await
-        .unwrap_err();
+    let err = commit_write(
+        &table,
+        &env,
+        options.clone(),
+        live,
+        Some(Overwrite::Dynamic),
+    )
+    .await
+    .unwrap_err();
     assert!(err.to_string().contains("write_overwrite"), "{err}");
     // Buckets from an empty index appended would put key 3 in a second bucket.
     let fresh = write_overwrite(&table, &env, &[behavior_rows(&[3], "x", "d1", "1")], seq)
         .await
         .unwrap();
-    let err = committer.commit(fresh, None).await.unwrap_err();
+    let err = commit_write(&table, &env, options, fresh, None)
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("second bucket"), "{err}");
     assert_eq!(table.latest_snapshot_id().await.unwrap(), Some(1));
 }

@@ -4,14 +4,13 @@
 //! overwritten whole (emptied).
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
-use lakescope_paimon::commit::{
-    commits_nothing, next_sequence_number, CommitOptions, Committer, Overwrite,
-};
+use lakescope_paimon::commit::{commits_nothing, next_sequence_number, CommitOptions, Overwrite};
 use lakescope_paimon::spec::{CommitKind, Datum, TypeKind};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::table_write::write_overwrite;
 use lakescope_paimon::write::{FixedEnv, WriteEnv};
+use lakescope_paimon::write_commit::{commit_write, commit_write_or_skip};
 use lakescope_storage::{MemoryStore, ObjectStore};
 use lakescope_test_support::tables::{batch, create, rows_at, string, t};
 use std::rc::Rc;
@@ -68,9 +67,7 @@ async fn overwrite(
         None => lakescope_paimon::write::write(table, env, &[b], seq).await?,
     };
     let options = CommitOptions::for_table(table, "empty-overwrite")?;
-    let done = Committer::new(table, env, options)
-        .commit_or_skip(message, how)
-        .await?;
+    let done = commit_write_or_skip(table, env, options, message, how).await?;
     Ok(done.map(|d| d.snapshot.id))
 }
 
@@ -96,8 +93,7 @@ async fn a_dynamic_overwrite_without_rows_commits_nothing() {
         .await
         .unwrap();
     let options = CommitOptions::for_table(&table, "empty-overwrite").unwrap();
-    let err = Committer::new(&table, &env, options)
-        .commit(message, Some(Overwrite::Dynamic))
+    let err = commit_write(&table, &env, options, message, Some(Overwrite::Dynamic))
         .await
         .unwrap_err();
     assert!(err.to_string().contains("commits no snapshot"), "{err}");

@@ -5,13 +5,14 @@
 //! table while reading its latest snapshot (a deep link to its data) 3 too.
 
 use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch, StringArray};
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer};
+use lakescope_paimon::commit::{next_sequence_number, CommitOptions};
 use lakescope_paimon::scan::{plan, PartitionFilter};
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::spec::TypeKind;
 use lakescope_paimon::table::{Snapshots, Table};
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::{create_table, write, FixedEnv};
+use lakescope_paimon::write_commit::commit_write;
 use lakescope_storage::{
     join, CachingStore, IndexedStore, MemoryStore, ObjectMeta, ObjectStore, RequestTrace,
     TracedRequest, TracedStore, INDEX_FILE_NAME,
@@ -67,8 +68,7 @@ async fn commit_rows(store: &Rc<dyn ObjectStore>, env: &FixedEnv, rows: RecordBa
     let seq = next_sequence_number(&table).await.unwrap();
     let message = write(&table, env, &[rows], seq).await.unwrap();
     let options = CommitOptions::for_table(&table, "round-trips").unwrap();
-    Committer::new(&table, env, options)
-        .commit(message, None)
+    commit_write(&table, env, options, message, None)
         .await
         .unwrap();
 }

@@ -24,13 +24,14 @@ use arrow_schema::{Field, Schema};
 use async_trait::async_trait;
 use bytes::Bytes;
 use futures::future::{select, Either};
-use lakescope_paimon::commit::{CommitOptions, Committer};
+use lakescope_paimon::commit::CommitOptions;
 use lakescope_paimon::scan::{plan, plan_delta, PartitionFilter};
 use lakescope_paimon::spec::{DataType, TypeKind};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
 use lakescope_paimon::write::schema::{create_table, TableDefinition};
 use lakescope_paimon::write::{write_files, FixedEnv, WriteEnv};
+use lakescope_paimon::write_commit::commit_write;
 use lakescope_storage::retry::{RetryPolicy, SeededJitter, Sender, Timer, TokioTimer};
 use lakescope_storage::s3::{S3Auth, S3Config, S3Credentials, S3Store};
 use lakescope_storage::transport::{HttpRequest, HttpTransport, ReqwestTransport};
@@ -166,8 +167,7 @@ async fn writer(store: Rc<dyn ObjectStore>, w: i32, acked_so_far: Rc<Cell<i64>>)
             .unwrap_or_else(|e| panic!("writer {w} commit {c}: writing the data file: {e}"));
         assert_eq!(files.len(), 1, "one data file per commit");
         let data_file = files[0].file.file_name.clone();
-        let out = Committer::new(&table, &env, commit_options(&table, w))
-            .commit(files, None)
+        let out = commit_write(&table, &env, commit_options(&table, w), files, None)
             .await
             .unwrap_or_else(|e| panic!("writer {w} commit {c} failed: {e}"));
         acked.push(Acked {
@@ -267,8 +267,13 @@ async fn dying_writer(
     let files = write_files(&table, &env, &[commit_batch(w, 0)], 0)
         .await
         .unwrap();
-    let committer = Committer::new(&table, &env, commit_options(&table, w));
-    let commit = pin!(committer.commit(files, None));
+    let commit = pin!(commit_write(
+        &table,
+        &env,
+        commit_options(&table, w),
+        files,
+        None
+    ));
     match death {
         Death::Dropped => {
             let killed = pin!(async {

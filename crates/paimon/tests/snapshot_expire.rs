@@ -7,7 +7,7 @@
 use arrow_array::{ArrayRef, Int64Array, Int8Array, RecordBatch, StringArray};
 use lakescope_paimon::commit::expire::{expire_snapshots, ExpireConfig};
 use lakescope_paimon::commit::tags::create_tag;
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer, Overwrite};
+use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Overwrite};
 use lakescope_paimon::compact::compact;
 use lakescope_paimon::scan::{plan, PartitionFilter};
 use lakescope_paimon::spec::snapshot::Snapshot;
@@ -17,6 +17,7 @@ use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
 use lakescope_paimon::write::schema::TableDefinition;
 use lakescope_paimon::write::table_write::write_overwrite;
 use lakescope_paimon::write::{create_table, write, FixedEnv, WriteEnv};
+use lakescope_paimon::write_commit::commit_write;
 use lakescope_paimon::Error;
 use lakescope_storage::{LocalStore, ObjectStore};
 use lakescope_test_support::copy_dir;
@@ -83,8 +84,7 @@ async fn insert(store: &Rc<dyn ObjectStore>, env: &dyn WriteEnv, b: RecordBatch,
         (write(&table, env, &[b], seq).await.unwrap(), None)
     };
     let options = CommitOptions::for_table(&table, "expire-test").unwrap();
-    Committer::new(&table, env, options)
-        .commit(message, overwrite)
+    commit_write(&table, env, options, message, overwrite)
         .await
         .unwrap();
 }

@@ -7,7 +7,7 @@ use arrow_array::{
 use arrow_schema::DataType as ArrowType;
 use async_trait::async_trait;
 use bytes::Bytes;
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer, Overwrite};
+use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Overwrite};
 use lakescope_paimon::scan::{plan, PartitionFilter};
 use lakescope_paimon::spec::{BinaryRow, CommitKind, Datum, TypeKind};
 use lakescope_paimon::table::Table;
@@ -16,6 +16,7 @@ use lakescope_paimon::write::binary_row::hash_code;
 use lakescope_paimon::write::bucket::bucket_of_hash;
 use lakescope_paimon::write::schema::{create_table, TableDefinition};
 use lakescope_paimon::write::{write, write_files, FixedEnv, SystemEnv, WriteEnv};
+use lakescope_paimon::write_commit::commit_write;
 use lakescope_storage::{Listing, LocalStore, MemoryStore, ObjectMeta, ObjectStore, PutOutcome};
 use lakescope_test_support::tables::{
     batch, commit_message, create, rows, rows_at, string, t, write_and_commit,
@@ -340,10 +341,7 @@ fn race(make_store: impl Fn() -> Rc<dyn ObjectStore> + Send + Sync + 'static) {
                         opts.max_retries = 100;
                         opts.min_retry_wait_ms = 1;
                         opts.max_retry_wait_ms = 20;
-                        let out = Committer::new(&table, &env, opts)
-                            .commit(files, None)
-                            .await
-                            .unwrap();
+                        let out = commit_write(&table, &env, opts, files, None).await.unwrap();
                         acked.push((out.snapshot.id, name, w, i));
                     }
                     acked

@@ -8,13 +8,14 @@ use arrow_array::{
 };
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::{Field, Schema};
-use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Committer, Overwrite};
+use lakescope_paimon::commit::{next_sequence_number, CommitOptions, Overwrite};
 use lakescope_paimon::spec::types::MAX_LENGTH;
 use lakescope_paimon::spec::{DataType, Snapshot, TypeKind};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
 use lakescope_paimon::write::schema::{create_table, TableDefinition};
 use lakescope_paimon::write::{write_files, CommitMessage, NewFile, WriteEnv};
+use lakescope_paimon::write_commit::commit_write;
 use lakescope_storage::ObjectStore;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -240,8 +241,7 @@ pub async fn commit_message(
     user: &str,
 ) -> Snapshot {
     let opts = CommitOptions::for_table(table, user).unwrap();
-    Committer::new(table, env, opts)
-        .commit(message, overwrite)
+    commit_write(table, env, opts, message, overwrite)
         .await
         .unwrap()
         .snapshot

@@ -15,9 +15,10 @@ use crate::{Catalog, TableRef};
 use arrow_array::RecordBatch;
 use async_trait::async_trait;
 use bytes::Bytes;
-use lakescope_paimon::commit::{CommitOptions, CommitOutcome, Committer};
+use lakescope_paimon::commit::{CommitOptions, CommitOutcome};
 use lakescope_paimon::table::Table;
 use lakescope_paimon::write::{ChunkedWrite, WriteEnv};
+use lakescope_paimon::write_commit::commit_write;
 
 pub use conform::Target;
 
@@ -253,8 +254,7 @@ pub async fn insert_file(
     state.committing = true;
     progress(&state);
     let options = CommitOptions::for_table(table, env.uuid()).map_err(&table_error)?;
-    Committer::new(table, env, options)
-        .commit(message, None)
+    commit_write(table, env, options, message, None)
         .await
         .map_err(table_error)
 }

@@ -129,31 +129,15 @@ impl<'a> Committer<'a> {
         }
     }
 
-    /// Commits `files` (and the message's changelog files, listed in the snapshot's changelog
-    /// manifest list): APPEND, or OVERWRITE of the partitions `overwrite` selects (their live
-    /// files and index entries are deleted in the same snapshot; dynamic-bucket rows must come
-    /// from `write_overwrite`, those of an append from `write`). Retries lost races with exponential back-off;
-    /// a real conflict (changed bucket count, concurrent schema change) fails without retry.
-    /// A commit that Paimon skips ([`commits_nothing`]) is an error here: use
-    /// [`Committer::commit_or_skip`] when that can happen.
-    pub async fn commit(
-        &self,
-        message: impl Into<CommitMessage>,
-        overwrite: Option<Overwrite>,
-    ) -> Result<CommitOutcome> {
-        self.commit_or_skip(message, overwrite)
-            .await?
-            .ok_or_else(|| {
-                Error::Invalid(format!(
-                    "{}: a dynamic partition overwrite without rows changes nothing and commits no snapshot (as Paimon's FileStoreCommitImpl)",
-                    self.table.path()
-                ))
-            })
-    }
-
-    /// [`Committer::commit`], or `None` without touching the table when Paimon commits nothing
-    /// ([`commits_nothing`]).
-    pub async fn commit_or_skip(
+    /// Commits a write's files (and the message's changelog files, listed in the snapshot's
+    /// changelog manifest list): APPEND, or OVERWRITE of the partitions `overwrite` selects (their
+    /// live files and index entries are deleted in the same snapshot; dynamic-bucket rows must come
+    /// from `write_overwrite`, those of an append from `write`). Retries lost races with exponential
+    /// back-off; a real conflict (changed bucket count, concurrent schema change) fails without
+    /// retry. `None` without touching the table when Paimon commits nothing ([`commits_nothing`]).
+    /// Only commits: writes go through `write_commit::commit_write`, which also compacts the
+    /// tables whose batch readers skip level-0 files.
+    pub(crate) async fn commit_or_skip(
         &self,
         message: impl Into<CommitMessage>,
         overwrite: Option<Overwrite>,
@@ -198,23 +182,7 @@ impl<'a> Committer<'a> {
             index: index.as_ref(),
             overwrite: overwrite.as_ref(),
         };
-        let outcome = self.run(&change).await?;
-        if files.is_empty()
-            || !crate::write::table_write::compacts_after_write(self.table.current_schema())?
-        {
-            return Ok(Some(outcome));
-        }
-        // Batch readers skip level-0 files of this table: compact the buckets holding level-0
-        // files (the written ones, and any a failed earlier compaction left) in a second
-        // snapshot, as Java's writer does before its commit.
-        let rewritten = crate::compact::rewrite_buckets(self.table, self.env, |split| {
-            split.files.iter().any(|f| f.level == 0)
-        })
-        .await?;
-        let compacted =
-            crate::compact::commit_rewrite(self.table, self.env, self.options.clone(), &rewritten)
-                .await?;
-        Ok(Some(compacted.unwrap_or(outcome)))
+        Ok(Some(self.run(&change).await?))
     }
 
     /// Commits a compaction: a COMPACT snapshot deleting `change.before` and adding

@@ -128,11 +128,12 @@ impl SnapshotCommit for RestSnapshotCommit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commit::{CommitOptions, Committer};
+    use crate::commit::CommitOptions;
     use crate::rest::RestOptions;
     use crate::spec::types::{DataType, TypeKind};
     use crate::write::schema::{create_table, TableDefinition};
     use crate::write::{write, FixedEnv};
+    use crate::write_commit::commit_write;
     use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
     use lakescope_storage::transport::{CannedTransport, HttpTransport, ReqwestTransport};
     use lakescope_storage::{MemoryStore, ObjectStore};
@@ -218,8 +219,7 @@ mod tests {
         .await;
         let env = FixedEnv::new(1_700_000_000_000, 6);
         let options = CommitOptions::for_table(&table, "u").unwrap();
-        let outcome = Committer::new(&table, &env, options)
-            .commit(message, None)
+        let outcome = commit_write(&table, &env, options, message, None)
             .await
             .unwrap();
         assert_eq!((outcome.snapshot.id, outcome.retries), (1, 2));
@@ -254,8 +254,7 @@ mod tests {
             table_and_write(vec![(500, r#"{"message":"disk full","code":500}"#)]).await;
         let env = FixedEnv::new(1_700_000_000_000, 6);
         let options = CommitOptions::for_table(&table, "u").unwrap();
-        let e = Committer::new(&table, &env, options)
-            .commit(message.clone(), None)
+        let e = commit_write(&table, &env, options, message.clone(), None)
             .await
             .unwrap_err()
             .to_string();
@@ -269,8 +268,7 @@ mod tests {
 
         let (_, table, _, message) = table_and_write(vec![(403, r#"{"message":"no"}"#)]).await;
         let options = CommitOptions::for_table(&table, "u").unwrap();
-        let e = Committer::new(&table, &env, options)
-            .commit(message, None)
+        let e = commit_write(&table, &env, options, message, None)
             .await
             .unwrap_err()
             .to_string();
@@ -297,8 +295,7 @@ mod tests {
             let (store, table, message) = table_at(server.url(), transport).await;
             let env = FixedEnv::new(1_700_000_000_000, 6);
             let options = CommitOptions::for_table(&table, "u").unwrap();
-            let e = Committer::new(&table, &env, options)
-                .commit(message, None)
+            let e = commit_write(&table, &env, options, message, None)
                 .await
                 .unwrap_err();
             assert!(
@@ -329,8 +326,7 @@ mod tests {
             let (_, table, message) = table_at(server.url(), transport).await;
             let env = FixedEnv::new(1_700_000_000_000, 6);
             let options = CommitOptions::for_table(&table, "u").unwrap();
-            let e = Committer::new(&table, &env, options)
-                .commit(message, None)
+            let e = commit_write(&table, &env, options, message, None)
                 .await
                 .unwrap_err();
             let text = e.to_string();
@@ -381,8 +377,7 @@ mod tests {
         *transport.store.borrow_mut() = Some(store.clone());
         let env = FixedEnv::new(1_700_000_000_000, 6);
         let options = CommitOptions::for_table(&table, "u").unwrap();
-        let outcome = Committer::new(&table, &env, options)
-            .commit(message, None)
+        let outcome = commit_write(&table, &env, options, message, None)
             .await
             .unwrap();
         assert_eq!(outcome.snapshot.id, 1);

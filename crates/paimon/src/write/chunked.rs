@@ -11,7 +11,7 @@ use arrow_array::RecordBatch;
 
 /// An INSERT INTO written chunk by chunk: only the files' metadata is kept between chunks, so
 /// memory is bounded by one chunk. Commit [`ChunkedWrite::finish`]'s message with
-/// [`crate::commit::Committer::commit`] (no overwrite); files of an abandoned write are orphans.
+/// [`crate::write_commit::commit_write`] (no overwrite); files of an abandoned write are orphans.
 pub struct ChunkedWrite<'a> {
     table: &'a Table,
     env: &'a dyn WriteEnv,

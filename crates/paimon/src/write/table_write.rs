@@ -225,7 +225,7 @@ fn file_encoding(options: &CoreOptions) -> Result<FileEncoding> {
     FileEncoding::new(options)
 }
 
-/// Files and index changes one write produced, ready for [`crate::commit::Committer`].
+/// Files and index changes one write produced, ready for [`crate::write_commit::commit_write`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CommitMessage {
     /// New data files.
