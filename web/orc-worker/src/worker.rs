@@ -1,6 +1,6 @@
 //! The worker's message handler. In: an ORC file `{id, file, bytes: Uint8Array, columns: string[],
-//! nanos, batchSize}`, VARIANT values `{id, kind: "variant", file, bytes}` (an Arrow IPC
-//! stream of one batch whose one column is a variant group column), or an Avro file compressed
+//! nanos, batchSize}`, VARIANT values `{id, kind: "variant", file, bytes}` (a variant
+//! group column as `lakescope_paimon::read::array_transfer` bytes), or an Avro file compressed
 //! with xz or bzip2 `{id, kind: "avro", file, bytes}`;
 //! out: `{id, answer: Uint8Array}` (ORC, VARIANT: an Arrow IPC stream, no schema message when no
 //! rows, for VARIANT one Utf8 column of JSON texts; Avro: the same container with codec `null`)
@@ -52,18 +52,12 @@ fn decode(message: &JsValue) -> Result<Vec<u8>, String> {
     to_ipc(&batches)
 }
 
-/// The JSON texts of the variant group column of the one batch of the IPC stream `bytes`.
+/// The JSON texts of the variant group column the page sent as `bytes`.
 fn variant_json(file: &str, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
-    let invalid = |e: &dyn std::fmt::Display| format!("reading the page's Arrow IPC: {e}");
-    let mut reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
-        .map_err(|e| invalid(&e))?;
-    let batch = reader
-        .next()
-        .ok_or("the page sent no VARIANT values")?
-        .map_err(|e| invalid(&e))?;
-    let groups = batch.columns().first().ok_or("the page sent no column")?;
+    let groups = lakescope_paimon::read::array_transfer::from_bytes(&bytes)
+        .map_err(|e| format!("reading the page's VARIANT values: {e}"))?;
     let json =
-        lakescope_paimon::read::variant::json_column(file, groups).map_err(|e| e.to_string())?;
+        lakescope_paimon::read::variant::json_column(file, &groups).map_err(|e| e.to_string())?;
     let schema = std::sync::Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
         "json",
         arrow_schema::DataType::Utf8,

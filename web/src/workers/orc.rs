@@ -1,19 +1,17 @@
 //! ORC data files, VARIANT values and xz/bzip2 Avro files for the explorer: an [`OrcCodec`], a
-//! [`VariantCodec`] and an [`AvroCodec`] that hand each file (or variant group column, as Arrow
-//! IPC) to the decoder worker (orc-rust, parquet-variant, lzma-rs and bzip2: a separate download
-//! started on the first such file or value) and read back Arrow IPC, or the Avro file with codec
-//! `null`.
+//! [`VariantCodec`] and an [`AvroCodec`] that hand each file (or variant group column, as
+//! [`array_transfer`] bytes: the page links no Arrow IPC writer) to the decoder worker (orc-rust,
+//! parquet-variant, lzma-rs and bzip2: a separate download started on the first such file or
+//! value) and read back Arrow IPC, or the Avro file with codec `null`.
 
 use crate::workers::port::{WorkerFailure, WorkerPort};
 use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{Field, Schema};
 use bytes::Bytes;
 use futures::channel::oneshot;
 use js_sys::{Array, Object, Reflect, Uint8Array};
-use lakescope_engine::codecs::{AvroCodec, OrcCodec, OrcRequest, VariantCodec};
+use lakescope_engine::codecs::{array_transfer, AvroCodec, OrcCodec, OrcRequest, VariantCodec};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -67,20 +65,8 @@ pub struct VariantWorkerCodec;
 #[async_trait::async_trait(?Send)]
 impl VariantCodec for VariantWorkerCodec {
     async fn to_json(&self, file: &str, groups: ArrayRef) -> Result<ArrayRef, String> {
-        let schema = Arc::new(Schema::new(vec![Field::new(
-            "groups",
-            groups.data_type().clone(),
-            true,
-        )]));
-        let batch = RecordBatch::try_new(schema.clone(), vec![groups])
+        let bytes = array_transfer::to_bytes(groups.as_ref())
             .map_err(|e| format!("sending VARIANT values to the worker: {e}"))?;
-        let mut bytes = Vec::new();
-        let ipc = |e: &dyn std::fmt::Display| format!("encoding VARIANT values as Arrow IPC: {e}");
-        let mut writer =
-            arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &schema).map_err(|e| ipc(&e))?;
-        writer.write(&batch).map_err(|e| ipc(&e))?;
-        writer.finish().map_err(|e| ipc(&e))?;
-        drop(writer);
         let message = Object::new();
         let set = |k: &str, v: &JsValue| Reflect::set(&message, &k.into(), v).map(|_| ());
         set("kind", &JsValue::from_str("variant"))
