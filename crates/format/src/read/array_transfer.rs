@@ -582,7 +582,9 @@ mod tests {
             &RecordBatchOptions::new().with_row_count(Some(3)),
         )
         .unwrap();
-        let back = batches_from_bytes(&batches_to_bytes(&[no_columns.clone()]).unwrap()).unwrap();
+        let back =
+            batches_from_bytes(&batches_to_bytes(std::slice::from_ref(&no_columns)).unwrap())
+                .unwrap();
         assert_eq!(back, vec![no_columns]);
     }
 
