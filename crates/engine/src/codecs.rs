@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+pub use lakescope_paimon::read::array_transfer;
 pub use lakescope_paimon::read::avro_container::AvroCodec;
 pub use lakescope_paimon::read::orc::{OrcCodec, OrcRequest};
 pub use lakescope_paimon::read::variant::VariantCodec;

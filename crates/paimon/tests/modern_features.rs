@@ -404,7 +404,8 @@ async fn row_format_variants_read_as_paimon_json() {
 }
 
 /// A [`VariantCodec`] as the app's worker is one: it gets each variant group column and answers
-/// its JSON text (here with this build's decoder), counting the columns it decoded.
+/// its JSON text (here with this build's decoder), counting the columns it decoded. Both go
+/// through `read::array_transfer` bytes, as between the page and the worker.
 struct CountingCodec(std::cell::Cell<usize>);
 
 #[async_trait::async_trait(?Send)]
@@ -414,8 +415,13 @@ impl lakescope_paimon::read::variant::VariantCodec for CountingCodec {
         file: &str,
         groups: arrow_array::ArrayRef,
     ) -> Result<arrow_array::ArrayRef, String> {
+        use lakescope_paimon::read::array_transfer::{from_bytes, to_bytes};
         self.0.set(self.0.get() + 1);
-        lakescope_paimon::read::variant::json_column(file, &groups).map_err(|e| e.to_string())
+        let sent = to_bytes(groups.as_ref()).map_err(|e| e.to_string())?;
+        let groups = from_bytes(&sent).map_err(|e| e.to_string())?;
+        let json = lakescope_paimon::read::variant::json_column(file, &groups)
+            .map_err(|e| e.to_string())?;
+        from_bytes(&to_bytes(json.as_ref()).map_err(|e| e.to_string())?).map_err(|e| e.to_string())
     }
 }
 

@@ -1,14 +1,14 @@
 //! The worker's message handler. In: an ORC file `{id, file, bytes: Uint8Array, columns: string[],
-//! nanos, batchSize}`, VARIANT values `{id, kind: "variant", file, bytes}` (an Arrow IPC
-//! stream of one batch whose one column is a variant group column), or an Avro file compressed
+//! nanos, batchSize}`, VARIANT values `{id, kind: "variant", file, bytes}` (a variant
+//! group column as `lakescope_paimon::read::array_transfer` bytes), or an Avro file compressed
 //! with xz or bzip2 `{id, kind: "avro", file, bytes}`;
-//! out: `{id, answer: Uint8Array}` (ORC, VARIANT: an Arrow IPC stream, no schema message when no
-//! rows, for VARIANT one Utf8 column of JSON texts; Avro: the same container with codec `null`)
-//! or `{id, error}`. Posts the string `"ready"` once it listens.
+//! out: `{id, answer: Uint8Array}` (ORC: the batches as `array_transfer` bytes, none for a file
+//! without rows; VARIANT: a Utf8 array of JSON texts as `array_transfer` bytes; Avro: the same
+//! container with codec `null`) or `{id, error}`. Posts the string `"ready"` once it listens.
 
-use arrow_ipc::writer::StreamWriter;
 use bytes::Bytes;
 use js_sys::{Array, Object, Reflect, Uint8Array};
+use lakescope_paimon::read::array_transfer;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
@@ -49,44 +49,16 @@ fn decode(message: &JsValue) -> Result<Vec<u8>, String> {
         .ok_or("message field batchSize is not a positive number")? as usize;
     let nanos = field(message, "nanos")?.is_truthy();
     let batches = lakescope_orc::decode(Bytes::from(bytes), &columns, nanos, batch_size)?;
-    to_ipc(&batches)
+    array_transfer::batches_to_bytes(&batches).map_err(|e| format!("answering the page: {e}"))
 }
 
-/// The JSON texts of the variant group column of the one batch of the IPC stream `bytes`.
+/// The JSON texts of the variant group column the page sent as `bytes`.
 fn variant_json(file: &str, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
-    let invalid = |e: &dyn std::fmt::Display| format!("reading the page's Arrow IPC: {e}");
-    let mut reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
-        .map_err(|e| invalid(&e))?;
-    let batch = reader
-        .next()
-        .ok_or("the page sent no VARIANT values")?
-        .map_err(|e| invalid(&e))?;
-    let groups = batch.columns().first().ok_or("the page sent no column")?;
+    let groups = array_transfer::from_bytes(&bytes)
+        .map_err(|e| format!("reading the page's VARIANT values: {e}"))?;
     let json =
-        lakescope_paimon::read::variant::json_column(file, groups).map_err(|e| e.to_string())?;
-    let schema = std::sync::Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
-        "json",
-        arrow_schema::DataType::Utf8,
-        true,
-    )]));
-    let out = arrow_array::RecordBatch::try_new(schema, vec![json])
-        .map_err(|e| format!("building the VARIANT answer: {e}"))?;
-    to_ipc(&[out])
-}
-
-/// `batches` as an Arrow IPC stream (empty when there are none).
-fn to_ipc(batches: &[arrow_array::RecordBatch]) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    if let Some(first) = batches.first() {
-        let ipc = |e: &dyn std::fmt::Display| format!("encoding Arrow IPC: {e}");
-        let mut writer =
-            StreamWriter::try_new(&mut out, first.schema_ref()).map_err(|e| ipc(&e))?;
-        for batch in batches {
-            writer.write(batch).map_err(|e| ipc(&e))?;
-        }
-        writer.finish().map_err(|e| ipc(&e))?;
-    }
-    Ok(out)
+        lakescope_paimon::read::variant::json_column(file, &groups).map_err(|e| e.to_string())?;
+    array_transfer::to_bytes(json.as_ref()).map_err(|e| format!("answering the page: {e}"))
 }
 
 fn reply(message: &JsValue) -> Result<(), JsValue> {

@@ -1,19 +1,18 @@
 //! ORC data files, VARIANT values and xz/bzip2 Avro files for the explorer: an [`OrcCodec`], a
-//! [`VariantCodec`] and an [`AvroCodec`] that hand each file (or variant group column, as Arrow
-//! IPC) to the decoder worker (orc-rust, parquet-variant, lzma-rs and bzip2: a separate download
-//! started on the first such file or value) and read back Arrow IPC, or the Avro file with codec
-//! `null`.
+//! [`VariantCodec`] and an [`AvroCodec`] that hand each file (or variant group column) to the
+//! decoder worker (orc-rust, parquet-variant, lzma-rs and bzip2: a separate download started on
+//! the first such file or value) and read back Arrow arrays, or the Avro file with codec `null`.
+//! Arrays travel as [`array_transfer`] bytes (their buffers as they are): the page links no
+//! Arrow IPC.
 
 use crate::workers::port::{WorkerFailure, WorkerPort};
 use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{Field, Schema};
 use bytes::Bytes;
 use futures::channel::oneshot;
 use js_sys::{Array, Object, Reflect, Uint8Array};
-use lakescope_engine::codecs::{AvroCodec, OrcCodec, OrcRequest, VariantCodec};
+use lakescope_engine::codecs::{array_transfer, AvroCodec, OrcCodec, OrcRequest, VariantCodec};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -54,10 +53,11 @@ impl OrcCodec for WorkerCodec {
             .and_then(|_| set("nanos", &JsValue::from_bool(request.nanosecond_timestamps)))
             .and_then(|_| set("batchSize", &JsValue::from(request.batch_size as f64)))
             .map_err(|e| format!("building the ORC worker's message: {e:?}"))?;
-        let ipc = call(message, &bytes)?
+        let answer = call(message, &bytes)?
             .await
             .map_err(|_| "the ORC worker stopped".to_string())??;
-        from_ipc(ipc)
+        array_transfer::batches_from_bytes(&answer)
+            .map_err(|e| format!("reading the ORC worker's answer: {e}"))
     }
 }
 
@@ -67,20 +67,8 @@ pub struct VariantWorkerCodec;
 #[async_trait::async_trait(?Send)]
 impl VariantCodec for VariantWorkerCodec {
     async fn to_json(&self, file: &str, groups: ArrayRef) -> Result<ArrayRef, String> {
-        let schema = Arc::new(Schema::new(vec![Field::new(
-            "groups",
-            groups.data_type().clone(),
-            true,
-        )]));
-        let batch = RecordBatch::try_new(schema.clone(), vec![groups])
+        let bytes = array_transfer::to_bytes(groups.as_ref())
             .map_err(|e| format!("sending VARIANT values to the worker: {e}"))?;
-        let mut bytes = Vec::new();
-        let ipc = |e: &dyn std::fmt::Display| format!("encoding VARIANT values as Arrow IPC: {e}");
-        let mut writer =
-            arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &schema).map_err(|e| ipc(&e))?;
-        writer.write(&batch).map_err(|e| ipc(&e))?;
-        writer.finish().map_err(|e| ipc(&e))?;
-        drop(writer);
         let message = Object::new();
         let set = |k: &str, v: &JsValue| Reflect::set(&message, &k.into(), v).map(|_| ());
         set("kind", &JsValue::from_str("variant"))
@@ -89,10 +77,8 @@ impl VariantCodec for VariantWorkerCodec {
         let answer = call(message, &bytes)?
             .await
             .map_err(|_| "the decoder worker stopped".to_string())??;
-        from_ipc(answer)?
-            .first()
-            .and_then(|b| b.columns().first().cloned())
-            .ok_or_else(|| "the decoder worker answered no VARIANT values".to_string())
+        array_transfer::from_bytes(&answer)
+            .map_err(|e| format!("reading the decoder worker's VARIANT values: {e}"))
     }
 }
 
@@ -112,18 +98,6 @@ impl AvroCodec for AvroWorkerCodec {
             .map_err(|_| "the decoder worker stopped".to_string())??;
         Ok(Bytes::from(answer))
     }
-}
-
-/// The batches of the worker's Arrow IPC answer (none for an empty stream: a file without rows).
-fn from_ipc(ipc: Vec<u8>) -> Result<Vec<RecordBatch>, String> {
-    if ipc.is_empty() {
-        return Ok(Vec::new());
-    }
-    let invalid = |e: &dyn std::fmt::Display| format!("reading the worker's Arrow IPC: {e}");
-    arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(ipc), None)
-        .map_err(|e| invalid(&e))?
-        .map(|b| b.map_err(|e| invalid(&e)))
-        .collect()
 }
 
 /// Posts `message` with `bytes` as its `bytes` (transferred) and a fresh `id` to the worker

@@ -6,6 +6,7 @@
 //! (`schema-N` of its `_SCHEMA_ID`; Parquet field ids are used when present), then mapped to the
 //! read schema by field id (see [`evolution`]).
 
+pub mod array_transfer;
 pub mod arrow_schema;
 pub mod avro;
 pub mod avro_container;

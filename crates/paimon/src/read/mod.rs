@@ -13,10 +13,10 @@ use arrow_array::RecordBatch;
 use bytes::Bytes;
 
 pub use lakescope_format::read::{
-    arrow_schema, avro, avro_container, deletion_vector, evolution, key_value_fields, orc,
-    output_schema, parquet, row_file_layout, source, to_arrow_field, to_arrow_schema, variant,
-    vortex, ColumnPlan, DeletionVector, FileFormat, FileKind, BATCH_SIZE, KEY_PREFIX,
-    SEQUENCE_NUMBER, VALUE_KIND,
+    array_transfer, arrow_schema, avro, avro_container, deletion_vector, evolution,
+    key_value_fields, orc, output_schema, parquet, row_file_layout, source, to_arrow_field,
+    to_arrow_schema, variant, vortex, ColumnPlan, DeletionVector, FileFormat, FileKind, BATCH_SIZE,
+    KEY_PREFIX, SEQUENCE_NUMBER, VALUE_KIND,
 };
 
 /// [`lakescope_format::read::read_file`] with the Paimon layer's [`Error`](crate::Error): decodes
