@@ -15,6 +15,8 @@ const { values: opt } = parseArgs({ options: {
   p4: { type: "string", default: "" }, cpuprofile: { type: "string", default: "" },
   "chrome-trace": { type: "string", default: "" },  // read with timeline.mjs
   "click-after": { type: "string", default: "500" },  // P4 click: ms from the catalog on screen to the click
+  // --object-cache off: the app's object cache (Cache API, README "Caching") switched off, to price it
+  "object-cache": { type: "string", default: "" },
   // P11: deep links on a server with docs/hosting.md's caching headers, cold and on a second visit, for --app and,
   // in the same run, interleaved, for --anchor-app (the build to compare with, e.g. main's)
   p11: { type: "boolean", default: false }, "anchor-app": { type: "string", default: "" },
@@ -64,6 +66,7 @@ async function firstRows(server, table, warm, { revisit = false } = {}) {
   const browser = await launch();
   try {
     const page = await browser.ctx.newPage();
+    if (opt["object-cache"] === "off") await page.addInitScript(() => localStorage.setItem("lakescope.object-cache", "off"));
     await page.addInitScript(() => {
       window.__firstRows = null;
       // Awaited once by the driver: polling the page for the rows would take its main thread.

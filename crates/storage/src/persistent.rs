@@ -9,13 +9,17 @@
 //! hints, tags and the listing index) are always read from the store. Anything the Cache API
 //! refuses (no `caches` in an insecure context, a full quota) falls back to the store.
 
+use crate::retry::Timer;
+use crate::transport::BrowserTimer;
 use crate::{is_uniquely_named, Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
 use async_trait::async_trait;
 use bytes::Bytes;
-use std::cell::RefCell;
-use std::collections::VecDeque;
+use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use std::cell::{Cell, RefCell};
+use std::collections::{HashSet, VecDeque};
 use std::ops::Range;
 use std::rc::Rc;
+use std::time::Duration;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -23,6 +27,22 @@ use wasm_bindgen_futures::JsFuture;
 const CACHE_NAME: &str = "lakescope-objects-v1";
 /// The header of a cached entry holding its byte count (checked on every read).
 const BYTES_HEADER: &str = "x-lakescope-bytes";
+/// How long reads must have been quiet before kept objects are written: writing copies each
+/// object into the JS heap on the page's thread, which must not delay a view's first rows.
+const WRITE_WHEN_QUIET: Duration = Duration::from_millis(1500);
+/// At most this many bytes wait for [`WRITE_WHEN_QUIET`]; objects read beyond it are not kept
+/// (a long scan must not hold its data files in memory for the cache).
+const PENDING_BYTES: usize = 32 << 20;
+
+/// The origin's cache, opened once, and the keys it holds (listed once, then kept up to date by
+/// this page): a key not among them is a miss without asking the Cache API.
+struct Opened {
+    cache: web_sys::Cache,
+    keys: RefCell<HashSet<String>>,
+}
+
+/// [`Opened`], or `None` when the Cache API refused (then every read goes to the store).
+type OpenedCache = Shared<LocalBoxFuture<'static, Option<Rc<Opened>>>>;
 
 /// The entries this page knows of, oldest first, and their bytes (read from the cache once).
 #[derive(Default)]
@@ -42,6 +62,10 @@ pub struct PersistentCache<S> {
     key_base: String,
     capacity: u64,
     ledger: Rc<RefCell<Ledger>>,
+    opened: OpenedCache,
+    /// Objects read but not written yet, and the count of reads since the last one was queued.
+    pending: Rc<RefCell<Vec<(String, Bytes)>>>,
+    reads: Rc<Cell<u64>>,
 }
 
 impl<S: ObjectStore> PersistentCache<S> {
@@ -60,6 +84,9 @@ impl<S: ObjectStore> PersistentCache<S> {
                 .unwrap_or_default(),
             capacity: if origin_is_usable() { capacity } else { 0 },
             ledger: Rc::default(),
+            opened: open_and_list().boxed_local().shared(),
+            pending: Rc::default(),
+            reads: Rc::default(),
         }
     }
 
@@ -74,17 +101,61 @@ impl<S: ObjectStore> PersistentCache<S> {
         })
     }
 
-    /// Keeps `data` under `key` in the background, evicting the oldest entries over the bound.
+    /// Keeps `data` under `key` in the background once reads have been quiet for
+    /// [`WRITE_WHEN_QUIET`], evicting the oldest entries over the bound.
     fn keep(&self, key: String, data: Bytes) {
-        let size = data.len() as u64;
-        if size > self.capacity / 4 {
+        if data.len() as u64 > self.capacity / 4 {
             return; // one huge object must not flush everything else
         }
-        let (capacity, ledger) = (self.capacity, Rc::clone(&self.ledger));
+        let first = {
+            let mut pending = self.pending.borrow_mut();
+            let waiting: usize = pending.iter().map(|(_, d)| d.len()).sum();
+            if waiting + data.len() > PENDING_BYTES {
+                return;
+            }
+            pending.push((key, data));
+            pending.len() == 1
+        };
+        if !first {
+            return; // a writer is waiting already
+        }
+        let (capacity, ledger, opened) =
+            (self.capacity, Rc::clone(&self.ledger), self.opened.clone());
+        let (pending, reads) = (Rc::clone(&self.pending), Rc::clone(&self.reads));
         wasm_bindgen_futures::spawn_local(async move {
-            // Best effort: a refused write (quota, private mode) only means a later network read.
-            let _ = store(&key, &data, capacity, &ledger).await;
+            loop {
+                let seen = reads.get();
+                BrowserTimer.sleep(WRITE_WHEN_QUIET).await;
+                if reads.get() == seen {
+                    break;
+                }
+            }
+            let Some(opened) = opened.await else {
+                pending.borrow_mut().clear();
+                return;
+            };
+            loop {
+                let batch = std::mem::take(&mut *pending.borrow_mut());
+                if batch.is_empty() {
+                    break;
+                }
+                for (key, data) in batch {
+                    // Best effort: a refused write (quota, private mode) only means a later
+                    // network read.
+                    let _ = store(&opened, &key, &data, capacity, &ledger).await;
+                }
+            }
         });
+    }
+
+    /// The bytes kept under `key`, if any (a key this page knows is not kept costs nothing).
+    async fn lookup(&self, key: &str) -> Option<Bytes> {
+        self.reads.set(self.reads.get() + 1);
+        let opened = self.opened.clone().await?;
+        if !opened.keys.borrow().contains(key) {
+            return None;
+        }
+        lookup(&opened, key).await.ok().flatten()
     }
 }
 
@@ -99,9 +170,27 @@ async fn open_cache() -> std::result::Result<web_sys::Cache, JsValue> {
     JsFuture::from(caches.open(CACHE_NAME)).await?.dyn_into()
 }
 
+/// Opens the origin's cache and lists its keys (`None` where the Cache API refuses).
+async fn open_and_list() -> Option<Rc<Opened>> {
+    if !origin_is_usable() {
+        return None;
+    }
+    let cache = open_cache().await.ok()?;
+    let requests: js_sys::Array = JsFuture::from(cache.keys()).await.ok()?.dyn_into().ok()?;
+    let keys = requests
+        .iter()
+        .filter_map(|r| r.dyn_into::<web_sys::Request>().ok())
+        .map(|r| r.url())
+        .collect();
+    Some(Rc::new(Opened {
+        cache,
+        keys: RefCell::new(keys),
+    }))
+}
+
 /// The bytes cached under `key`, if any and whole; a damaged entry is deleted.
-async fn lookup(key: &str) -> std::result::Result<Option<Bytes>, JsValue> {
-    let cache = open_cache().await?;
+async fn lookup(opened: &Opened, key: &str) -> std::result::Result<Option<Bytes>, JsValue> {
+    let cache = &opened.cache;
     let found = JsFuture::from(cache.match_with_str(key)).await?;
     let Ok(response) = found.dyn_into::<web_sys::Response>() else {
         return Ok(None);
@@ -113,6 +202,7 @@ async fn lookup(key: &str) -> std::result::Result<Option<Bytes>, JsValue> {
     let buffer = JsFuture::from(response.array_buffer()?).await?;
     let data = Bytes::from(js_sys::Uint8Array::new(&buffer).to_vec());
     if expected != Some(data.len() as u64) {
+        opened.keys.borrow_mut().remove(key);
         JsFuture::from(cache.delete_with_str(key)).await?;
         return Ok(None);
     }
@@ -121,14 +211,15 @@ async fn lookup(key: &str) -> std::result::Result<Option<Bytes>, JsValue> {
 
 /// Writes one entry and evicts the oldest ones while the origin's entries exceed `capacity`.
 async fn store(
+    opened: &Opened,
     key: &str,
     data: &[u8],
     capacity: u64,
     ledger: &RefCell<Ledger>,
 ) -> std::result::Result<(), JsValue> {
-    let cache = open_cache().await?;
+    let cache = &opened.cache;
     if !ledger.borrow().loaded {
-        let known = load_ledger(&cache).await?;
+        let known = load_ledger(cache).await?;
         let mut l = ledger.borrow_mut();
         if !l.loaded {
             l.bytes += known.iter().map(|(_, n)| n).sum::<u64>();
@@ -145,6 +236,7 @@ async fn store(
     let body = js_sys::Uint8Array::from(data);
     let response = web_sys::Response::new_with_opt_js_u8_array_and_init(Some(&body), &init)?;
     JsFuture::from(cache.put_with_str(key, &response)).await?;
+    opened.keys.borrow_mut().insert(key.to_string());
     let evicted = {
         let mut l = ledger.borrow_mut();
         l.entries.push_back((key.to_string(), data.len() as u64));
@@ -160,6 +252,7 @@ async fn store(
         evicted
     };
     for old in evicted {
+        opened.keys.borrow_mut().remove(&old);
         JsFuture::from(cache.delete_with_str(&old)).await?;
     }
     Ok(())
@@ -200,7 +293,7 @@ impl<S: ObjectStore> ObjectStore for PersistentCache<S> {
         let Some(key) = self.key(path, None) else {
             return self.inner.get(path).await;
         };
-        if let Ok(Some(data)) = lookup(&key).await {
+        if let Some(data) = self.lookup(&key).await {
             return Ok(data);
         }
         let data = self.inner.get(path).await?;
@@ -212,7 +305,7 @@ impl<S: ObjectStore> ObjectStore for PersistentCache<S> {
         let Some(key) = self.key(path, Some(&range)) else {
             return self.inner.get_range(path, range).await;
         };
-        if let Ok(Some(data)) = lookup(&key).await {
+        if let Some(data) = self.lookup(&key).await {
             return Ok(data);
         }
         let data = self.inner.get_range(path, range).await?;
@@ -242,8 +335,9 @@ impl<S: ObjectStore> ObjectStore for PersistentCache<S> {
 
     async fn delete(&self, path: &str) -> Result<()> {
         if let Some(key) = self.key(path, None) {
-            if let Ok(cache) = open_cache().await {
-                let _ = JsFuture::from(cache.delete_with_str(&key)).await;
+            if let Some(opened) = self.opened.clone().await {
+                opened.keys.borrow_mut().remove(&key);
+                let _ = JsFuture::from(opened.cache.delete_with_str(&key)).await;
             }
         }
         self.inner.delete(path).await
