@@ -66,12 +66,23 @@ async function visit(page) {
   return (await gridRows(page)).map(normaliseLine).sort();
 }
 
-/** Waits until the object cache holds at least `n` entries (its writes run after the reads). */
-async function cacheHolds(page, n) {
-  await page.waitForFunction(async (least) => {
+/** Waits until the object cache holds every file of `urls` (host paths under /wh/), whole or as a
+ * byte range: the app writes them once its reads have been quiet for a while. Polled from here:
+ * `page.waitForFunction` takes the promise an async predicate returns as a true value at once. */
+async function cacheHolds(page, urls) {
+  const paths = [...new Set(urls)].map((u) => u.slice("/wh/".length));
+  const missing = () => page.evaluate(async (wanted) => {
     const cache = await caches.open("lakescope-objects-v1");
-    return (await cache.keys()).length >= least;
-  }, n, { timeout: 30_000, polling: 200 });
+    const keys = (await cache.keys()).map((r) => decodeURIComponent(r.url));
+    return wanted.filter((p) => !keys.some((k) => k.endsWith(`/${p}`) || k.includes(`/${p}?range=`)));
+  }, paths);
+  const deadline = Date.now() + 30_000;
+  let left = await missing();
+  while (left.length && Date.now() < deadline) {
+    await page.waitForTimeout(200);
+    left = await missing();
+  }
+  assert.deepEqual(left, [], "files of the first visit the object cache does not hold after 30 s");
 }
 
 /** The uniquely named warehouse files requested from the host since log entry `from`. */
@@ -90,7 +101,7 @@ test("second visit: immutable files come from the object cache, and a snapshot c
     assert.deepEqual(await visit(page), at4, "first visit: snapshot 4's rows");
     const firstVisit = uniquelyNamed(0);
     assert.ok(firstVisit.length >= 3, `the first visit read manifest lists, manifests and data files: ${firstVisit}`);
-    await cacheHolds(page, new Set(firstVisit).size);
+    await cacheHolds(page, firstVisit);
 
     commitSnapshot5();
     const from = host.log.length;
