@@ -14,7 +14,6 @@ use crate::transport::BrowserTimer;
 use crate::{is_uniquely_named, Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
 use async_trait::async_trait;
 use bytes::Bytes;
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use std::cell::{Cell, RefCell};
 use std::collections::{HashSet, VecDeque};
 use std::ops::Range;
@@ -41,8 +40,14 @@ struct Opened {
     keys: RefCell<HashSet<String>>,
 }
 
-/// [`Opened`], or `None` when the Cache API refused (then every read goes to the store).
-type OpenedCache = Shared<LocalBoxFuture<'static, Option<Rc<Opened>>>>;
+/// Where opening the origin's cache stands (opened once per warehouse, as it opens).
+enum CacheState {
+    /// Not listed yet: a read asks the Cache API itself.
+    Opening,
+    Open(Rc<Opened>),
+    /// The Cache API refused, or the cache is off: every read goes to the store.
+    Refused,
+}
 
 /// The entries this page knows of, oldest first, and their bytes (read from the cache once).
 #[derive(Default)]
@@ -62,7 +67,7 @@ pub struct PersistentCache<S> {
     key_base: String,
     capacity: u64,
     ledger: Rc<RefCell<Ledger>>,
-    opened: OpenedCache,
+    state: Rc<RefCell<CacheState>>,
     /// Objects read but not written yet, and the count of reads since the last one was queued.
     pending: Rc<RefCell<Vec<(String, Bytes)>>>,
     reads: Rc<Cell<u64>>,
@@ -77,14 +82,25 @@ impl<S: ObjectStore> PersistentCache<S> {
             .and_then(|o| o.as_string())
             .filter(|o| o.starts_with("http"));
         let escaped = String::from(js_sys::encode_uri_component(warehouse_uri));
+        let capacity = if origin_is_usable() { capacity } else { 0 };
+        let state = Rc::new(RefCell::new(CacheState::Refused));
+        if capacity > 0 {
+            // Opened and listed now, while the catalog loads, not on a table's first read.
+            *state.borrow_mut() = CacheState::Opening;
+            let opening = Rc::clone(&state);
+            wasm_bindgen_futures::spawn_local(async move {
+                let opened = open_and_list().await;
+                *opening.borrow_mut() = opened.map_or(CacheState::Refused, CacheState::Open);
+            });
+        }
         Self {
             inner,
             key_base: origin
                 .map(|o| format!("{o}/.lakescope-object-cache/{escaped}/"))
                 .unwrap_or_default(),
-            capacity: if origin_is_usable() { capacity } else { 0 },
+            capacity,
             ledger: Rc::default(),
-            opened: open_and_list().boxed_local().shared(),
+            state,
             pending: Rc::default(),
             reads: Rc::default(),
         }
@@ -119,8 +135,11 @@ impl<S: ObjectStore> PersistentCache<S> {
         if !first {
             return; // a writer is waiting already
         }
-        let (capacity, ledger, opened) =
-            (self.capacity, Rc::clone(&self.ledger), self.opened.clone());
+        let (capacity, ledger, state) = (
+            self.capacity,
+            Rc::clone(&self.ledger),
+            Rc::clone(&self.state),
+        );
         let (pending, reads) = (Rc::clone(&self.pending), Rc::clone(&self.reads));
         wasm_bindgen_futures::spawn_local(async move {
             loop {
@@ -130,9 +149,16 @@ impl<S: ObjectStore> PersistentCache<S> {
                     break;
                 }
             }
-            let Some(opened) = opened.await else {
-                pending.borrow_mut().clear();
-                return;
+            let opened = loop {
+                match &*state.borrow() {
+                    CacheState::Open(opened) => break Rc::clone(opened),
+                    CacheState::Refused => {
+                        pending.borrow_mut().clear();
+                        return;
+                    }
+                    CacheState::Opening => {}
+                }
+                BrowserTimer.sleep(WRITE_WHEN_QUIET).await;
             };
             loop {
                 let batch = std::mem::take(&mut *pending.borrow_mut());
@@ -151,11 +177,17 @@ impl<S: ObjectStore> PersistentCache<S> {
     /// The bytes kept under `key`, if any (a key this page knows is not kept costs nothing).
     async fn lookup(&self, key: &str) -> Option<Bytes> {
         self.reads.set(self.reads.get() + 1);
-        let opened = self.opened.clone().await?;
-        if !opened.keys.borrow().contains(key) {
-            return None;
-        }
-        lookup(&opened, key).await.ok().flatten()
+        let open = match &*self.state.borrow() {
+            CacheState::Open(opened) => Some(Rc::clone(opened)),
+            CacheState::Refused => return None,
+            CacheState::Opening => None,
+        };
+        let cache = match open {
+            Some(opened) if !opened.keys.borrow().contains(key) => return None,
+            Some(opened) => opened.cache.clone(),
+            None => open_cache().await.ok()?,
+        };
+        lookup(&cache, key).await.ok().flatten()
     }
 }
 
@@ -189,8 +221,7 @@ async fn open_and_list() -> Option<Rc<Opened>> {
 }
 
 /// The bytes cached under `key`, if any and whole; a damaged entry is deleted.
-async fn lookup(opened: &Opened, key: &str) -> std::result::Result<Option<Bytes>, JsValue> {
-    let cache = &opened.cache;
+async fn lookup(cache: &web_sys::Cache, key: &str) -> std::result::Result<Option<Bytes>, JsValue> {
     let found = JsFuture::from(cache.match_with_str(key)).await?;
     let Ok(response) = found.dyn_into::<web_sys::Response>() else {
         return Ok(None);
@@ -202,7 +233,6 @@ async fn lookup(opened: &Opened, key: &str) -> std::result::Result<Option<Bytes>
     let buffer = JsFuture::from(response.array_buffer()?).await?;
     let data = Bytes::from(js_sys::Uint8Array::new(&buffer).to_vec());
     if expected != Some(data.len() as u64) {
-        opened.keys.borrow_mut().remove(key);
         JsFuture::from(cache.delete_with_str(key)).await?;
         return Ok(None);
     }
@@ -335,9 +365,19 @@ impl<S: ObjectStore> ObjectStore for PersistentCache<S> {
 
     async fn delete(&self, path: &str) -> Result<()> {
         if let Some(key) = self.key(path, None) {
-            if let Some(opened) = self.opened.clone().await {
-                opened.keys.borrow_mut().remove(&key);
-                let _ = JsFuture::from(opened.cache.delete_with_str(&key)).await;
+            let open = match &*self.state.borrow() {
+                CacheState::Open(opened) => Some(Rc::clone(opened)),
+                _ => None,
+            };
+            let cache = match open {
+                Some(opened) => {
+                    opened.keys.borrow_mut().remove(&key);
+                    Some(opened.cache.clone())
+                }
+                None => open_cache().await.ok(),
+            };
+            if let Some(cache) = cache {
+                let _ = JsFuture::from(cache.delete_with_str(&key)).await;
             }
         }
         self.inner.delete(path).await

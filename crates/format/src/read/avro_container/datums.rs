@@ -149,9 +149,7 @@ impl<'s> Walker<'s> {
                 Schema::Ref { name } => schema = self.named(name)?,
                 Schema::Record(record) => break record,
                 Schema::Null => return Err("the record is null".to_string().into()),
-                other => {
-                    return Err(format!("the records are {other:?}, no field '{field}'").into())
-                }
+                _ => return Err(format!("the records are not records, no field '{field}'").into()),
             }
         };
         for f in &schema.fields {
@@ -166,7 +164,7 @@ impl<'s> Walker<'s> {
             return match schema {
                 Schema::Null => Ok(None),
                 Schema::Bytes => Ok(Some(cursor.bytes()?)),
-                other => Err(format!("field '{field}' is {other:?}, not bytes").into()),
+                _ => Err(format!("field '{field}' is not bytes").into()),
             };
         }
         Err(format!("the writer schema has no field '{field}'").into())
