@@ -113,14 +113,19 @@ pub fn parse_schema(json: &[u8]) -> AvroResult<apache_avro::Schema> {
 /// `read::avro_container` rewrites them first); anything else is corrupt.
 pub fn open_error(file: &str, e: &apache_avro::Error) -> crate::Error {
     match e.details() {
-        apache_avro::error::Details::CodecNotSupported(codec) => crate::Error::unsupported(
-            file,
-            format!(
-                "Avro compression codec '{codec}' (known: null, deflate, snappy, zstandard, xz, bzip2)"
-            ),
-        ),
+        apache_avro::error::Details::CodecNotSupported(codec) => unknown_codec(file, codec),
         _ => crate::Error::corrupt(file, format!("invalid Avro file: {e}")),
     }
+}
+
+/// The error for Avro file `file` compressed with `codec`, which no reader here decodes.
+pub fn unknown_codec(file: &str, codec: &str) -> crate::Error {
+    crate::Error::unsupported(
+        file,
+        format!(
+            "Avro compression codec '{codec}' (known: null, deflate, snappy, zstandard, xz, bzip2)"
+        ),
+    )
 }
 
 #[cfg(test)]

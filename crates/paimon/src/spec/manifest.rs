@@ -412,17 +412,7 @@ pub fn decode_manifest_where(
     mut keep: impl FnMut(&[u8]) -> Result<bool>,
 ) -> Result<(Vec<ManifestEntry>, bool)> {
     use lakescope_format::read::avro_container::datums::{Blocks, DatumsError, Walker};
-    let invalid = |e: DatumsError| {
-        match e {
-        DatumsError::UnknownCodec(codec) => Error::unsupported(
-            file_name,
-            format!(
-                "Avro compression codec '{codec}' (known: null, deflate, snappy, zstandard, xz, bzip2)"
-            ),
-        ),
-        DatumsError::Invalid(why) => Error::corrupt(file_name, format!("invalid Avro file: {why}")),
-    }
-    };
+    let invalid = |e: DatumsError| Error::from(e.into_error(file_name));
     let (schema, mut blocks) = Blocks::open(bytes).map_err(invalid)?;
     let walker = Walker::new(&schema).map_err(invalid)?;
     let reader = apache_avro::reader::datum::GenericDatumReader::builder(&schema)

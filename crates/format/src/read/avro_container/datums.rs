@@ -10,6 +10,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::str::FromStr;
 
+/// The metadata key holding a container's writer schema.
+const SCHEMA_KEY: &str = "avro.schema";
+
 /// A container's data blocks, read one at a time.
 pub struct Blocks<'a> {
     codec: Codec,
@@ -35,6 +38,17 @@ impl std::fmt::Display for DatumsError {
     }
 }
 
+impl DatumsError {
+    /// This error as the crate's [`crate::Error`] for container `file`: an unknown codec is
+    /// unsupported (as [`crate::spec::avro_names::open_error`] says it), anything else corrupt.
+    pub fn into_error(self, file: &str) -> crate::Error {
+        match self {
+            Self::UnknownCodec(codec) => crate::spec::avro_names::unknown_codec(file, &codec),
+            Self::Invalid(why) => crate::Error::corrupt(file, format!("invalid Avro file: {why}")),
+        }
+    }
+}
+
 impl From<String> for DatumsError {
     fn from(why: String) -> Self {
         Self::Invalid(why)
@@ -47,11 +61,11 @@ impl<'a> Blocks<'a> {
     pub fn open(bytes: &'a [u8]) -> Result<(Schema, Self), DatumsError> {
         let header = Header::parse(bytes)?;
         let schema_json = header
-            .get("avro.schema")
-            .ok_or_else(|| "no 'avro.schema' in the container header".to_string())?;
+            .get(SCHEMA_KEY)
+            .ok_or_else(|| format!("no '{SCHEMA_KEY}' in the container header"))?;
         let schema = crate::spec::avro_names::parse_schema(schema_json)
             .map_err(|e| format!("invalid writer schema: {e}"))?;
-        let codec_name = header.get("avro.codec").unwrap_or(b"null");
+        let codec_name = header.get(super::CODEC_KEY).unwrap_or(b"null");
         let codec_name = String::from_utf8_lossy(codec_name);
         let codec = match &*codec_name {
             // apache-avro's own names, without the ones a build leaves out (`xz`, `bzip2`).

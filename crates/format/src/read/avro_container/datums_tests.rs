@@ -194,10 +194,19 @@ fn a_codec_this_build_cannot_decode_is_named() {
     put_bytes(&mut other, b"lz77");
     put_long(&mut other, 0);
     other.extend_from_slice(&bytes[header.end - 16..]);
-    match Blocks::open(&other) {
-        Err(DatumsError::UnknownCodec(codec)) => assert_eq!(codec, "lz77"),
+    let e = match Blocks::open(&other) {
+        Err(e @ DatumsError::UnknownCodec(_)) => e,
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("opened"),
+    };
+    // As the crate's error: unsupported, naming the file and the codec, as apache-avro's
+    // reader's refusal is (`spec::avro_names::open_error`).
+    match e.into_error("manifest-x") {
+        crate::Error::Unsupported { file, feature } => {
+            assert_eq!(file, "manifest-x");
+            assert!(feature.contains("'lz77'"), "{feature}");
+        }
+        other => panic!("wrong error: {other}"),
     }
 }
 

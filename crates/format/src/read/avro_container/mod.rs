@@ -1,7 +1,8 @@
 //! Avro object containers compressed with `xz` or `bzip2`, made readable before any Avro reader
 //! parses them: rewritten with codec `null` ([`transcode`]) in this build, or by the [`AvroCodec`]
 //! the application sets (the explorer's lazily loaded decoder worker, so its first load carries
-//! no xz or bzip2 decoder). Every other container passes through untouched.
+//! no xz or bzip2 decoder). Every other container passes through untouched. [`datums`] reads a
+//! container's records one at a time as bytes, for readers that skip the records they do not keep.
 
 pub mod datums;
 mod header;
