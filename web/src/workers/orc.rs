@@ -69,14 +69,7 @@ impl VariantCodec for VariantWorkerCodec {
     async fn to_json(&self, file: &str, groups: ArrayRef) -> Result<ArrayRef, String> {
         let bytes = array_transfer::to_bytes(groups.as_ref())
             .map_err(|e| format!("sending VARIANT values to the worker: {e}"))?;
-        let message = Object::new();
-        let set = |k: &str, v: &JsValue| Reflect::set(&message, &k.into(), v).map(|_| ());
-        set("kind", &JsValue::from_str("variant"))
-            .and_then(|_| set("file", &JsValue::from_str(file)))
-            .map_err(|e| format!("building the worker's message: {e:?}"))?;
-        let answer = call(message, &bytes)?
-            .await
-            .map_err(|_| "the decoder worker stopped".to_string())??;
+        let answer = ask_about_file("variant", file, &bytes).await?;
         array_transfer::from_bytes(&answer)
             .map_err(|e| format!("reading the decoder worker's VARIANT values: {e}"))
     }
@@ -88,16 +81,20 @@ pub struct AvroWorkerCodec;
 #[async_trait::async_trait(?Send)]
 impl AvroCodec for AvroWorkerCodec {
     async fn to_null_codec(&self, file: &str, bytes: Bytes) -> Result<Bytes, String> {
-        let message = Object::new();
-        let set = |k: &str, v: &JsValue| Reflect::set(&message, &k.into(), v).map(|_| ());
-        set("kind", &JsValue::from_str("avro"))
-            .and_then(|_| set("file", &JsValue::from_str(file)))
-            .map_err(|e| format!("building the worker's message: {e:?}"))?;
-        let answer = call(message, &bytes)?
-            .await
-            .map_err(|_| "the decoder worker stopped".to_string())??;
-        Ok(Bytes::from(answer))
+        Ok(Bytes::from(ask_about_file("avro", file, &bytes).await?))
     }
+}
+
+/// Sends the decoder worker a request of kind `kind` about file `file` with `bytes`; its answer.
+async fn ask_about_file(kind: &str, file: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let message = Object::new();
+    let set = |k: &str, v: &JsValue| Reflect::set(&message, &k.into(), v).map(|_| ());
+    set("kind", &JsValue::from_str(kind))
+        .and_then(|_| set("file", &JsValue::from_str(file)))
+        .map_err(|e| format!("building the worker's message: {e:?}"))?;
+    call(message, bytes)?
+        .await
+        .map_err(|_| "the decoder worker stopped".to_string())?
 }
 
 /// Posts `message` with `bytes` as its `bytes` (transferred) and a fresh `id` to the worker
