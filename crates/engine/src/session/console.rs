@@ -5,7 +5,8 @@ use crate::{CatalogAddress, CatalogSecrets, ServedLocation};
 use lakescope_storage::uri::StoreOptions;
 use serde::{Deserialize, Serialize};
 
-/// What the page asks of the worker. Requests run one after another, in order.
+/// What the page asks of the worker. Requests run one after another, in order. Tagged by an
+/// `op` field (`{"op":"run","id":3,…}`): only the worker parses them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum ConsoleRequest {
@@ -59,9 +60,12 @@ pub enum ConsoleRequest {
     },
 }
 
-/// What the worker tells the page.
+/// What the worker tells the page. Externally tagged, serde's default (`"ready"`,
+/// `{"done":{"id":3,"failed":1}}`), as are the outcomes inside it: the page parses every event
+/// in one pass, where a `tag` field would make serde buffer each message and parse it again
+/// per variant, in code generated per type (≈ 54 KB of the page's first load, docs/benchmarks.md P5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum ConsoleEvent {
     /// The worker has loaded and takes requests.
     Ready,
@@ -100,9 +104,11 @@ pub enum ConsoleEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::{ReportColumn, ReportOutcome};
+    use crate::upload::protocol::UploadEvent;
 
     #[test]
-    fn requests_and_events_are_tagged_json() {
+    fn requests_are_op_tagged_json() {
         let run: ConsoleRequest = serde_json::from_str(
             r#"{"op":"run","id":3,"sql":"SHOW TABLES","keep_going":false,"max_rows":100}"#,
         )
@@ -144,7 +150,80 @@ mod tests {
             !format!("{open_catalog:?}").contains("sekrit"),
             "Debug hides the secrets"
         );
+    }
+
+    #[test]
+    fn events_are_externally_tagged_json() {
+        let ready = serde_json::to_string(&ConsoleEvent::Ready).expect("json");
+        assert_eq!(ready, r#""ready""#);
         let done = serde_json::to_string(&ConsoleEvent::Done { id: 3, failed: 1 }).expect("json");
-        assert_eq!(done, r#"{"event":"done","id":3,"failed":1}"#);
+        assert_eq!(done, r#"{"done":{"id":3,"failed":1}}"#);
+        let statement = ConsoleEvent::Statement {
+            id: 4,
+            report: StatementReport {
+                number: 1,
+                line: 1,
+                column: 1,
+                text: "SELECT 1".into(),
+                outcome: ReportOutcome::Rows {
+                    columns: vec![ReportColumn {
+                        name: "EXPR$0".into(),
+                        data_type: "Int32".into(),
+                    }],
+                    rows: vec![vec![Some("1".into())], vec![None]],
+                    total_rows: 2,
+                },
+            },
+            millis: 1.5,
+        };
+        let json = serde_json::to_value(&statement).expect("json");
+        assert_eq!(
+            json["statement"]["report"]["outcome"]["rows"]["rows"],
+            serde_json::json!([["1"], [null]])
+        );
+        assert_eq!(
+            serde_json::from_value::<ConsoleEvent>(json).expect("statement"),
+            statement
+        );
+        let preview: ConsoleEvent = serde_json::from_str(
+            r#"{"alter_preview":{"id":5,"outcome":{"error":{"line":1,"column":13,"message":"no such column"}}}}"#,
+        )
+        .expect("alter_preview");
+        assert_eq!(
+            preview,
+            ConsoleEvent::AlterPreview {
+                id: 5,
+                outcome: PreviewOutcome::Error {
+                    line: 1,
+                    column: 13,
+                    message: "no such column".into()
+                }
+            }
+        );
+        assert!(
+            serde_json::from_str::<ConsoleEvent>(r#"{"event":"done","id":3,"failed":1}"#).is_err(),
+            "the field-tagged shape is refused, not read as another event"
+        );
+    }
+
+    #[test]
+    fn events_are_not_upload_events() {
+        // The page offers each worker message to the upload first (`UploadEvent`), then parses
+        // it as a console event: no console event may read as an upload event.
+        let events = [
+            ConsoleEvent::Ready,
+            ConsoleEvent::Done { id: 1, failed: 0 },
+            ConsoleEvent::Failed {
+                id: 1,
+                message: "m".into(),
+            },
+        ];
+        for event in events {
+            let text = serde_json::to_string(&event).expect("json");
+            assert!(
+                serde_json::from_str::<UploadEvent>(&text).is_err(),
+                "{text} reads as an upload event"
+            );
+        }
     }
 }

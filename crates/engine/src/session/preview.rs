@@ -6,9 +6,10 @@ use lakescope_sql::ast::AlterAction;
 use lakescope_sql::{Pos, Statement, TableFormat, ValidationContext};
 use serde::{Deserialize, Serialize};
 
-/// What an ALTER TABLE would do to its table's schema, or why it cannot run.
+/// What an ALTER TABLE would do to its table's schema, or why it cannot run (externally tagged,
+/// as [`super::ConsoleEvent`] that carries it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum PreviewOutcome {
     /// The statement is valid: the schema now and the next one (`id` + 1, not committed), each
     /// as the JSON of a schema file (`TableSchema::from_json` reads it: the page parses it with

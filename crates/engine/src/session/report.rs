@@ -21,9 +21,9 @@ pub struct StatementReport {
     pub outcome: ReportOutcome,
 }
 
-/// The result of one statement.
+/// The result of one statement (externally tagged, as [`super::ConsoleEvent`] that carries it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum ReportOutcome {
     /// A statement without rows: Flink's `[INFO]` confirmation.
     Done {
@@ -176,14 +176,16 @@ mod tests {
     }
 
     #[test]
-    fn errors_keep_their_position_and_serialise_tagged() {
+    fn errors_keep_their_position_and_serialise_externally_tagged() {
         let error = StatementError::new(Pos::new(2, 7), "Table `t` not found");
         let report = StatementReport::new(&parsed("\n  SELECT * FROM t"), &Err(error), 10);
         assert!(report.failed());
         assert_eq!((report.line, report.number), (2, 1));
         let json = serde_json::to_value(&report).expect("json");
-        assert_eq!(json["outcome"]["kind"], "error");
-        assert_eq!(json["outcome"]["column"], 7);
+        assert_eq!(
+            json["outcome"],
+            serde_json::json!({"error": {"line": 2, "column": 7, "message": "Table `t` not found"}})
+        );
         let back: StatementReport = serde_json::from_value(json).expect("round trip");
         assert_eq!(back, report);
     }
