@@ -63,7 +63,7 @@ pub enum ConsoleRequest {
 /// What the worker tells the page. Externally tagged, serde's default (`"ready"`,
 /// `{"done":{"id":3,"failed":1}}`), as are the outcomes inside it: the page parses every event
 /// in one pass, where a `tag` field would make serde buffer each message and parse it again
-/// per variant, in code generated per type (≈ 54 KB of the page's first load, docs/benchmarks.md P5).
+/// per variant, in code generated per type (≈ 29 KB of the page's code, docs/benchmarks.md P5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ConsoleEvent {
