@@ -128,6 +128,12 @@ impl Catalog {
         Self::with_backend(Rc::new(WarehouseCatalog::new(store)))
     }
 
+    /// The filesystem warehouse at `uri` (a path or a URI) whose root is `store`: as
+    /// [`Catalog::new`], and the Iceberg tables it creates record their locations under `uri`.
+    pub fn warehouse(store: Rc<dyn ObjectStore>, uri: &str) -> Self {
+        Self::with_backend(Rc::new(WarehouseCatalog::at(store, uri)))
+    }
+
     /// The filesystem warehouse whose root is `store`, opened for browsing: its tables are
     /// listed, located and read, and its DDL is refused by name (the explorer page, whose writes
     /// go through its SQL worker, links none of it).
@@ -204,7 +210,8 @@ impl Catalog {
         self.backend.rename_table(from, to).await
     }
 
-    /// Creates a database (namespace) through the catalog service.
+    /// Creates a database (namespace): through the catalog service, or a warehouse's Iceberg
+    /// namespace marker.
     pub async fn create_database(&self, name: &str) -> Result<()> {
         self.backend.create_database(name).await
     }
@@ -214,7 +221,9 @@ impl Catalog {
         self.backend.drop_database(name).await
     }
 
-    /// Creates an Iceberg table through the catalog service (the service chooses its location).
+    /// Creates an Iceberg table: through the catalog service (which chooses its location), or
+    /// as the first metadata file in a warehouse opened with [`Catalog::warehouse`] (its
+    /// namespace's marker written first, when missing).
     pub async fn create_iceberg_table_with(
         &self,
         env: &dyn WriteEnv,
