@@ -202,7 +202,11 @@ impl Catalog {
     /// The table `table_ref` names (its branch and system table aside), found: a Paimon table
     /// located, an Iceberg table opened; `None` when the catalog has no such table.
     pub async fn find(&self, table_ref: &TableRef) -> Result<Option<FoundTable>> {
-        self.backend.find(table_ref).await
+        match self.backend.find(table_ref).await {
+            Ok(found) => Ok(Some(found)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Renames the Paimon table `from` to `to` (a warehouse's folder is moved).
@@ -330,6 +334,44 @@ mod tests {
         let names: Vec<_> = tree.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, vec!["a", "ns"]);
         assert_eq!(tree[1].tables[0].path, "ns/ice");
+    }
+
+    #[tokio::test]
+    async fn a_table_is_opened_as_its_format_and_a_missing_one_says_which_folder_lacks_a_schema() {
+        let mem = MemoryStore::new();
+        put(&mem, "a.db/t1/schema/schema-0").await;
+        let cat = Catalog::warehouse(Rc::new(mem), "/wh");
+        let def = IcebergTableDefinition {
+            columns: vec![(
+                "id".into(),
+                lakescope_paimon::spec::types::DataType::parse("INT").unwrap(),
+                None,
+            )],
+            ..Default::default()
+        };
+        let env = lakescope_paimon::write::FixedEnv::new(1, 1);
+        cat.create_iceberg_table_with(&env, "ns", "ice", &def)
+            .await
+            .unwrap();
+        let ice: TableRef = "ns.ice".parse().unwrap();
+        assert!(matches!(
+            cat.find(&ice).await,
+            Ok(Some(FoundTable::Iceberg(_)))
+        ));
+        let paimon: TableRef = "a.t1".parse().unwrap();
+        assert!(matches!(
+            cat.find(&paimon).await,
+            Ok(Some(FoundTable::Paimon(_)))
+        ));
+
+        let missing: TableRef = "a.nope".parse().unwrap();
+        assert!(matches!(cat.find(&missing).await, Ok(None)));
+        let err = cat.table(&missing).await.unwrap_err();
+        assert!(err.is_not_found());
+        assert_eq!(
+            err.to_string(),
+            "Paimon table a.db/nope not found (no schema file under a.db/nope/schema)"
+        );
     }
 
     /// Opens every location as an empty in-memory store (and counts the opens).

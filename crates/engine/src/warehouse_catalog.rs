@@ -141,13 +141,17 @@ impl CatalogBackend for WarehouseCatalog {
     }
 
     /// The folder `<db>.db/<t>` when it holds a Paimon schema, else the Iceberg table of
-    /// [`CatalogBackend::open_iceberg`]'s folders.
-    async fn find(&self, table_ref: &TableRef) -> Result<Option<FoundTable>> {
-        if PaimonTable::exists_at(self.store.as_ref(), &table_ref.path()).await? {
-            return Ok(Some(FoundTable::Paimon(self.locate(table_ref).await?)));
+    /// [`CatalogBackend::open_iceberg`]'s folders; neither: the missing Paimon table's error
+    /// (the one opening `<db>.db/<t>` gives).
+    async fn find(&self, table_ref: &TableRef) -> Result<FoundTable> {
+        let path = table_ref.path();
+        if PaimonTable::exists_at(self.store.as_ref(), &path).await? {
+            return Ok(FoundTable::Paimon(self.locate(table_ref).await?));
         }
-        let iceberg = self.open_iceberg(table_ref).await?;
-        Ok(iceberg.map(|table| FoundTable::Iceberg(Box::new(table))))
+        match self.open_iceberg(table_ref).await? {
+            Some(table) => Ok(FoundTable::Iceberg(Box::new(table))),
+            None => Err(lakescope_paimon::Error::table_not_found(&path).into()),
+        }
     }
 
     /// Writes the table's `schema/schema-0`.
