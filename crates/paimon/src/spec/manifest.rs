@@ -421,19 +421,18 @@ pub fn decode_manifest_where(
     let mut entries = Vec::new();
     let mut kept_all = true;
     while let Some(block) = blocks.next_block().map_err(invalid)? {
-        let mut rest: &[u8] = &block.data;
-        for _ in 0..block.count {
+        for record in block.records(&walker) {
+            let mut record = record.map_err(invalid)?;
             let partition = walker
-                .leading_bytes(rest, "_PARTITION")
+                .leading_bytes(record, "_PARTITION")
                 .map_err(invalid)?
                 .ok_or_else(|| Error::corrupt(file_name, "manifest entry without _PARTITION"))?;
             if !keep(partition)? {
                 kept_all = false;
-                rest = walker.split_record(rest).map_err(invalid)?.1;
                 continue;
             }
             let value = reader
-                .read_value(&mut rest)
+                .read_value(&mut record)
                 .map_err(|e| Error::corrupt(file_name, format!("invalid Avro record: {e}")))?;
             let r = Rec::new(file_name, "", &value)?;
             entries.push(ManifestEntry {
@@ -443,16 +442,6 @@ pub fn decode_manifest_where(
                 total_buckets: r.opt_int("_TOTAL_BUCKETS")?,
                 file: decode_data_file(file_name, r.req("_FILE")?)?,
             });
-        }
-        if !rest.is_empty() {
-            return Err(Error::corrupt(
-                file_name,
-                format!(
-                    "invalid Avro file: {} bytes after the {} records of a block",
-                    rest.len(),
-                    block.count
-                ),
-            ));
         }
     }
     Ok((entries, kept_all))
