@@ -557,6 +557,39 @@ mod tests {
     }
 
     #[test]
+    fn a_manifest_block_with_bytes_after_its_records_is_corrupt() {
+        let entry = |name: &str| ManifestEntry {
+            kind: FileKind::Add,
+            partition: vec![1],
+            bucket: 0,
+            total_buckets: None,
+            file: DataFileMeta {
+                file_name: name.into(),
+                ..DataFileMeta::default()
+            },
+        };
+        let mut bytes = crate::write::manifest::encode_manifest(
+            "m",
+            &[entry("a"), entry("b")],
+            apache_avro::Codec::Null,
+        )
+        .unwrap();
+        assert_eq!(decode_manifest("m", &bytes).unwrap().len(), 2);
+        // The header ends with the sync marker (also the file's last 16 bytes); the one block's
+        // record count, zigzag-encoded, follows it: say 1 record instead of 2.
+        let sync = bytes[bytes.len() - 16..].to_vec();
+        let count_at = bytes.windows(16).position(|w| w == sync).unwrap() + 16;
+        assert_eq!(bytes[count_at], 4);
+        bytes[count_at] = 2;
+        let err = decode_manifest("m", &bytes).unwrap_err().to_string();
+        assert!(
+            err.starts_with("m: invalid Avro file: ")
+                && err.ends_with(" bytes after the 1 records of a block"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn errors_name_the_file() {
         let bytes = avro_file(vec![list_record("m", true)]);
         for cut in [0, 5, bytes.len() / 2, bytes.len() - 3] {
