@@ -128,6 +128,12 @@ impl Catalog {
         Self::with_backend(Rc::new(WarehouseCatalog::new(store)))
     }
 
+    /// The filesystem warehouse at `uri` (a path or a URI) whose root is `store`: as
+    /// [`Catalog::new`], and the Iceberg tables it creates record their locations under `uri`.
+    pub fn warehouse(store: Rc<dyn ObjectStore>, uri: &str) -> Self {
+        Self::with_backend(Rc::new(WarehouseCatalog::at(store, uri)))
+    }
+
     /// The filesystem warehouse whose root is `store`, opened for browsing: its tables are
     /// listed, located and read, and its DDL is refused by name (the explorer page, whose writes
     /// go through its SQL worker, links none of it).
@@ -196,7 +202,11 @@ impl Catalog {
     /// The table `table_ref` names (its branch and system table aside), found: a Paimon table
     /// located, an Iceberg table opened; `None` when the catalog has no such table.
     pub async fn find(&self, table_ref: &TableRef) -> Result<Option<FoundTable>> {
-        self.backend.find(table_ref).await
+        match self.backend.find(table_ref).await {
+            Ok(found) => Ok(Some(found)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Renames the Paimon table `from` to `to` (a warehouse's folder is moved).
@@ -204,7 +214,8 @@ impl Catalog {
         self.backend.rename_table(from, to).await
     }
 
-    /// Creates a database (namespace) through the catalog service.
+    /// Creates a database (namespace): through the catalog service, or a warehouse's Iceberg
+    /// namespace marker.
     pub async fn create_database(&self, name: &str) -> Result<()> {
         self.backend.create_database(name).await
     }
@@ -214,7 +225,9 @@ impl Catalog {
         self.backend.drop_database(name).await
     }
 
-    /// Creates an Iceberg table through the catalog service (the service chooses its location).
+    /// Creates an Iceberg table: through the catalog service (which chooses its location), or
+    /// as the first metadata file in a warehouse opened with [`Catalog::warehouse`] (its
+    /// namespace's marker written first, when missing).
     pub async fn create_iceberg_table_with(
         &self,
         env: &dyn WriteEnv,
@@ -321,6 +334,44 @@ mod tests {
         let names: Vec<_> = tree.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, vec!["a", "ns"]);
         assert_eq!(tree[1].tables[0].path, "ns/ice");
+    }
+
+    #[tokio::test]
+    async fn a_table_is_opened_as_its_format_and_a_missing_one_says_which_folder_lacks_a_schema() {
+        let mem = MemoryStore::new();
+        put(&mem, "a.db/t1/schema/schema-0").await;
+        let cat = Catalog::warehouse(Rc::new(mem), "/wh");
+        let def = IcebergTableDefinition {
+            columns: vec![(
+                "id".into(),
+                lakescope_paimon::spec::types::DataType::parse("INT").unwrap(),
+                None,
+            )],
+            ..Default::default()
+        };
+        let env = lakescope_paimon::write::FixedEnv::new(1, 1);
+        cat.create_iceberg_table_with(&env, "ns", "ice", &def)
+            .await
+            .unwrap();
+        let ice: TableRef = "ns.ice".parse().unwrap();
+        assert!(matches!(
+            cat.find(&ice).await,
+            Ok(Some(FoundTable::Iceberg(_)))
+        ));
+        let paimon: TableRef = "a.t1".parse().unwrap();
+        assert!(matches!(
+            cat.find(&paimon).await,
+            Ok(Some(FoundTable::Paimon(_)))
+        ));
+
+        let missing: TableRef = "a.nope".parse().unwrap();
+        assert!(matches!(cat.find(&missing).await, Ok(None)));
+        let err = cat.table(&missing).await.unwrap_err();
+        assert!(err.is_not_found());
+        assert_eq!(
+            err.to_string(),
+            "Paimon table a.db/nope not found (no schema file under a.db/nope/schema)"
+        );
     }
 
     /// Opens every location as an empty in-memory store (and counts the opens).

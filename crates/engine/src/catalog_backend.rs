@@ -53,22 +53,17 @@ pub trait CatalogBackend {
     /// The Iceberg table `table_ref` names, opened (`None`: not an Iceberg table).
     async fn open_iceberg(&self, table_ref: &TableRef) -> Result<Option<lakescope_iceberg::Table>>;
 
-    /// The table `table_ref` names (its branch and system table aside), found: a Paimon table
-    /// located, an Iceberg table opened; `None` when the catalog has no such table. By default
-    /// the catalog is asked for an Iceberg table ([`CatalogBackend::open_iceberg`]), then for a
-    /// Paimon table's location ([`CatalogBackend::locate`]); a "not found" answer is `None`.
-    async fn find(&self, table_ref: &TableRef) -> Result<Option<FoundTable>> {
-        match self.open_iceberg(table_ref).await {
-            Ok(Some(table)) => return Ok(Some(FoundTable::Iceberg(Box::new(table)))),
-            Ok(None) => {}
-            Err(e) if e.is_not_found() => return Ok(None),
-            Err(e) => return Err(e),
+    /// The table `table_ref` names (its branch and system table aside), found in one lookup:
+    /// a Paimon table located, an Iceberg table opened. When the catalog has no such table, the
+    /// error is the catalog's own, for which [`Error::is_not_found`] holds (a warehouse folder
+    /// without a schema, a service's `404`). By default the catalog is asked for an Iceberg
+    /// table ([`CatalogBackend::open_iceberg`]), then for a Paimon table's location
+    /// ([`CatalogBackend::locate`]).
+    async fn find(&self, table_ref: &TableRef) -> Result<FoundTable> {
+        if let Some(table) = self.open_iceberg(table_ref).await? {
+            return Ok(FoundTable::Iceberg(Box::new(table)));
         }
-        match self.locate(table_ref).await {
-            Ok(location) => Ok(Some(FoundTable::Paimon(location))),
-            Err(e) if e.is_not_found() => Ok(None),
-            Err(e) => Err(e),
-        }
+        Ok(FoundTable::Paimon(self.locate(table_ref).await?))
     }
 
     /// Creates the Paimon table `<database>.<name>` (fails if it exists).

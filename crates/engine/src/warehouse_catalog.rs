@@ -4,7 +4,8 @@
 use crate::catalog::{FoundTable, TableEntry, TableLocation};
 use crate::catalog_backend::CatalogBackend;
 use crate::table::Format;
-use crate::{Result, TableRef};
+use crate::{Error, Result, TableRef};
+use lakescope_iceberg::write::{HadoopCatalog, IcebergTableDefinition};
 use lakescope_paimon::table::Table as PaimonTable;
 use lakescope_paimon::write::catalog_ops::{drop_table, rename_table};
 use lakescope_paimon::write::schema::{create_table, TableDefinition};
@@ -17,12 +18,40 @@ use std::rc::Rc;
 /// folder, or `<ns>/<t>` with Iceberg metadata).
 pub struct WarehouseCatalog {
     store: Rc<dyn ObjectStore>,
+    /// The warehouse's absolute URI, under which Iceberg metadata records the locations of the
+    /// tables created here (`None`: not known, so no Iceberg table is created).
+    uri: Option<String>,
 }
 
 impl WarehouseCatalog {
     /// The warehouse whose root is `store`'s.
     pub fn new(store: Rc<dyn ObjectStore>) -> Self {
-        Self { store }
+        Self { store, uri: None }
+    }
+
+    /// The warehouse at `uri` (a path or a URI, as a catalog's `'warehouse'` option gives it)
+    /// whose root is `store`'s: the Iceberg tables created in it record their locations under
+    /// `uri` (a path as a `file://` URI).
+    pub fn at(store: Rc<dyn ObjectStore>, uri: &str) -> Self {
+        Self {
+            store,
+            uri: Some(absolute_uri(uri)),
+        }
+    }
+
+    /// The warehouse as a Hadoop catalog at the store's root, known as `uri`.
+    fn hadoop(uri: &str) -> HadoopCatalog {
+        HadoopCatalog::new("", uri)
+    }
+}
+
+/// The absolute URI of a warehouse, as Iceberg metadata records locations (a path becomes a
+/// `file://` URI).
+fn absolute_uri(warehouse: &str) -> String {
+    if warehouse.starts_with('/') {
+        format!("file://{warehouse}")
+    } else {
+        warehouse.to_string()
     }
 }
 
@@ -112,13 +141,17 @@ impl CatalogBackend for WarehouseCatalog {
     }
 
     /// The folder `<db>.db/<t>` when it holds a Paimon schema, else the Iceberg table of
-    /// [`CatalogBackend::open_iceberg`]'s folders.
-    async fn find(&self, table_ref: &TableRef) -> Result<Option<FoundTable>> {
-        if PaimonTable::exists_at(self.store.as_ref(), &table_ref.path()).await? {
-            return Ok(Some(FoundTable::Paimon(self.locate(table_ref).await?)));
+    /// [`CatalogBackend::open_iceberg`]'s folders; neither: the missing Paimon table's error
+    /// (the one opening `<db>.db/<t>` gives).
+    async fn find(&self, table_ref: &TableRef) -> Result<FoundTable> {
+        let path = table_ref.path();
+        if PaimonTable::exists_at(self.store.as_ref(), &path).await? {
+            return Ok(FoundTable::Paimon(self.locate(table_ref).await?));
         }
-        let iceberg = self.open_iceberg(table_ref).await?;
-        Ok(iceberg.map(|table| FoundTable::Iceberg(Box::new(table))))
+        match self.open_iceberg(table_ref).await? {
+            Some(table) => Ok(FoundTable::Iceberg(Box::new(table))),
+            None => Err(lakescope_paimon::Error::table_not_found(&path).into()),
+        }
     }
 
     /// Writes the table's `schema/schema-0`.
@@ -138,6 +171,37 @@ impl CatalogBackend for WarehouseCatalog {
         Ok(())
     }
 
+    /// Writes the Iceberg namespace's marker, as Java's `HadoopCatalog` (a Paimon database,
+    /// a `<name>.db` folder, exists once a table is written in it).
+    async fn create_database(&self, name: &str) -> Result<()> {
+        // a namespace's marker records no location: the warehouse's URI is not needed
+        Self::hadoop("")
+            .create_namespace(self.store.as_ref(), name)
+            .await?;
+        Ok(())
+    }
+
+    /// Writes the first metadata file of the Iceberg table `<database>/<name>` (its namespace's
+    /// marker first, when it has none), its location under the warehouse's URI.
+    async fn create_iceberg_table(
+        &self,
+        database: &str,
+        name: &str,
+        def: &IcebergTableDefinition,
+        env: &dyn WriteEnv,
+    ) -> Result<()> {
+        let Some(uri) = &self.uri else {
+            return Err(Error::Invalid(format!(
+                "creating Iceberg table {database}.{name} needs the warehouse's URI, which its metadata records the table's location under; this warehouse was opened without one (nothing was created)"
+            )));
+        };
+        let hadoop = Self::hadoop(uri);
+        let store = self.store.as_ref();
+        hadoop.create_namespace(store, database).await?;
+        hadoop.create_table(store, database, name, def, env).await?;
+        Ok(())
+    }
+
     /// Deletes the Paimon table folder `<database>.db/<name>` (refused when it holds none).
     async fn drop_table(&self, database: &str, name: &str) -> Result<()> {
         let table = TableRef {
@@ -153,5 +217,66 @@ impl CatalogBackend for WarehouseCatalog {
     async fn rename_table(&self, from: &TableRef, to: &TableRef) -> Result<()> {
         rename_table(self.store.as_ref(), &from.path(), &to.path()).await?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lakescope_iceberg::write::catalog::NAMESPACE_MARKER;
+    use lakescope_paimon::spec::types::DataType;
+    use lakescope_paimon::write::FixedEnv;
+    use lakescope_storage::MemoryStore;
+
+    fn definition() -> IcebergTableDefinition {
+        IcebergTableDefinition {
+            columns: vec![("id".into(), DataType::parse("INT").unwrap(), None)],
+            ..Default::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn creates_an_iceberg_namespace_and_table_located_under_the_warehouse_uri() {
+        let store: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
+        let warehouse = WarehouseCatalog::at(store.clone(), "/data/lake");
+        warehouse.create_database("ns").await.unwrap();
+        assert!(store.head(&format!("ns/{NAMESPACE_MARKER}")).await.is_ok());
+
+        // a table in a namespace without a marker gets one first
+        let env = FixedEnv::new(1, 1);
+        warehouse
+            .create_iceberg_table("other", "t", &definition(), &env)
+            .await
+            .unwrap();
+        assert!(store
+            .head(&format!("other/{NAMESPACE_MARKER}"))
+            .await
+            .is_ok());
+        let table_ref: TableRef = "other.t".parse().unwrap();
+        let table = warehouse.open_iceberg(&table_ref).await.unwrap().unwrap();
+        assert_eq!(table.metadata().location, "file:///data/lake/other/t");
+        assert_eq!(warehouse.databases().await.unwrap(), ["other"]);
+
+        let again = warehouse
+            .create_iceberg_table("other", "t", &definition(), &env)
+            .await
+            .unwrap_err();
+        assert!(again.to_string().contains("already exists"), "{again}");
+    }
+
+    #[tokio::test]
+    async fn refuses_an_iceberg_table_without_the_warehouse_uri_and_writes_nothing() {
+        let store: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
+        let warehouse = WarehouseCatalog::new(store.clone());
+        let refused = warehouse
+            .create_iceberg_table("ns", "t", &definition(), &FixedEnv::new(1, 1))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("Iceberg table ns.t needs the warehouse's URI"),
+            "{refused}"
+        );
+        assert!(store.list_dir("").await.unwrap().dirs.is_empty());
     }
 }

@@ -233,8 +233,15 @@ async fn an_iceberg_table_of_a_warehouse_takes_a_csv_insert() {
     ] {
         sql(&mut session, statement).await;
     }
+    // the namespace's marker and the table's metadata, located under the warehouse's URI
+    assert!(dir.join("d/.namespace").is_file());
     let catalog = Catalog::new(Rc::new(LocalStore::new(&dir)) as Rc<dyn ObjectStore>);
     let table_ref = name("d.t");
+    let created = catalog.open_iceberg(&table_ref).await.unwrap().unwrap();
+    assert_eq!(
+        created.metadata().location,
+        format!("file://{warehouse}/d/t")
+    );
     let inserted = insert_csv(&catalog, &table_ref, "id,v\n1,x\n2,y\n").await;
     assert_eq!(inserted.rows, 2);
     let table = catalog.open_iceberg(&table_ref).await.unwrap().unwrap();

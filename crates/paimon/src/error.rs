@@ -67,6 +67,17 @@ impl Error {
         }
     }
 
+    /// The error of a missing table: no schema file in the folder `path`.
+    pub fn table_not_found(path: &str) -> Self {
+        Error::NotFound {
+            what: format!("Paimon table {path}"),
+            context: Some(format!(
+                "no schema file under {}",
+                lakescope_storage::join(path, "schema")
+            )),
+        }
+    }
+
     /// An unsupported-feature error.
     pub fn unsupported(file: impl Into<String>, feature: impl std::fmt::Display) -> Self {
         Error::Unsupported {

@@ -41,6 +41,7 @@ struct Opened {
 }
 
 /// Where opening the origin's cache stands (opened once per warehouse, as it opens).
+#[derive(Clone)]
 enum CacheState {
     /// Not listed yet: a read asks the Cache API itself.
     Opening,
@@ -57,6 +58,33 @@ struct Ledger {
     loaded: bool,
 }
 
+/// Objects read but not written yet, and the sum of their bytes (kept as they come and go,
+/// not summed again on every read).
+#[derive(Default)]
+struct Pending {
+    entries: Vec<(String, Bytes)>,
+    bytes: usize,
+}
+
+impl Pending {
+    /// Queues `data` under `key` unless the bytes waiting would then pass [`PENDING_BYTES`];
+    /// whether it was queued.
+    fn push(&mut self, key: String, data: Bytes) -> bool {
+        if self.bytes + data.len() > PENDING_BYTES {
+            return false;
+        }
+        self.bytes += data.len();
+        self.entries.push((key, data));
+        true
+    }
+
+    /// Every queued object, taken: nothing waits afterwards.
+    fn take(&mut self) -> Vec<(String, Bytes)> {
+        self.bytes = 0;
+        std::mem::take(&mut self.entries)
+    }
+}
+
 /// Keeps uniquely named objects of `inner` (see the module comment) in the Cache API, up to
 /// `capacity` bytes for all warehouses of the origin; a capacity of 0 turns it off.
 pub struct PersistentCache<S> {
@@ -68,8 +96,9 @@ pub struct PersistentCache<S> {
     capacity: u64,
     ledger: Rc<RefCell<Ledger>>,
     state: Rc<RefCell<CacheState>>,
-    /// Objects read but not written yet, and the count of reads since the last one was queued.
-    pending: Rc<RefCell<Vec<(String, Bytes)>>>,
+    /// Objects read but not written yet.
+    pending: Rc<RefCell<Pending>>,
+    /// The count of reads: the writer waits until it stays still for [`WRITE_WHEN_QUIET`].
     reads: Rc<Cell<u64>>,
 }
 
@@ -106,6 +135,11 @@ impl<S: ObjectStore> PersistentCache<S> {
         }
     }
 
+    /// Where opening the origin's cache stands now (a copy: no borrow is held across an await).
+    fn cache_state(&self) -> CacheState {
+        self.state.borrow().clone()
+    }
+
     fn key(&self, path: &str, range: Option<&Range<u64>>) -> Option<String> {
         if self.capacity == 0 || self.key_base.is_empty() || !is_uniquely_named(path) {
             return None;
@@ -125,12 +159,10 @@ impl<S: ObjectStore> PersistentCache<S> {
         }
         let first = {
             let mut pending = self.pending.borrow_mut();
-            let waiting: usize = pending.iter().map(|(_, d)| d.len()).sum();
-            if waiting + data.len() > PENDING_BYTES {
+            if !pending.push(key, data) {
                 return;
             }
-            pending.push((key, data));
-            pending.len() == 1
+            pending.entries.len() == 1
         };
         if !first {
             return; // a writer is waiting already
@@ -153,7 +185,7 @@ impl<S: ObjectStore> PersistentCache<S> {
                 match &*state.borrow() {
                     CacheState::Open(opened) => break Rc::clone(opened),
                     CacheState::Refused => {
-                        pending.borrow_mut().clear();
+                        pending.borrow_mut().take();
                         return;
                     }
                     CacheState::Opening => {}
@@ -161,7 +193,7 @@ impl<S: ObjectStore> PersistentCache<S> {
                 BrowserTimer.sleep(WRITE_WHEN_QUIET).await;
             };
             loop {
-                let batch = std::mem::take(&mut *pending.borrow_mut());
+                let batch = pending.borrow_mut().take();
                 if batch.is_empty() {
                     break;
                 }
@@ -177,15 +209,11 @@ impl<S: ObjectStore> PersistentCache<S> {
     /// The bytes kept under `key`, if any (a key this page knows is not kept costs nothing).
     async fn lookup(&self, key: &str) -> Option<Bytes> {
         self.reads.set(self.reads.get() + 1);
-        let open = match &*self.state.borrow() {
-            CacheState::Open(opened) => Some(Rc::clone(opened)),
+        let cache = match self.cache_state() {
             CacheState::Refused => return None,
-            CacheState::Opening => None,
-        };
-        let cache = match open {
-            Some(opened) if !opened.keys.borrow().contains(key) => return None,
-            Some(opened) => opened.cache.clone(),
-            None => open_cache().await.ok()?,
+            CacheState::Open(opened) if !opened.keys.borrow().contains(key) => return None,
+            CacheState::Open(opened) => opened.cache.clone(),
+            CacheState::Opening => open_cache().await.ok()?,
         };
         lookup(&cache, key).await.ok().flatten()
     }
@@ -365,21 +393,41 @@ impl<S: ObjectStore> ObjectStore for PersistentCache<S> {
 
     async fn delete(&self, path: &str) -> Result<()> {
         if let Some(key) = self.key(path, None) {
-            let open = match &*self.state.borrow() {
-                CacheState::Open(opened) => Some(Rc::clone(opened)),
-                _ => None,
-            };
-            let cache = match open {
-                Some(opened) => {
+            let cache = match self.cache_state() {
+                CacheState::Open(opened) => {
                     opened.keys.borrow_mut().remove(&key);
                     Some(opened.cache.clone())
                 }
-                None => open_cache().await.ok(),
+                CacheState::Opening | CacheState::Refused => open_cache().await.ok(),
             };
             if let Some(cache) = cache {
                 let _ = JsFuture::from(cache.delete_with_str(&key)).await;
             }
         }
         self.inner.delete(path).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn pending_objects_are_counted_as_they_are_queued_and_taken() {
+        let mut pending = Pending::default();
+        let half = Bytes::from(vec![0u8; PENDING_BYTES / 2]);
+        assert!(pending.push("a".into(), half.clone()));
+        assert!(pending.push("b".into(), half.clone()));
+        assert_eq!(pending.bytes, PENDING_BYTES);
+        assert!(
+            !pending.push("c".into(), Bytes::from_static(b"x")),
+            "over the bound"
+        );
+        assert_eq!(pending.entries.len(), 2);
+        let taken: Vec<String> = pending.take().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(taken, ["a", "b"]);
+        assert_eq!((pending.bytes, pending.entries.len()), (0, 0));
+        assert!(pending.push("c".into(), half), "room again once taken");
     }
 }

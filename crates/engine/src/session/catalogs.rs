@@ -43,8 +43,6 @@ pub(super) struct SessionCatalog {
     /// warehouse ([`Catalog::new`]) or a REST catalog service, whose tables' commits go through
     /// it. `None`: Flink's in-memory catalog.
     pub(super) catalog: Option<Catalog>,
-    /// The warehouse URI, as given (a warehouse catalog).
-    pub(super) warehouse: Option<String>,
     /// Databases created in this session (object stores have no empty folders).
     pub(super) databases: BTreeSet<String>,
     /// Session tables by (database, table).
@@ -57,7 +55,6 @@ impl SessionCatalog {
         Self {
             kind: CatalogKind::Memory,
             catalog: None,
-            warehouse: None,
             databases: BTreeSet::from([DEFAULT_DATABASE.to_string()]),
             tables: BTreeMap::new(),
         }
@@ -71,11 +68,6 @@ impl SessionCatalog {
     /// The REST catalog service, if this catalog is one.
     pub(super) fn service(&self) -> Option<&Catalog> {
         self.catalog.as_ref().filter(|c| c.is_service())
-    }
-
-    /// The warehouse store (a warehouse catalog).
-    pub(super) fn store(&self) -> Option<Rc<dyn ObjectStore>> {
-        self.catalog.as_ref().and_then(|c| c.store().ok().cloned())
     }
 
     /// Database names: those in the warehouse and those created in this session.
@@ -356,8 +348,7 @@ impl Session {
                 .opener
                 .open(&warehouse.value)
                 .map_err(|e| at(warehouse.value_pos, e))?;
-            catalog.catalog = Some(Catalog::new(store));
-            catalog.warehouse = Some(warehouse.value.clone());
+            catalog.catalog = Some(Catalog::warehouse(store, &warehouse.value));
         }
         self.catalogs.insert(name.name.clone(), catalog);
         Ok(done("Execute statement succeeded."))
@@ -497,17 +488,24 @@ impl Session {
                 format!("Database {db} already exists in Catalog {catalog_name}."),
             ));
         }
-        if let Some(service) = catalog.service() {
-            // the service keeps its databases: nothing to remember in the session
-            service
+        // A catalog service keeps its databases and an Iceberg warehouse its namespaces'
+        // markers; a Paimon warehouse's database is a folder, which an object store has only
+        // once a table is written in it: the session remembers it meanwhile.
+        let service = catalog.service().is_some();
+        if service || catalog.kind == CatalogKind::Iceberg {
+            let Some(keeper) = &catalog.catalog else {
+                return Err(StatementError::new(
+                    c.name.pos,
+                    format!("catalog {catalog_name} has no warehouse"),
+                ));
+            };
+            keeper
                 .create_database(&db)
                 .await
                 .map_err(|e| at(c.name.pos, e))?;
-            return Ok(done("Execute statement succeeded."));
         }
-        if catalog.kind == CatalogKind::Iceberg {
-            self.create_namespace(&catalog_name, &db, c.name.pos)
-                .await?;
+        if service {
+            return Ok(done("Execute statement succeeded."));
         }
         self.catalog_mut(&catalog_name, pos)?.databases.insert(db);
         Ok(done("Execute statement succeeded."))

@@ -1,4 +1,4 @@
-//! Iceberg catalogs in a session: namespaces, CREATE TABLE, ALTER TABLE, INSERT (OVERWRITE), DELETE and UPDATE through the Hadoop-catalog writer.
+//! Iceberg catalogs in a session: CREATE TABLE, ALTER TABLE, INSERT (OVERWRITE), DELETE and UPDATE through the Hadoop-catalog writer.
 
 use super::catalogs::{Location, Resolved};
 use super::dml::Shape;
@@ -11,7 +11,7 @@ use lakescope_iceberg::read::DeleteCache;
 use lakescope_iceberg::write::append::check_upsert;
 use lakescope_iceberg::write::{
     append, overwrite, update_properties, update_schema, update_spec, upsert, ColumnPosition,
-    HadoopCatalog, LiveFiles, SchemaChange, SpecChange,
+    LiveFiles, SchemaChange, SpecChange,
 };
 use lakescope_paimon::spec::schema::TableSchema;
 use lakescope_sql::ast::{
@@ -20,50 +20,8 @@ use lakescope_sql::ast::{
 use lakescope_sql::rewrite::row_level_change;
 use lakescope_sql::show::quote_ident;
 use lakescope_sql::Pos;
-use lakescope_storage::ObjectStore;
-use std::rc::Rc;
-
-/// The absolute URI of a warehouse, as Iceberg metadata records locations.
-pub(super) fn absolute_uri(warehouse: &str) -> String {
-    if warehouse.starts_with('/') {
-        format!("file://{warehouse}")
-    } else {
-        warehouse.to_string()
-    }
-}
 
 impl Session {
-    /// The Hadoop catalog and store of an Iceberg session catalog.
-    fn hadoop(
-        &self,
-        catalog: &str,
-        pos: Pos,
-    ) -> StatementResult<(HadoopCatalog, Rc<dyn ObjectStore>)> {
-        let c = self.catalog(catalog, pos)?;
-        match (c.store(), &c.warehouse) {
-            (Some(store), Some(uri)) => Ok((HadoopCatalog::new("", &absolute_uri(uri)), store)),
-            _ => Err(StatementError::new(
-                pos,
-                format!("catalog {catalog} has no warehouse"),
-            )),
-        }
-    }
-
-    /// CREATE DATABASE in an Iceberg catalog: the namespace's marker.
-    pub(super) async fn create_namespace(
-        &self,
-        catalog: &str,
-        namespace: &str,
-        pos: Pos,
-    ) -> StatementResult<()> {
-        let (hadoop, store) = self.hadoop(catalog, pos)?;
-        hadoop
-            .create_namespace(store.as_ref(), namespace)
-            .await
-            .map_err(|e| at(pos, e))?;
-        Ok(())
-    }
-
     /// CREATE TABLE in an Iceberg catalog.
     pub(super) async fn create_iceberg_table(
         &self,
@@ -79,24 +37,15 @@ impl Session {
             },
         )?;
         let def = definition(t)?;
-        if let Some(service) = self.catalog(&target.catalog, pos)?.service() {
-            service
-                .create_iceberg_table_with(self.env.as_ref(), &target.database, &target.table, &def)
-                .await
-                .map_err(|e| at(t.name.pos, e))?;
-            return Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()));
-        }
-        self.create_namespace(&target.catalog, &target.database, pos)
-            .await?;
-        let (hadoop, store) = self.hadoop(&target.catalog, pos)?;
-        hadoop
-            .create_table(
-                store.as_ref(),
-                &target.database,
-                &target.table,
-                &def,
-                self.env.as_ref(),
-            )
+        // the catalog service, or the warehouse's files (Java's HadoopCatalog)
+        let Some(catalog) = self.catalog(&target.catalog, pos)?.warehouse() else {
+            return Err(StatementError::new(
+                pos,
+                format!("catalog {} has no warehouse", target.catalog),
+            ));
+        };
+        catalog
+            .create_iceberg_table_with(self.env.as_ref(), &target.database, &target.table, &def)
             .await
             .map_err(|e| at(t.name.pos, e))?;
         Ok(Outcome::Done("[INFO] Execute statement succeeded.".into()))

@@ -18,6 +18,7 @@ pub use schemas::{paimon_schema_changes, Field, SchemaChange, SchemaVersion, Sch
 pub use snapshots::{Commit, CommitDetail, SnapshotLog};
 pub use tags::Rollback;
 
+use crate::catalog::FoundTable;
 use crate::versions::{iceberg_versions, paimon_versions, Versions};
 use crate::{Catalog, Result, TableRef, Version};
 use lakescope_iceberg::Table as IcebergTable;
@@ -123,15 +124,16 @@ impl Table {
 }
 
 impl Catalog {
-    /// Opens the table `table_ref` names as the format it is, decided once here: a warehouse
-    /// folder with Iceberg metadata or an Iceberg REST catalog's table is Iceberg, any other is
-    /// Paimon (its system table and branch aside: those are read through [`Catalog::scan`]).
+    /// Opens the table `table_ref` names as the format it is, decided once here by the
+    /// catalog's one lookup ([`Catalog::find`]'s): a warehouse folder with a Paimon schema is
+    /// Paimon, one with Iceberg metadata or an Iceberg REST catalog's table is Iceberg (its
+    /// system table and branch aside: those are read through [`Catalog::scan`]). A missing
+    /// table's error is the catalog's own (a warehouse's "Paimon table ... not found", a
+    /// service's `404`).
     pub async fn table(&self, table_ref: &TableRef) -> Result<Table> {
-        match self.open_iceberg(table_ref).await? {
-            Some(t) => Ok(Table::Iceberg(Rc::new(t))),
-            None => Ok(Table::Paimon(Rc::new(
-                self.locate(table_ref).await?.open().await?,
-            ))),
-        }
+        Ok(match self.backend().find(table_ref).await? {
+            FoundTable::Iceberg(t) => Table::Iceberg(Rc::new(*t)),
+            FoundTable::Paimon(location) => Table::Paimon(Rc::new(location.open().await?)),
+        })
     }
 }

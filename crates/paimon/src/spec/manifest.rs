@@ -421,19 +421,18 @@ pub fn decode_manifest_where(
     let mut entries = Vec::new();
     let mut kept_all = true;
     while let Some(block) = blocks.next_block().map_err(invalid)? {
-        let mut rest: &[u8] = &block.data;
-        for _ in 0..block.count {
+        for record in block.records(&walker) {
+            let mut record = record.map_err(invalid)?;
             let partition = walker
-                .leading_bytes(rest, "_PARTITION")
+                .leading_bytes(record, "_PARTITION")
                 .map_err(invalid)?
                 .ok_or_else(|| Error::corrupt(file_name, "manifest entry without _PARTITION"))?;
             if !keep(partition)? {
                 kept_all = false;
-                rest = walker.split_record(rest).map_err(invalid)?.1;
                 continue;
             }
             let value = reader
-                .read_value(&mut rest)
+                .read_value(&mut record)
                 .map_err(|e| Error::corrupt(file_name, format!("invalid Avro record: {e}")))?;
             let r = Rec::new(file_name, "", &value)?;
             entries.push(ManifestEntry {
@@ -443,16 +442,6 @@ pub fn decode_manifest_where(
                 total_buckets: r.opt_int("_TOTAL_BUCKETS")?,
                 file: decode_data_file(file_name, r.req("_FILE")?)?,
             });
-        }
-        if !rest.is_empty() {
-            return Err(Error::corrupt(
-                file_name,
-                format!(
-                    "invalid Avro file: {} bytes after the {} records of a block",
-                    rest.len(),
-                    block.count
-                ),
-            ));
         }
     }
     Ok((entries, kept_all))
@@ -565,6 +554,39 @@ mod tests {
         assert_eq!(metas[0].partition_stats.null_counts, vec![Some(0), None]);
         assert_eq!(metas[0].min_bucket, None);
         assert_eq!(metas[0].total_buckets, None);
+    }
+
+    #[test]
+    fn a_manifest_block_with_bytes_after_its_records_is_corrupt() {
+        let entry = |name: &str| ManifestEntry {
+            kind: FileKind::Add,
+            partition: vec![1],
+            bucket: 0,
+            total_buckets: None,
+            file: DataFileMeta {
+                file_name: name.into(),
+                ..DataFileMeta::default()
+            },
+        };
+        let mut bytes = crate::write::manifest::encode_manifest(
+            "m",
+            &[entry("a"), entry("b")],
+            apache_avro::Codec::Null,
+        )
+        .unwrap();
+        assert_eq!(decode_manifest("m", &bytes).unwrap().len(), 2);
+        // The header ends with the sync marker (also the file's last 16 bytes); the one block's
+        // record count, zigzag-encoded, follows it: say 1 record instead of 2.
+        let sync = bytes[bytes.len() - 16..].to_vec();
+        let count_at = bytes.windows(16).position(|w| w == sync).unwrap() + 16;
+        assert_eq!(bytes[count_at], 4);
+        bytes[count_at] = 2;
+        let err = decode_manifest("m", &bytes).unwrap_err().to_string();
+        assert!(
+            err.starts_with("m: invalid Avro file: ")
+                && err.ends_with(" bytes after the 1 records of a block"),
+            "{err}"
+        );
     }
 
     #[test]

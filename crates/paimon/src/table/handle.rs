@@ -66,10 +66,7 @@ impl Table {
         let path = path.into().trim_matches('/').to_string();
         let ids = schema_ids(store.as_ref(), &path).await?;
         let Some(&latest) = ids.last() else {
-            return Err(Error::NotFound {
-                what: format!("Paimon table {path}"),
-                context: Some(format!("no schema file under {}", join(&path, "schema"))),
-            });
+            return Err(Error::table_not_found(&path));
         };
         let schema = Rc::new(load_schema(store.as_ref(), &path, latest).await?);
         let mut schemas = HashMap::new();

@@ -39,13 +39,6 @@ async fn is_table(store: &dyn ObjectStore, path: &str) -> Result<bool> {
     }
 }
 
-fn table_not_found(path: &str) -> Error {
-    Error::NotFound {
-        what: format!("Paimon table {path}"),
-        context: Some(format!("no schema file under {}", join(path, "schema"))),
-    }
-}
-
 /// Moves the table at `from` to `to` (store keys of the table folders, e.g. `db.db/t` →
 /// `db.db/t2`), like `ALTER TABLE t RENAME TO t2` in a filesystem catalog.
 ///
@@ -64,7 +57,7 @@ pub async fn rename_table(store: &dyn ObjectStore, from: &str, to: &str) -> Resu
         )));
     }
     if !is_table(store, from).await? {
-        return Err(table_not_found(from));
+        return Err(Error::table_not_found(from));
     }
     if !list_recursive(store, to).await?.is_empty() {
         return Err(Error::Invalid(format!(
@@ -115,7 +108,7 @@ pub async fn rename_table(store: &dyn ObjectStore, from: &str, to: &str) -> Resu
 pub async fn drop_table(store: &dyn ObjectStore, path: &str) -> Result<()> {
     let path = path.trim_matches('/');
     if !is_table(store, path).await? {
-        return Err(table_not_found(path));
+        return Err(Error::table_not_found(path));
     }
     delete_all(store, path).await
 }

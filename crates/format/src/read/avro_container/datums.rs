@@ -119,6 +119,59 @@ pub struct Block<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
+impl Block<'_> {
+    /// The block's records one at a time, each split off by `walker`; once all `count` are
+    /// read, bytes left over are an error (the count and the data disagree).
+    pub fn records<'b>(&'b self, walker: &'b Walker<'b>) -> Records<'b> {
+        Records {
+            walker,
+            rest: &self.data,
+            left: self.count,
+            count: self.count,
+        }
+    }
+}
+
+/// The records of one [`Block`], from [`Block::records`].
+pub struct Records<'b> {
+    walker: &'b Walker<'b>,
+    rest: &'b [u8],
+    /// Records not read yet.
+    left: u64,
+    /// Records the block holds.
+    count: u64,
+}
+
+impl<'b> Iterator for Records<'b> {
+    type Item = Result<&'b [u8], DatumsError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            if self.rest.is_empty() {
+                return None;
+            }
+            let extra = std::mem::take(&mut self.rest).len();
+            return Some(Err(format!(
+                "{extra} bytes after the {} records of a block",
+                self.count
+            )
+            .into()));
+        }
+        match self.walker.split_record(self.rest) {
+            Ok((record, rest)) => {
+                self.left -= 1;
+                self.rest = rest;
+                Some(Ok(record))
+            }
+            Err(e) => {
+                // nothing after a record that does not end where the schema says is read
+                (self.left, self.rest) = (0, &[]);
+                Some(Err(e))
+            }
+        }
+    }
+}
+
 /// Walks records of one writer schema: finds where each ends and reads a leading field.
 pub struct Walker<'s> {
     schema: &'s Schema,

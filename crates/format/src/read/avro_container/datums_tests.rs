@@ -125,19 +125,16 @@ fn walk(bytes: &[u8]) -> Result<Walked, DatumsError> {
     let walker = Walker::new(&schema)?;
     let mut out = Vec::new();
     while let Some(block) = blocks.next_block()? {
-        let mut rest: &[u8] = &block.data;
-        for _ in 0..block.count {
-            let part = walker.leading_bytes(rest, "part")?.map(<[u8]>::to_vec);
-            let opt = walker.leading_bytes(rest, "opt_part")?.map(<[u8]>::to_vec);
-            let (record, after) = walker.split_record(rest)?;
+        for record in block.records(&walker) {
+            let record = record?;
+            let part = walker.leading_bytes(record, "part")?.map(<[u8]>::to_vec);
+            let opt = walker
+                .leading_bytes(record, "opt_part")?
+                .map(<[u8]>::to_vec);
             #[allow(deprecated)]
             let value = apache_avro::from_avro_datum(&schema, &mut &record[..], None)
                 .map_err(|e| DatumsError::Invalid(e.to_string()))?;
             out.push((value, part, opt));
-            rest = after;
-        }
-        if !rest.is_empty() {
-            return Err(DatumsError::Invalid("bytes after a block's records".into()));
         }
     }
     Ok(out)
@@ -266,10 +263,36 @@ fn a_top_level_union_with_null_is_read_through() {
     let (schema, mut blocks) = Blocks::open(&bytes).unwrap();
     let walker = Walker::new(&schema).unwrap();
     let block = blocks.next_block().unwrap().unwrap();
-    let mut rest: &[u8] = &block.data;
-    for i in 0..3u8 {
-        assert_eq!(walker.leading_bytes(rest, "p").unwrap(), Some(&[i][..]));
-        rest = walker.split_record(rest).unwrap().1;
-    }
-    assert!(rest.is_empty());
+    let parts: Vec<_> = block
+        .records(&walker)
+        .map(|r| walker.leading_bytes(r.unwrap(), "p").unwrap())
+        .collect();
+    assert_eq!(parts, [Some(&[0][..]), Some(&[1][..]), Some(&[2][..])]);
+}
+
+#[test]
+fn a_block_whose_count_and_bytes_disagree_is_an_error_after_its_records() {
+    let (_, bytes, _) = container(Codec::Null, 3);
+    let (schema, mut blocks) = Blocks::open(&bytes).unwrap();
+    let walker = Walker::new(&schema).unwrap();
+    let mut block = blocks.next_block().unwrap().unwrap();
+    let all = block.records(&walker).count();
+    assert_eq!(all, 3);
+    // a count one short leaves the last record's bytes over
+    block.count = 2;
+    let read: Vec<_> = block.records(&walker).collect();
+    assert_eq!(read.len(), 3);
+    assert!(read[..2].iter().all(Result::is_ok));
+    let first_two: usize = read[..2].iter().map(|r| r.as_ref().unwrap().len()).sum();
+    let last_len = block.data.len() - first_two;
+    let err = read[2].as_ref().err().map(ToString::to_string);
+    assert_eq!(
+        err.as_deref(),
+        Some(format!("{last_len} bytes after the 2 records of a block").as_str())
+    );
+    // a count one over runs out of bytes: an error, and nothing after it
+    block.count = 4;
+    let read: Vec<_> = block.records(&walker).collect();
+    assert_eq!(read.len(), 4);
+    assert!(read[3].is_err());
 }
