@@ -12,6 +12,16 @@ pub struct ServedLocation {
     url: String,
 }
 
+/// `location` as a URI: a bare absolute path becomes a `file://` URI, anything else is kept (how
+/// Iceberg metadata and catalogs record local locations).
+pub(crate) fn file_uri(location: &str) -> String {
+    if location.starts_with('/') {
+        format!("file://{location}")
+    } else {
+        location.to_string()
+    }
+}
+
 impl ServedLocation {
     /// The mapping of `location` to `url` (each given with or without its final `/`).
     pub fn new(location: &str, url: &str) -> Self {
@@ -25,11 +35,7 @@ impl ServedLocation {
     /// `location` as it is reached: a bare path is a `file://` location, and one under the served
     /// location is read from the URL serving it (anything else is kept).
     pub fn reachable(served: Option<&Self>, location: &str) -> String {
-        let location = if location.starts_with('/') {
-            format!("file://{location}")
-        } else {
-            location.to_string()
-        };
+        let location = file_uri(location);
         if let Some(Self {
             location: prefix,
             url,

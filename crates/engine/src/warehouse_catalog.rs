@@ -3,6 +3,7 @@
 
 use crate::catalog::{FoundTable, TableEntry, TableLocation};
 use crate::catalog_backend::CatalogBackend;
+use crate::served_location::file_uri;
 use crate::table::Format;
 use crate::{Error, Result, TableRef};
 use lakescope_iceberg::write::{HadoopCatalog, IcebergTableDefinition};
@@ -35,23 +36,13 @@ impl WarehouseCatalog {
     pub fn at(store: Rc<dyn ObjectStore>, uri: &str) -> Self {
         Self {
             store,
-            uri: Some(absolute_uri(uri)),
+            uri: Some(file_uri(uri)),
         }
     }
 
     /// The warehouse as a Hadoop catalog at the store's root, known as `uri`.
     fn hadoop(uri: &str) -> HadoopCatalog {
         HadoopCatalog::new("", uri)
-    }
-}
-
-/// The absolute URI of a warehouse, as Iceberg metadata records locations (a path becomes a
-/// `file://` URI).
-fn absolute_uri(warehouse: &str) -> String {
-    if warehouse.starts_with('/') {
-        format!("file://{warehouse}")
-    } else {
-        warehouse.to_string()
     }
 }
 
