@@ -19,6 +19,7 @@ use arrow_schema::SchemaRef;
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
+pub use pool::BatchMap;
 use pool::{ReadJob, SplitPool};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
@@ -83,7 +84,10 @@ pub async fn scan(
         snapshot,
         request: read,
     };
-    let (schema, mut batches) = planned.start(table, threads, SplitOrder::Plan).await?;
+    let keep: BatchMap<RecordBatch> = Arc::new(|batch| batch);
+    let (schema, mut batches) = planned
+        .start(table, threads, SplitOrder::Plan, keep)
+        .await?;
     let mut out = Vec::new();
     let mut rows = 0;
     // Stop reading once the limit is reached (the workers stop when `batches` is dropped).
@@ -102,7 +106,8 @@ pub async fn scan(
 }
 
 /// [`crate::checksum::touch_table`] with the splits read by `threads` worker threads (each
-/// opening the catalog with `opener`), batches touched as they come; one thread: exactly
+/// opening the catalog with `opener`), each worker touching the batches it reads (the caller only
+/// adds up the sums, see [`map_batches`]); one thread: exactly
 /// [`crate::checksum::touch_table`]. Rows and batches are the same; the checksum may differ in
 /// its last bits (floating-point sums in another order).
 pub async fn touch_table(
@@ -115,6 +120,28 @@ pub async fn touch_table(
     if threads.get() == 1 {
         return touch_table_here(catalog, table_ref, snapshot).await;
     }
+    let touch_batch: BatchMap<(u64, f64)> = Arc::new(|batch| touch(&[batch]));
+    let sums = map_batches(catalog, opener, table_ref, snapshot, threads, touch_batch).await?;
+    Ok(Touched {
+        rows: sums.iter().map(|(rows, _)| rows).sum(),
+        checksum: sums.iter().map(|(_, checksum)| checksum).sum(),
+        batches: sums.len(),
+    })
+}
+
+/// What `map` makes of every batch of the whole Paimon table `table_ref` names (at snapshot
+/// `snapshot`, `None`: the latest), each batch mapped on the worker thread that read it, so the
+/// per-batch work of a consumer (a checksum, an aggregate's partial state) runs on every core as
+/// the reading does; the results come in the order the workers produce them. One thread (or a
+/// plan of one split): read and mapped on the calling thread.
+pub async fn map_batches<T: Send + 'static>(
+    catalog: &Catalog,
+    opener: Arc<dyn CatalogOpener>,
+    table_ref: &TableRef,
+    snapshot: Option<i64>,
+    threads: NonZeroUsize,
+    map: BatchMap<T>,
+) -> Result<Vec<T>> {
     let table = catalog.open_table(table_ref).await?;
     let snapshot = match snapshot {
         Some(id) => Some(table.snapshot(id).await?),
@@ -127,19 +154,12 @@ pub async fn touch_table(
         snapshot,
         request: ReadRequest::default(),
     };
-    let (_, mut batches) = planned.start(&table, threads, SplitOrder::Any).await?;
-    let mut touched = Touched {
-        rows: 0,
-        checksum: 0.0,
-        batches: 0,
-    };
-    while let Some(batch) = batches.next_batch().await {
-        let (rows, checksum) = touch(&[batch?]);
-        touched.rows += rows;
-        touched.checksum += checksum;
-        touched.batches += 1;
+    let (_, mut batches) = planned.start(&table, threads, SplitOrder::Any, map).await?;
+    let mut out = Vec::new();
+    while let Some(mapped) = batches.next_batch().await {
+        out.push(mapped?);
     }
-    Ok(touched)
+    Ok(out)
 }
 
 /// A Paimon read resolved to one snapshot, not planned yet.
@@ -153,23 +173,25 @@ struct Planned<'a> {
 }
 
 impl Planned<'_> {
-    /// Plans the read on `table` (its manifests read once, here), then reads a plan of one
-    /// split here, or starts up to `threads` workers for more.
-    async fn start(
+    /// Plans the read on `table` (its manifests read once, here), then reads it here (one
+    /// thread, or a plan of one split), or starts up to `threads` workers; `map` is applied to every batch
+    /// (on the worker that read it).
+    async fn start<T: Send + 'static>(
         self,
         table: &Table,
         threads: NonZeroUsize,
         order: SplitOrder,
-    ) -> Result<(SchemaRef, Batches<'_>)> {
+        map: BatchMap<T>,
+    ) -> Result<(SchemaRef, Batches<'_, T>)> {
         let mut reader = SnapshotReader::open(table, self.snapshot.as_ref(), &self.request).await?;
         let schema = reader.schema().clone();
         // an append split's files are independent tasks (as Paimon packs append files)
         let splits = reader.take_splits_by_file();
-        if splits.len() <= 1 {
+        if splits.len() <= 1 || threads.get() == 1 {
             let reader =
                 SnapshotReader::for_splits(table, self.snapshot.as_ref(), &self.request, splits)
                     .await?;
-            return Ok((schema, Batches::Here(Box::new(reader))));
+            return Ok((schema, Batches::Here(Box::new(reader), map)));
         }
         let workers = threads.get().min(splits.len());
         let job = ReadJob {
@@ -182,24 +204,28 @@ impl Planned<'_> {
         };
         Ok((
             schema,
-            Batches::Pool(SplitPool::start(job, workers, order)?),
+            Batches::Pool(SplitPool::start(job, workers, order, map)?),
         ))
     }
 }
 
-/// The batches of a planned read.
-enum Batches<'a> {
-    /// A plan of at most one split, read on this thread.
-    Here(Box<SnapshotReader<'a>>),
-    /// Worker threads reading the splits.
-    Pool(SplitPool),
+/// What a planned read's batch map made of its batches.
+enum Batches<'a, T> {
+    /// One thread or a plan of at most one split, read and mapped on this thread.
+    Here(Box<SnapshotReader<'a>>, BatchMap<T>),
+    /// Worker threads reading the splits and mapping their batches.
+    Pool(SplitPool<T>),
 }
 
-impl Batches<'_> {
-    /// The next batch (`None`: the read is over); waiting for the pool blocks this thread.
-    async fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
+impl<T: Send + 'static> Batches<'_, T> {
+    /// What the map made of the next batch (`None`: the read is over); waiting for the pool
+    /// blocks this thread.
+    async fn next_batch(&mut self) -> Option<Result<T>> {
         match self {
-            Batches::Here(reader) => reader.next_batch().await.map(|b| b.map_err(Into::into)),
+            Batches::Here(reader, map) => reader
+                .next_batch()
+                .await
+                .map(|b| b.map(|batch| map(batch)).map_err(Into::into)),
             Batches::Pool(pool) => pool.next_batch(),
         }
     }

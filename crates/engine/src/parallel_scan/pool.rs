@@ -1,5 +1,6 @@
 //! The worker threads of a parallel scan: each opens its own table handle and reads the splits it
-//! claims from a shared queue, sending batches back over a bounded channel.
+//! claims from a shared queue, sending what it makes of each batch (the batch itself, or a
+//! consumer's per-batch result) back over a bounded channel.
 
 use super::{CatalogOpener, SplitOrder};
 use crate::{Error, Result, TableRef};
@@ -31,10 +32,14 @@ pub(super) struct ReadJob {
     pub splits: Vec<Split>,
 }
 
+/// What a worker makes of each batch it reads, on its own thread (the caller's per-batch work:
+/// the batch itself for a scan, its checksum for a benchmark).
+pub type BatchMap<T> = Arc<dyn Fn(RecordBatch) -> T + Send + Sync>;
+
 /// What a worker sends to the caller.
-enum Message {
-    /// A batch of the split the worker is reading.
-    Batch(RecordBatch),
+enum Message<T> {
+    /// What the worker made of a batch of the split it is reading.
+    Batch(T),
     /// The split the worker was reading is over.
     SplitDone,
 }
@@ -113,34 +118,40 @@ impl Shared {
 }
 
 /// Where the caller takes batches from.
-enum Inbox {
+enum Inbox<T> {
     /// One channel per worker, read in split order.
     Ordered {
-        channels: Vec<Receiver<Message>>,
+        channels: Vec<Receiver<Message<T>>>,
         /// The split whose batches come next.
         split: usize,
     },
     /// One channel all workers send to.
     Unordered {
-        channel: Receiver<Message>,
+        channel: Receiver<Message<T>>,
         /// Splits read to their end so far.
         done: usize,
     },
 }
 
-/// The running workers of one read; [`SplitPool::next_batch`] takes their batches on the
-/// calling thread. Dropping it stops the workers and waits for them.
-pub(super) struct SplitPool {
+/// The running workers of one read; [`SplitPool::next_batch`] takes what they made of their
+/// batches on the calling thread. Dropping it stops the workers and waits for them.
+pub(super) struct SplitPool<T> {
     shared: Arc<Shared>,
-    inbox: Option<Inbox>,
+    inbox: Option<Inbox<T>>,
     total: usize,
     workers: Vec<JoinHandle<()>>,
     finished: bool,
 }
 
-impl SplitPool {
-    /// Starts `workers` threads (at least one) reading the splits of `job`.
-    pub fn start(job: ReadJob, workers: usize, order: SplitOrder) -> Result<Self> {
+impl<T: Send + 'static> SplitPool<T> {
+    /// Starts `workers` threads (at least one) reading the splits of `job`, each passing every
+    /// batch it reads through `map` before sending the result.
+    pub fn start(
+        job: ReadJob,
+        workers: usize,
+        order: SplitOrder,
+        map: BatchMap<T>,
+    ) -> Result<Self> {
         let job = Arc::new(job);
         let total = job.splits.len();
         let shared = Arc::new(Shared {
@@ -168,10 +179,10 @@ impl SplitPool {
             finished: false,
         };
         for (worker, sender) in senders.into_iter().enumerate() {
-            let (worker_job, worker_shared) = (job.clone(), shared.clone());
+            let (worker_job, worker_shared, map) = (job.clone(), shared.clone(), map.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("lakescope-scan-{worker}"))
-                .spawn(move || run_worker(worker, &worker_job, &worker_shared, sender));
+                .spawn(move || run_worker(worker, &worker_job, &worker_shared, &*map, sender));
             match spawned {
                 Ok(handle) => pool.workers.push(handle),
                 Err(e) => {
@@ -185,10 +196,11 @@ impl SplitPool {
         Ok(pool)
     }
 
-    /// The next batch (`None`: every split has been read), blocking the calling thread until a
-    /// worker sends one. With [`SplitOrder::Plan`] the batches of each split come in order and
-    /// the splits in plan order. A worker's failure ends the read with that error.
-    pub fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
+    /// What a worker made of the next batch (`None`: every split has been read), blocking the
+    /// calling thread until a worker sends one. With [`SplitOrder::Plan`] the batches of each
+    /// split come in order and the splits in plan order. A worker's failure ends the read with
+    /// that error.
+    pub fn next_batch(&mut self) -> Option<Result<T>> {
         if self.finished {
             return None;
         }
@@ -199,7 +211,7 @@ impl SplitPool {
         next
     }
 
-    fn receive(&mut self) -> Option<Result<RecordBatch>> {
+    fn receive(&mut self) -> Option<Result<T>> {
         let shared = &self.shared;
         match self.inbox.as_mut()? {
             Inbox::Unordered { channel, done } => loop {
@@ -228,7 +240,7 @@ impl SplitPool {
     }
 }
 
-impl Drop for SplitPool {
+impl<T> Drop for SplitPool<T> {
     fn drop(&mut self) {
         self.shared.stop(None);
         // a worker blocked on a full channel wakes with an error once its receiver is gone
@@ -242,12 +254,18 @@ impl Drop for SplitPool {
 
 /// One worker thread: a current-thread runtime, its own catalog and table handle, then splits
 /// claimed one by one until none is left or the read stops.
-fn run_worker(worker: usize, job: &ReadJob, shared: &Shared, sender: SyncSender<Message>) {
+fn run_worker<T>(
+    worker: usize,
+    job: &ReadJob,
+    shared: &Shared,
+    map: &(dyn Fn(RecordBatch) -> T + Send + Sync),
+    sender: SyncSender<Message<T>>,
+) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build();
     let outcome = match runtime {
-        Ok(runtime) => runtime.block_on(read_claimed_splits(worker, job, shared, &sender)),
+        Ok(runtime) => runtime.block_on(read_claimed_splits(worker, job, shared, map, &sender)),
         Err(e) => Err(Error::Invalid(format!(
             "{}: scan worker {worker} cannot start its runtime: {e}",
             job.table_ref
@@ -258,12 +276,14 @@ fn run_worker(worker: usize, job: &ReadJob, shared: &Shared, sender: SyncSender<
     }
 }
 
-/// Reads the splits `worker` claims, sending their batches; `Ok` also when the caller went away.
-async fn read_claimed_splits(
+/// Reads the splits `worker` claims, sending what `map` makes of their batches; `Ok` also when
+/// the caller went away.
+async fn read_claimed_splits<T>(
     worker: usize,
     job: &ReadJob,
     shared: &Shared,
-    sender: &SyncSender<Message>,
+    map: &(dyn Fn(RecordBatch) -> T + Send + Sync),
+    sender: &SyncSender<Message<T>>,
 ) -> Result<()> {
     let catalog = job.opener.open_catalog().await?;
     let main = catalog.open_table(&job.table_ref).await?;
@@ -282,7 +302,7 @@ async fn read_claimed_splits(
             SnapshotReader::for_splits(table, job.snapshot.as_ref(), &job.request, splits).await?;
         while let Some(batch) = reader.next_batch().await {
             let batch = batch.map_err(|e| Error::from(e).context(describe(job, split)))?;
-            if shared.stopped() || sender.send(Message::Batch(batch)).is_err() {
+            if shared.stopped() || sender.send(Message::Batch(map(batch))).is_err() {
                 return Ok(());
             }
         }
