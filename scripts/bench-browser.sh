@@ -2,7 +2,7 @@
 # lakescope browser benchmark (issue 9 P2, P3, P4, P6; issue 27 P11) in headless Chromium over loopback HTTP.
 #
 #   scripts/bench-browser.sh [--work DIR] [--runs N] [--app DIST | --no-app] [--latency MS] [--no-build]
-#                            [--profile CARGO_PROFILE] [--only CASE_SUBSTRING] [--p11 [--anchor-app DIST]]
+#                            [--profile CARGO_PROFILE] [--only CASE_SUBSTRING[,…]] [--p11 [--anchor-app DIST]]
 #
 # 1. npm ci in tests/bench-browser (DuckDB-Wasm, parquet-wasm, hyparquet + hyparquet-compressors,
 #    playwright-core, esbuild; versions pinned by its package-lock.json);
@@ -52,12 +52,12 @@ if [ "$BUILD" = 1 ]; then
     -o "$OUT/pkg/lakescope_bench_wasm_bg.wasm" "$OUT/pkg/lakescope_bench_wasm_bg.wasm"
 fi
 echo "== page bundle (esbuild)"
-cp "$HERE/page/bench.html" "$OUT/www/"
+cp "$HERE/page/bench.html" "$HERE/page/scan-worker.js" "$OUT/www/"
 "$HERE/node_modules/.bin/esbuild" "$HERE/page/bench.js" --bundle --format=esm --log-level=warning \
   --outfile="$OUT/www/bench.js"
 
 # Java's P1 figure is P2's anchor: needed only when the P2 case is among those run (--only).
-NEED_JAVA=0; [[ "p2.lakescope" == *"$ONLY"* ]] && NEED_JAVA=1
+NEED_JAVA=0; IFS=, read -ra PARTS <<< "$ONLY,"; for part in "${PARTS[@]:-}"; do [[ "p2.lakescope" == *"$part"* ]] && NEED_JAVA=1; done
 if [ ! -d "$WORK/warehouse/perf.db/pk_upsert" ] || { [ "$NEED_JAVA" = 1 ] && [ ! -f "$ROOT/target/bench/report.json" ]; }; then
   echo "== tables and the Java Paimon 0.9 P1 figure: scripts/bench.sh --runs 1 --no-pure-python"
   "$ROOT/scripts/bench.sh" --work "$WORK" --runs 1 --no-pure-python

@@ -205,12 +205,30 @@ const cases = {
   "p6.lakescope.pk_upsert": ["lakescope", { warehouse: wh, table: "perf.pk_upsert", budget: P6_BUDGET.pk_upsert }],
   "p6.lakescope.append_rows": ["lakescope", { warehouse: wh, table: "perf.append_rows", budget: P6_BUDGET.append_rows }],
 };
+// P8: the P2 and P3 reads on a pool of 1 .. CPUs + 1 Web Workers (the scaling curve; 1 worker prices the pool itself).
+const POOL_SIZES = [...new Set([1, 2, os.cpus().length, os.cpus().length + 1])].sort((a, b) => a - b);
+for (const workers of POOL_SIZES) {
+  for (const table of ["pk_upsert", "append_rows"]) {
+    cases[`p8.pool${workers}.${table}`] = ["lakescopePool", { warehouse: wh, table: `perf.${table}`, workers }];
+  }
+}
+// P8 warm (every reader has read one split before, untimed: V8's optimizing tier has compiled the hot functions, as in a
+// page that keeps its pool), over HTTP and from a browser-local warehouse (OPFS: no loopback server beside the readers).
+const CPUS = os.cpus().length;
+for (const table of ["pk_upsert", "append_rows"]) {
+  for (const [source, opfs] of [["http", false], ["opfs", true]]) {
+    const args = { warehouse: wh, table: `perf.${table}`, opfs, warm: true };
+    cases[`p8.warm.${source}.page.${table}`] = ["lakescope", args];
+    cases[`p8.warm.${source}.pool${CPUS}.${table}`] = ["lakescopePool", { ...args, workers: CPUS }];
+  }
+}
 {
   const b = await launch();
   report.chromium = b.ctx.browser()?.version() ?? (await (await b.ctx.newPage()).evaluate(() => navigator.userAgent));
   await b.close();
 }
-const names = Object.keys(cases).filter((n) => n.includes(opt.only));
+// --only A,B: the cases whose name has any of the comma-separated parts
+const names = Object.keys(cases).filter((n) => opt.only.split(",").some((part) => n.includes(part)));
 for (let i = 0; i < RUNS; i++) {
   for (let k = 0; k < names.length; k++) {  // interleaved, the order rotating each run
     const name = names[(k + i) % names.length];
@@ -303,6 +321,14 @@ for (const [other, goal] of [["duckdb", 1.5], ["parquet_wasm", 1.2], ["hyparquet
   const ratio = rate("p3.lakescope") / rate(`p3.${other}`);
   target("P3", `perf.append_rows rows/s lakescope vs ${other}`, ratio, `>= ${goal}x`, ratio >= goal);
 }
+for (const [table, single] of [["pk_upsert", "p2.lakescope"], ["append_rows", "p3.lakescope"]]) {
+  const ratio = rate(`p8.pool${os.cpus().length}.${table}`) / rate(single);
+  target("P8", `perf.${table} rows/s on a pool of ${os.cpus().length} Web Workers vs one reader on the page (${single})`, ratio, ">= 1.7x", ratio >= 1.7);
+  for (const source of ["http", "opfs"]) {
+    const warm = rate(`p8.warm.${source}.pool${CPUS}.${table}`) / rate(`p8.warm.${source}.page.${table}`);
+    target("P8", `perf.${table} warm, ${source === "opfs" ? "from OPFS" : "over HTTP"}: rows/s on a pool of ${CPUS} Web Workers vs one reader on the page`, warm, ">= 1.7x", warm >= 1.7);
+  }
+}
 for (const [key, p] of Object.entries(report.p4)) {
   if (p.median_ms === null) continue;
   target("P4", `${key}: sequential round trips (all requests)`, p.round_trips, "<= 5", p.round_trips <= 5);
@@ -334,7 +360,7 @@ function markdown(r) {
     `- timed in the page from the scan's start (reader already instantiated) to the last row touched; data over loopback HTTP`, "",
     "## Targets", "", "| id | what | value | goal | met |", "|---|---|---|---|---|",
     ...r.targets.map((t) => `| ${t.id} | ${t.what} | ${f(t.value, 2)} | ${t.goal} | ${t.met === null ? "not measured" : t.met ? "**met**" : "not met"} |`), "",
-    "## Scans (P2, P3)", "", "| case | rows | median ms | rows/s | runs (ms) | load per run | checksums | errors / off-loopback requests |", "|---|---|---|---|---|---|---|---|",
+    "## Scans (P2, P3; P8: the same reads on a pool of N Web Workers, `p8.poolN`)", "", "| case | rows | median ms | rows/s | runs (ms) | load per run | checksums | errors / off-loopback requests |", "|---|---|---|---|---|---|---|---|",
     ...Object.entries(r.cases).map(([n, c]) => `| ${n} | ${f(c.rows)} | ${f(c.median_ms)} | ${f(c.rows_per_s)} | ${c.runs.map((x) => (x.error ? "err" : f(x.ms))).join(", ")} | ${c.runs.map((x) => x.load.split(" ")[0]).join(", ")} | ${c.checksums.map((x) => f(x, 1)).join(", ")} | ${[...c.errors, ...c.off_loopback].join("; ") || "—"} |`), ""];
   if (r.java) lines.push(`Java Paimon 0.9 (P1 run of scripts/bench.sh, ${r.java.date}, load ${r.java.load.join(" → ")}): ${f(r.java.rows_per_s_in_process)} rows/s in-process, ${f(r.java.rows_per_s_wall)} rows/s wall (JVM start-up included).`, "");
   lines.push(`## P4: time to first rows in the app (${r.latency_ms} ms per response)`, "", "| case | median ms | runs (ms) | requests | sequential round trips (all / warehouse) | load |", "|---|---|---|---|---|---|",

@@ -25,6 +25,7 @@ pub mod scan;
 mod scan_request;
 pub mod served_location;
 pub mod session;
+pub mod shared_read;
 pub mod sql_editor;
 pub mod table;
 pub mod table_ref;

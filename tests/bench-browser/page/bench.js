@@ -31,16 +31,102 @@ function touchArrowVector(vector) {
   return check;
 }
 
+/**
+ * Copies the files of `table` (`db.table`) listed in the index of the warehouse at `warehouse` into the folder `folder`
+ * of the Origin Private File System (not timed); returns the OPFS warehouse's URL, `opfs://folder/`.
+ */
+async function copyToOpfs(warehouse, table, folder) {
+  const index = await (await fetch(`${warehouse}_lakescope_index.json`)).json();
+  const prefix = `${table.replace(".", ".db/")}/`;
+  const root = await (await navigator.storage.getDirectory()).getDirectoryHandle(folder, { create: true });
+  for (const { path } of index.files.filter((f) => f.path.startsWith(prefix))) {
+    const parts = path.split("/");
+    let dir = root;
+    for (const part of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(part, { create: true });
+    const writable = await (await dir.getFileHandle(parts.at(-1), { create: true })).createWritable();
+    await writable.write(await (await fetch(warehouse + path)).arrayBuffer());
+    await writable.close();
+  }
+  return `opfs://${folder}/`;
+}
+
+/** Reads split `index` of `table`'s latest snapshot once with the bench module `mod` (untimed warm-up). */
+async function warmUp(mod, warehouse, table, index) {
+  const { tickets } = JSON.parse(await mod.planShares(warehouse, table, undefined));
+  await mod.touchShare(JSON.stringify(tickets[index % tickets.length]));
+}
+
 const readers = {
-  /** lakescope's wasm core: the table's latest snapshot over HTTP, batch by batch (memory_budget: bytes of fetched file data, or none). */
-  async lakescope({ warehouse, table, budget }) {
+  /**
+   * lakescope's wasm core: the table's latest snapshot over HTTP (with `opfs`: copied into the browser's OPFS first, and
+   * read from there), batch by batch (memory_budget: bytes of fetched file data, or none). With `warm`, one split is read
+   * first, untimed, as a pool worker's warm-up does.
+   */
+  async lakescope({ warehouse, table, budget, opfs, warm }) {
+    if (opfs) warehouse = await copyToOpfs(warehouse, table, "bench");
     const mod = await import(/* @vite-ignore */ `${location.origin}/pkg/lakescope_bench_wasm.js`);
     await mod.default();
+    if (warm) await warmUp(mod, warehouse, table, 0);
     const before = mod.memoryBytes();
     const t = performance.now();
     const out = JSON.parse(await mod.scanTable(warehouse, table, budget ?? undefined));
     return { ms: performance.now() - t, rows: out.rows, checksum: out.checksum, splits: out.splits,
       memory_before: before, memory_bytes: mod.memoryBytes() };
+  },
+
+  /**
+   * lakescope's wasm core on a pool of `workers` Web Workers (P8): each worker is an instance of the same compiled module
+   * (posted, not downloaded again); the page plans the latest snapshot, every worker plans that snapshot itself and reads
+   * the splits it is handed one at a time (the next when it answers), touching every column. Timed from the page's plan
+   * to the last split's answer; starting the workers (instantiating the module) is timed apart, as `startup_ms`. With
+   * `opfs`, the table is copied into the browser's OPFS first (not timed) and read from there. With `warm`, each worker
+   * first reads one split, untimed: V8 compiles a wasm function with its baseline tier on its first call and the hot ones
+   * again with its optimizing tier on background threads, which a first read pays for (≈ 0.5 s of pk_upsert's 1.5 s) and
+   * which a pool kept for the page's life pays once.
+   */
+  async lakescopePool({ warehouse, table, workers, opfs, warm }) {
+    if (opfs) warehouse = await copyToOpfs(warehouse, table, "bench");
+    const glue = `${location.origin}/pkg/lakescope_bench_wasm.js`;
+    const mod = await import(/* @vite-ignore */ glue);
+    const module = await WebAssembly.compileStreaming(fetch(`${location.origin}/pkg/lakescope_bench_wasm_bg.wasm`));
+    await mod.default({ module_or_path: module });
+    const started = performance.now();
+    const pool = await Promise.all(Array.from({ length: workers }, async () => {
+      const worker = new Worker(`${location.origin}/scan-worker.js`, { type: "module" });
+      const ask = (message) => new Promise((resolve, reject) => {
+        worker.onmessage = ({ data }) => (data.ok ? resolve(data.out) : reject(new Error(data.error)));
+        worker.onerror = (e) => reject(new Error(e.message));
+        worker.postMessage(message);
+      });
+      await ask({ op: "init", glue, module });
+      return { worker, ask, planned: false, splits: 0, ms: 0, memory_bytes: 0 };
+    }));
+    if (warm) {
+      await Promise.all(pool.map(async (w, i) => {
+        const { tickets } = await w.ask({ op: "plan", warehouse, table });
+        await w.ask({ op: "touch", ticket: tickets[i % tickets.length] });
+      }));
+    }
+    const startup_ms = performance.now() - started;
+    const t = performance.now();
+    const plan = JSON.parse(await mod.planShares(warehouse, table, undefined));
+    const queue = [...plan.tickets];
+    let rows = 0, checksum = 0, batches = 0;
+    await Promise.all(pool.map(async (w) => {
+      for (let ticket = queue.shift(); ticket; ticket = queue.shift()) {
+        if (!w.planned) {
+          await w.ask({ op: "plan", warehouse, table, snapshot: plan.snapshot ?? undefined });
+          w.planned = true;
+        }
+        const out = await w.ask({ op: "touch", ticket });
+        rows += out.rows; checksum += out.checksum; batches += out.batches;
+        w.splits += 1; w.ms += out.ms; w.memory_bytes = out.memory_bytes;
+      }
+    }));
+    const ms = performance.now() - t;
+    for (const w of pool) w.worker.terminate();
+    return { ms, rows, checksum, batches, splits: plan.tickets.length, workers, startup_ms, plan_ms: plan.ms,
+      per_worker: pool.map((w) => ({ splits: w.splits, busy_ms: Math.round(w.ms), memory_bytes: w.memory_bytes })) };
   },
 
   /** DuckDB-Wasm (single-threaded eh/mvp bundle): one aggregate query over read_parquet of the files. */

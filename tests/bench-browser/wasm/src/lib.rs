@@ -1,12 +1,16 @@
-//! wasm-bindgen entry point of the browser benchmarks: reads a Paimon table over HTTP with lakescope's core.
+//! wasm-bindgen entry point of the browser benchmarks: reads a Paimon table over HTTP with lakescope's core,
+//! on the page or shared out by split to a pool of Web Workers (each an instance of this module).
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::WebAssembly;
 use lakescope_engine::checksum::touch;
+use lakescope_engine::shared_read::{SharedRead, SplitTicket};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 use lakescope_storage::browser::open;
 use lakescope_storage::uri::StoreOptions;
+use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -59,6 +63,65 @@ pub async fn scan_table(
         "checksum": checksum,
         "batches": batches,
         "splits": splits,
+        "ms": js_sys::Date::now() - started,
+        "memory_bytes": memory_bytes(),
+    })
+    .to_string())
+}
+
+thread_local! {
+    /// This instance's plan of the shared read it is reading splits of ([`plan_shares`]).
+    static SHARED: RefCell<Option<Rc<SharedRead>>> = const { RefCell::new(None) };
+}
+
+/// Plans a read of every column of `table` (`db.table`) of the warehouse at `warehouse_url` at
+/// snapshot `snapshot` (`undefined`: the latest) and keeps the plan for [`touch_share`] (a pool
+/// worker plans the snapshot the page planned). Returns JSON `{snapshot, tickets, ms}`.
+#[wasm_bindgen(js_name = planShares)]
+pub async fn plan_shares(
+    warehouse_url: String,
+    table: String,
+    snapshot: Option<f64>,
+) -> Result<String, JsError> {
+    let started = js_sys::Date::now();
+    let store = open(&warehouse_url, &StoreOptions::default())?;
+    let table_ref: TableRef = table
+        .parse()
+        .map_err(|e| JsError::new(&format!("table name {table}: {e}")))?;
+    let snapshot = snapshot.map(|s| s as i64);
+    let read = SharedRead::plan(&Catalog::new(store), &table_ref, snapshot).await?;
+    let out = serde_json::json!({
+        "snapshot": read.snapshot_id(),
+        "tickets": read.tickets(),
+        "ms": js_sys::Date::now() - started,
+    });
+    SHARED.with(|shared| *shared.borrow_mut() = Some(Rc::new(read)));
+    Ok(out.to_string())
+}
+
+/// Reads the split `ticket` (JSON of a [`SplitTicket`]) names of the plan [`plan_shares`] made
+/// here, counting rows and touching every column as [`scan_table`] does. Returns JSON
+/// `{rows, checksum, batches, ms, memory_bytes}`.
+#[wasm_bindgen(js_name = touchShare)]
+pub async fn touch_share(ticket: String) -> Result<String, JsError> {
+    let started = js_sys::Date::now();
+    let ticket: SplitTicket = serde_json::from_str(&ticket)
+        .map_err(|e| JsError::new(&format!("split ticket {ticket}: {e}")))?;
+    let read = SHARED
+        .with(|shared| shared.borrow().clone())
+        .ok_or_else(|| JsError::new("touchShare before planShares"))?;
+    let mut reader = read.reader(&ticket).await?;
+    let (mut rows, mut checksum, mut batches) = (0u64, 0f64, 0usize);
+    while let Some(batch) = reader.next_batch().await {
+        let (r, c) = touch(&[batch?]);
+        rows += r;
+        checksum += c;
+        batches += 1;
+    }
+    Ok(serde_json::json!({
+        "rows": rows,
+        "checksum": checksum,
+        "batches": batches,
         "ms": js_sys::Date::now() - started,
         "memory_bytes": memory_bytes(),
     })

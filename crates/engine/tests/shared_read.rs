@@ -1,0 +1,123 @@
+//! A read shared out by ticket (`shared_read`): readers that plan the same snapshot on their own
+//! catalogs hand out the same tickets, the splits read by ticket — in any order, by another
+//! reader — are exactly the single-threaded read of that snapshot, and a ticket of another plan
+//! is refused, never read as another split.
+
+use lakescope_engine::canonical::batches_to_lines_unsorted;
+use lakescope_engine::scan::ScanRequest;
+use lakescope_engine::shared_read::{SharedRead, SplitTicket};
+use lakescope_engine::{Catalog, TableRef, Version};
+use lakescope_storage::{LocalStore, ObjectStore};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+fn catalog(warehouse: &Path) -> Catalog {
+    Catalog::new(Rc::new(LocalStore::new(warehouse)) as Rc<dyn ObjectStore>)
+}
+
+fn corpus_warehouse() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/paimon/warehouse")
+}
+
+/// Every Paimon table of the corpus with the snapshot ids it has expected rows for.
+fn corpus_snapshots() -> Vec<(TableRef, i64)> {
+    let root = corpus_warehouse().join("../../expected/paimon");
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir(&root).expect("the corpus is beside the repository") {
+        let dir = dir.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let table: TableRef = dir.file_name().unwrap().to_str().unwrap().parse().unwrap();
+        for file in std::fs::read_dir(&dir).unwrap() {
+            let name = file.unwrap().file_name().to_string_lossy().into_owned();
+            let id = name
+                .strip_prefix("snapshot-")
+                .and_then(|n| n.strip_suffix(".jsonl"));
+            if let Some(id) = id {
+                out.push((table.clone(), id.parse().unwrap()));
+            }
+        }
+    }
+    out.sort_by(|a, b| (a.0.to_string(), a.1).cmp(&(b.0.to_string(), b.1)));
+    out
+}
+
+#[tokio::test]
+async fn splits_read_by_ticket_elsewhere_are_the_single_threaded_read() {
+    let warehouse = corpus_warehouse();
+    let snapshots = corpus_snapshots();
+    assert!(snapshots.len() > 30, "{} snapshots", snapshots.len());
+    let mut shared = 0;
+    for (table, id) in snapshots {
+        let what = format!("{table} at snapshot {id}");
+        let expected = catalog(&warehouse)
+            .scan(
+                &table,
+                &ScanRequest {
+                    at: Version::SnapshotId(id),
+                    ..ScanRequest::default()
+                },
+            )
+            .await;
+        let expected = expected.unwrap_or_else(|e| panic!("{what}: {e}"));
+        let coordinator = SharedRead::plan(&catalog(&warehouse), &table, Some(id))
+            .await
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let reader = SharedRead::plan(&catalog(&warehouse), &table, Some(id))
+            .await
+            .unwrap();
+        let tickets = coordinator.tickets();
+        assert_eq!(tickets, reader.tickets(), "{what}: two plans differ");
+        assert_eq!(coordinator.snapshot_id(), Some(id));
+        if tickets.len() > 1 {
+            shared += 1;
+        }
+        // read the tickets last first, then put the splits back in plan order
+        let mut by_split = vec![Vec::new(); tickets.len()];
+        for ticket in tickets.iter().rev() {
+            let mut split = reader.reader(ticket).await.unwrap();
+            while let Some(batch) = split.next_batch().await {
+                by_split[ticket.index].push(batch.unwrap());
+            }
+        }
+        let batches: Vec<_> = by_split.into_iter().flatten().collect();
+        assert_eq!(
+            batches_to_lines_unsorted(&batches).unwrap(),
+            batches_to_lines_unsorted(&expected.batches).unwrap(),
+            "{what}"
+        );
+    }
+    assert!(shared > 10, "only {shared} plans had more than one split");
+}
+
+#[tokio::test]
+async fn a_ticket_of_another_plan_is_refused() {
+    let warehouse = corpus_warehouse();
+    let table: TableRef = "corpus.pk_dedup".parse().unwrap();
+    let read = SharedRead::plan(&catalog(&warehouse), &table, None)
+        .await
+        .unwrap();
+    let tickets = read.tickets();
+    assert!(tickets.len() > 1, "{tickets:?}");
+    let other_file = SplitTicket {
+        first_file: tickets[1].first_file.clone(),
+        ..tickets[0].clone()
+    };
+    let past_the_end = SplitTicket {
+        index: tickets.len(),
+        ..tickets[0].clone()
+    };
+    for ticket in [other_file, past_the_end] {
+        let message = match read.reader(&ticket).await {
+            Ok(_) => panic!("{ticket:?} was read"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            message.contains("corpus.pk_dedup")
+                && message.contains(&format!("split {}", ticket.index))
+                && message.contains("is not in this reader's plan"),
+            "{message}"
+        );
+    }
+}
