@@ -39,7 +39,7 @@ fn corpus_snapshots() -> Vec<(TableRef, i64)> {
             }
         }
     }
-    out.sort_by(|a, b| (a.0.to_string(), a.1).cmp(&(b.0.to_string(), b.1)));
+    out.sort_by_key(|a| (a.0.to_string(), a.1));
     out
 }
 
