@@ -4,7 +4,8 @@
 #   P7 write throughput and P10 bytes written against Java Paimon 0.9 (scripts/bench.sh --write),
 #   P9 planning a 100,000-file table against Java Paimon 0.9 (scripts/bench-plan.sh; the table is
 #   written once, about 80 minutes, and kept in the work folder),
-#   P2, P3, P4, P6 and P11 (deep links cold and on a second visit; P11_ANCHOR_APP=DIST adds another build
+#   P2, P3, P4, P6, P8 in the browser (the P2/P3 reads on a pool of Web Workers, cold and warm, over HTTP and
+#   from OPFS) and P11 (deep links cold and on a second visit; P11_ANCHOR_APP=DIST adds another build
 #   beside it) in headless Chromium (scripts/bench-browser.sh; it builds the release app),
 #   P5 the explorer's first load (scripts/payload-size.sh on that release app),
 #   P12 a long session in one page (tests/e2e/bench_long_session.mjs on that app, with the SQL engine).
@@ -33,7 +34,7 @@ echo "== P7, P10: writes (rows/s and bytes)"
 bash "$ROOT/scripts/bench.sh" --write --work "$WORK" --runs "$RUNS" --no-build
 echo "== P9: planning at scale"
 bash "$ROOT/scripts/bench-plan.sh" --work "$WORK" --runs "$RUNS" --no-build
-echo "== P2, P3, P4, P6, P11: in the browser (builds the release app into $APP)"
+echo "== P2, P3, P4, P6, P8, P11: in the browser (builds the release app into $APP)"
 bash "$ROOT/scripts/bench-browser.sh" --work "$WORK" --runs "$RUNS" --p11 ${P11_ANCHOR_APP:+--anchor-app "$P11_ANCHOR_APP"}
 echo "== P5: the explorer's first load"
 bash "$ROOT/scripts/payload-size.sh" "$APP" | tee "$OUT/payload.txt"
