@@ -24,6 +24,8 @@ pub struct SplitTicket {
     pub first_file: String,
     /// How many data files it has.
     pub files: usize,
+    /// The rows of its one file it reads (`None`: every row).
+    pub rows: Option<(u64, u64)>,
 }
 
 impl SplitTicket {
@@ -37,12 +39,14 @@ impl SplitTicket {
                 .map(|f| f.file_name.clone())
                 .unwrap_or_default(),
             files: split.files.len(),
+            rows: split.rows.as_ref().map(|r| (r.start, r.end)),
         }
     }
 }
 
 /// A whole-table read of one snapshot, planned: its splits (an append split's files each a split
-/// of their own, as [`SnapshotReader::take_splits_by_file`] cuts them), read by ticket.
+/// of their own, and a few large files cut into pieces of rows, as
+/// [`SnapshotReader::take_splits_for`] cuts them for the readers), read by ticket.
 pub struct SharedRead {
     table_ref: TableRef,
     table: Table,
@@ -53,11 +57,13 @@ pub struct SharedRead {
 
 impl SharedRead {
     /// Opens the Paimon table `table_ref` names and plans a read of every column at `snapshot`
-    /// (`None`: the latest; a table without snapshots has no split).
+    /// (`None`: the latest; a table without snapshots has no split) for `readers` readers
+    /// (every reader of one read must plan with the same number).
     pub async fn plan(
         catalog: &Catalog,
         table_ref: &TableRef,
         snapshot: Option<i64>,
+        readers: usize,
     ) -> Result<Self> {
         let table = catalog.open_table(table_ref).await?;
         let snapshot = match snapshot {
@@ -67,7 +73,7 @@ impl SharedRead {
         let request = ReadRequest::default();
         let splits = SnapshotReader::open(&table, snapshot.as_ref(), &request)
             .await?
-            .take_splits_by_file();
+            .take_splits_for(readers);
         Ok(Self {
             table_ref: table_ref.clone(),
             table,
@@ -100,13 +106,14 @@ impl SharedRead {
             .filter(|split| SplitTicket::of(ticket.index, split) == *ticket)
             .ok_or_else(|| {
                 Error::Invalid(format!(
-                    "{}: split {} (bucket {}, first file {}, {} files) is not in this reader's plan \
-                     of snapshot {:?} ({} splits)",
+                    "{}: split {} (bucket {}, first file {}, {} files, rows {:?}) is not in this \
+                     reader's plan of snapshot {:?} ({} splits)",
                     self.table_ref,
                     ticket.index,
                     ticket.bucket,
                     ticket.first_file,
                     ticket.files,
+                    ticket.rows,
                     self.snapshot_id(),
                     self.splits.len()
                 ))

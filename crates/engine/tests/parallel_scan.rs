@@ -10,6 +10,7 @@ use arrow_schema::{DataType, Field, Schema};
 use lakescope_engine::canonical::batches_to_lines_unsorted;
 use lakescope_engine::parallel_scan::{map_batches, scan, touch_table, BatchMap, CatalogOpener};
 use lakescope_engine::scan::{parse_filter, ScanRequest, ScanResult};
+use lakescope_engine::shared_read::SharedRead;
 use lakescope_engine::write::{definition_from_arrow, insert_into_table, SystemEnv};
 use lakescope_engine::{Catalog, Result, TableRef, Version};
 use lakescope_storage::{LocalStore, ObjectStore};
@@ -427,11 +428,17 @@ fn a_corrupt_data_file_fails_the_scan_with_its_name() {
 
 /// Writes `perf.appended` (no primary key, no bucket: one split) in 5 commits of 20,000 rows.
 async fn write_append_table(warehouse: &Path) -> TableRef {
+    write_append_commits(warehouse, "perf.appended", 5, 20_000).await
+}
+
+/// Writes the append table `name` (unaware bucket): `commits` commits of `rows` rows, one data
+/// file each.
+async fn write_append_commits(warehouse: &Path, name: &str, commits: i64, rows: i64) -> TableRef {
     let schema = Schema::new(vec![
         Field::new("n", DataType::Int64, false),
         Field::new("word", DataType::Utf8, true),
     ]);
-    let table: TableRef = "perf.appended".parse().unwrap();
+    let table: TableRef = name.parse().unwrap();
     let catalog = catalog(warehouse);
     let definition = definition_from_arrow(&schema, &[], &[("bucket", "-1")]).unwrap();
     catalog
@@ -439,8 +446,8 @@ async fn write_append_table(warehouse: &Path) -> TableRef {
         .await
         .unwrap();
     let env = SystemEnv::default();
-    for commit in 0..5i64 {
-        let n: Vec<i64> = (0..20_000).map(|i| commit * 20_000 + i).collect();
+    for commit in 0..commits {
+        let n: Vec<i64> = (0..rows).map(|i| commit * rows + i).collect();
         let batch = RecordBatch::try_new(
             Arc::new(schema.clone()),
             vec![
@@ -498,5 +505,51 @@ fn an_append_table_of_one_split_is_read_file_by_file_in_order() {
         message.contains(&format!("bucket 0 (files {name})")),
         "{message}"
     );
+    let _ = std::fs::remove_dir_all(&warehouse);
+}
+
+/// A few large append files are cut into pieces of rows for the threads (fewer files than
+/// threads would leave threads idle): the pieces read exactly the rows of one thread, in order
+/// and in the same batches, and readers that share no memory plan the same pieces.
+#[test]
+fn large_append_files_are_read_in_pieces_of_rows() {
+    let warehouse = temp_dir("lakescope-parallel", "pieces");
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    // 2 files of 270,000 rows: at least 2 x 131,072 rows each, so each is cut in 2
+    let table = runtime().block_on(write_append_commits(&warehouse, "perf.pieces", 2, 270_000));
+    runtime().block_on(async {
+        let shared = SharedRead::plan(&catalog(&warehouse), &table, None, 2)
+            .await
+            .unwrap();
+        let pieces: Vec<Option<(u64, u64)>> = shared.tickets().iter().map(|t| t.rows).collect();
+        assert_eq!(
+            pieces,
+            vec![
+                Some((0, 131_072)),
+                Some((131_072, 270_000)),
+                Some((0, 131_072)),
+                Some((131_072, 270_000))
+            ]
+        );
+        let one = read(&warehouse, &table, &ScanRequest::default(), 1)
+            .await
+            .unwrap();
+        assert_eq!(one.1.len(), 540_000);
+        for n in [2, 3] {
+            let many = read(&warehouse, &table, &ScanRequest::default(), n).await;
+            assert_eq!(many.as_ref(), Ok(&one), "{n} threads");
+        }
+        let filtered = ScanRequest {
+            columns: Some(vec!["word".into()]),
+            filter: Some(parse_filter("n >= 130900 AND n < 131300").unwrap()),
+            ..ScanRequest::default()
+        };
+        same_as_one_thread(&warehouse, &table, &filtered).await;
+    });
     let _ = std::fs::remove_dir_all(&warehouse);
 }

@@ -61,10 +61,10 @@ async fn splits_read_by_ticket_elsewhere_are_the_single_threaded_read() {
             )
             .await;
         let expected = expected.unwrap_or_else(|e| panic!("{what}: {e}"));
-        let coordinator = SharedRead::plan(&catalog(&warehouse), &table, Some(id))
+        let coordinator = SharedRead::plan(&catalog(&warehouse), &table, Some(id), 3)
             .await
             .unwrap_or_else(|e| panic!("{what}: {e}"));
-        let reader = SharedRead::plan(&catalog(&warehouse), &table, Some(id))
+        let reader = SharedRead::plan(&catalog(&warehouse), &table, Some(id), 3)
             .await
             .unwrap();
         let tickets = coordinator.tickets();
@@ -95,7 +95,7 @@ async fn splits_read_by_ticket_elsewhere_are_the_single_threaded_read() {
 async fn a_ticket_of_another_plan_is_refused() {
     let warehouse = corpus_warehouse();
     let table: TableRef = "corpus.pk_dedup".parse().unwrap();
-    let read = SharedRead::plan(&catalog(&warehouse), &table, None)
+    let read = SharedRead::plan(&catalog(&warehouse), &table, None, 3)
         .await
         .unwrap();
     let tickets = read.tickets();

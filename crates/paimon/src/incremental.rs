@@ -324,6 +324,7 @@ async fn changelog_splits(table: &Table, snapshot: &Snapshot) -> Result<Vec<crat
                         total_buckets: entry.total_buckets,
                         files: Vec::new(),
                         deletion_files: HashMap::new(),
+                        rows: None,
                     },
                 );
             }

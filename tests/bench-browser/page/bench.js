@@ -52,7 +52,7 @@ async function copyToOpfs(warehouse, table, folder) {
 
 /** Reads split `index` of `table`'s latest snapshot once with the bench module `mod` (untimed warm-up). */
 async function warmUp(mod, warehouse, table, index) {
-  const { tickets } = JSON.parse(await mod.planShares(warehouse, table, undefined));
+  const { tickets } = JSON.parse(await mod.planShares(warehouse, table, undefined, 1));
   await mod.touchShare(JSON.stringify(tickets[index % tickets.length]));
 }
 
@@ -103,19 +103,19 @@ const readers = {
     }));
     if (warm) {
       await Promise.all(pool.map(async (w, i) => {
-        const { tickets } = await w.ask({ op: "plan", warehouse, table });
+        const { tickets } = await w.ask({ op: "plan", warehouse, table, readers: workers });
         await w.ask({ op: "touch", ticket: tickets[i % tickets.length] });
       }));
     }
     const startup_ms = performance.now() - started;
     const t = performance.now();
-    const plan = JSON.parse(await mod.planShares(warehouse, table, undefined));
+    const plan = JSON.parse(await mod.planShares(warehouse, table, undefined, workers));
     const queue = [...plan.tickets];
     let rows = 0, checksum = 0, batches = 0;
     await Promise.all(pool.map(async (w) => {
       for (let ticket = queue.shift(); ticket; ticket = queue.shift()) {
         if (!w.planned) {
-          await w.ask({ op: "plan", warehouse, table, snapshot: plan.snapshot ?? undefined });
+          await w.ask({ op: "plan", warehouse, table, snapshot: plan.snapshot ?? undefined, readers: workers });
           w.planned = true;
         }
         const out = await w.ask({ op: "touch", ticket });

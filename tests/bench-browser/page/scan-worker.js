@@ -9,7 +9,7 @@ self.onmessage = async ({ data }) => {
       await wasm.default({ module_or_path: data.module });
       self.postMessage({ ok: true });
     } else if (data.op === "plan") {
-      self.postMessage({ ok: true, out: JSON.parse(await wasm.planShares(data.warehouse, data.table, data.snapshot)) });
+      self.postMessage({ ok: true, out: JSON.parse(await wasm.planShares(data.warehouse, data.table, data.snapshot, data.readers)) });
     } else if (data.op === "touch") {
       self.postMessage({ ok: true, out: JSON.parse(await wasm.touchShare(JSON.stringify(data.ticket))) });
     } else {

@@ -185,8 +185,9 @@ impl Planned<'_> {
     ) -> Result<(SchemaRef, Batches<'_, T>)> {
         let mut reader = SnapshotReader::open(table, self.snapshot.as_ref(), &self.request).await?;
         let schema = reader.schema().clone();
-        // an append split's files are independent tasks (as Paimon packs append files)
-        let splits = reader.take_splits_by_file();
+        // an append split's files are independent tasks (as Paimon packs append files), and a
+        // few large ones are cut into pieces of rows so that every thread stays busy
+        let splits = reader.take_splits_for(threads.get());
         if splits.len() <= 1 || threads.get() == 1 {
             let reader =
                 SnapshotReader::for_splits(table, self.snapshot.as_ref(), &self.request, splits)

@@ -410,6 +410,132 @@ async fn fetch_footer(
     ))
 }
 
+/// Reads rows `rows` (positions from the file's first row) of a Parquet file through `store` with
+/// ranged requests: the footer (the last `footer_prefetch` bytes), then only the wanted
+/// columns' pages that hold those rows, with their dictionary pages (through the offset index; a
+/// row group without one: its wanted column chunks), all at once; decoded [`BATCH_SIZE`] rows at
+/// a time. A range past the file's rows is an error naming the file.
+pub(crate) async fn batches_of_rows(
+    store: &dyn ObjectStore,
+    path: &str,
+    size: Option<u64>,
+    wanted: &[Wanted],
+    rows: Range<u64>,
+    footer_prefetch: u64,
+) -> Result<ParquetBatches> {
+    let (size, footer) = fetch_footer(store, path, size, footer_prefetch).await?;
+    let (meta, tail) = match footer {
+        Footer::Whole(bytes) => {
+            let meta = ArrowReaderMetadata::load(&bytes, ArrowReaderOptions::new())
+                .map_err(|e| corrupt(path, e))?;
+            check_codecs(path, meta.metadata())?;
+            let held = groups_of_rows(path, meta.metadata(), &rows)?;
+            let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(bytes, meta);
+            return batches_with(
+                path,
+                builder,
+                wanted,
+                Some(held.indices()),
+                Some(held.selection),
+                BATCH_SIZE,
+            );
+        }
+        Footer::Metadata { meta, tail } => (meta, tail),
+    };
+    let meta =
+        match parquet_pages::load_offset_index(store, path, size, meta.metadata(), &tail).await? {
+            Some(with_index) => ArrowReaderMetadata::try_new(with_index, ArrowReaderOptions::new())
+                .map_err(|e| corrupt(path, e))?,
+            None => meta,
+        };
+    let (roots, _) = projection(meta.schema(), wanted);
+    let mask = ProjectionMask::roots(meta.parquet_schema(), roots);
+    let held = groups_of_rows(path, meta.metadata(), &rows)?;
+    let mut ranges = Vec::new();
+    for (group, local) in &held.groups {
+        let md = meta.metadata();
+        match parquet_pages::window_of_rows(path, md, &mask, *group, local.clone())? {
+            Some(paged) => {
+                ranges.extend(paged.dictionaries);
+                ranges.extend(paged.windows.into_iter().flat_map(|w| w.ranges));
+            }
+            None => ranges.extend(chunk_ranges(
+                path,
+                md,
+                meta.parquet_schema(),
+                &mask,
+                size,
+                Some(*group),
+            )?),
+        }
+    }
+    let chunks = fetch_ranges(store, path, coalesce(ranges, 0)).await?;
+    let reader = SparseFile { len: size, chunks };
+    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, meta);
+    batches_with(
+        path,
+        builder,
+        wanted,
+        Some(held.indices()),
+        Some(held.selection),
+        BATCH_SIZE,
+    )
+}
+
+/// The row groups holding some rows of a file, and the selection of exactly those rows.
+struct RowsInGroups {
+    /// Each row group holding some of the rows, with those rows (counted from the group's first).
+    groups: Vec<(usize, Range<usize>)>,
+    /// The rows within those row groups.
+    selection: RowSelection,
+}
+
+impl RowsInGroups {
+    fn indices(&self) -> Vec<usize> {
+        self.groups.iter().map(|(group, _)| *group).collect()
+    }
+}
+
+/// The row groups holding rows `rows` of a file; an error past the file's rows.
+fn groups_of_rows(
+    path: &str,
+    metadata: &ParquetMetaData,
+    rows: &Range<u64>,
+) -> Result<RowsInGroups> {
+    let count = |n: u64| usize::try_from(n).map_err(|e| corrupt(path, e));
+    let mut groups = Vec::new();
+    let mut selectors = Vec::new();
+    let mut first = 0u64;
+    for (group, row_group) in metadata.row_groups().iter().enumerate() {
+        let n = u64::try_from(row_group.num_rows()).map_err(|e| corrupt(path, e))?;
+        let (from, to) = (rows.start.max(first), rows.end.min(first + n));
+        if from < to {
+            let local = count(from - first)?..count(to - first)?;
+            selectors.extend([
+                RowSelector::skip(local.start),
+                RowSelector::select(local.len()),
+                RowSelector::skip(count(n)? - local.end),
+            ]);
+            groups.push((group, local));
+        }
+        first += n;
+    }
+    if rows.start > rows.end || rows.end > first {
+        return Err(corrupt(
+            path,
+            format!(
+                "rows {}..{} asked of a file of {first} rows",
+                rows.start, rows.end
+            ),
+        ));
+    }
+    selectors.retain(|s| s.row_count > 0);
+    Ok(RowsInGroups {
+        groups,
+        selection: selectors.into(),
+    })
+}
+
 /// A Parquet file read a piece at a time with ranged requests: the footer first, then per row
 /// group only the wanted columns' chunks, or, for a row group whose wanted chunks are larger
 /// than `window_bytes`, a few pages at a time (found through the offset index, when the file

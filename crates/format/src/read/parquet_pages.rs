@@ -255,19 +255,24 @@ pub(crate) struct PagedRowGroup {
     pub windows: Vec<Window>,
 }
 
-/// Cuts the rows of row group `group` from `from_row` on into windows of whole pages whose
-/// wanted columns' bytes stay within `window_bytes` where the pages allow (a window holds at
-/// least one page of each column; the dictionary pages come on top). `None` when the metadata
-/// has no offset index for it, an error when the wanted columns' index is malformed
-/// ([`checked_pages`]). `metadata` must hold the offset index ([`load_offset_index`]).
-pub(crate) fn windows(
+/// The wanted columns' pages of one row group.
+struct WantedPages {
+    /// Each wanted column's data pages, checked ([`checked_pages`]).
+    columns: Vec<ColumnPages>,
+    /// The bytes of their dictionary pages.
+    dictionaries: Vec<Range<u64>>,
+    /// The row group's rows.
+    total: usize,
+}
+
+/// The wanted columns' pages of row group `group`; `None` when the metadata has no offset index
+/// for it.
+fn wanted_pages(
     path: &str,
     metadata: &ParquetMetaData,
     mask: &ProjectionMask,
     group: usize,
-    from_row: usize,
-    window_bytes: u64,
-) -> Result<Option<PagedRowGroup>> {
+) -> Result<Option<WantedPages>> {
     let Some(index) = metadata.offset_index().and_then(|i| i.get(group)) else {
         return Ok(None);
     };
@@ -295,6 +300,67 @@ pub(crate) fn windows(
         }
         columns.push(ColumnPages { pages });
     }
+    Ok(Some(WantedPages {
+        columns,
+        dictionaries,
+        total,
+    }))
+}
+
+/// Rows `rows` of row group `group` as one window: the bytes of the wanted columns' pages that
+/// hold them, with the dictionary pages. `None` when the metadata has no offset index for it.
+/// `metadata` must hold the offset index ([`load_offset_index`]).
+pub(crate) fn window_of_rows(
+    path: &str,
+    metadata: &ParquetMetaData,
+    mask: &ProjectionMask,
+    group: usize,
+    rows: Range<usize>,
+) -> Result<Option<PagedRowGroup>> {
+    let Some(WantedPages {
+        columns,
+        dictionaries,
+        total,
+    }) = wanted_pages(path, metadata, mask, group)?
+    else {
+        return Ok(None);
+    };
+    let mut ranges: Vec<Range<u64>> = columns
+        .iter()
+        .filter_map(|c| c.range(&rows, total))
+        .collect();
+    ranges.sort_by_key(|r| r.start);
+    Ok(Some(PagedRowGroup {
+        dictionaries,
+        windows: vec![Window {
+            group,
+            rows,
+            ranges,
+        }],
+    }))
+}
+
+/// Cuts the rows of row group `group` from `from_row` on into windows of whole pages whose
+/// wanted columns' bytes stay within `window_bytes` where the pages allow (a window holds at
+/// least one page of each column; the dictionary pages come on top). `None` when the metadata
+/// has no offset index for it, an error when the wanted columns' index is malformed
+/// ([`checked_pages`]). `metadata` must hold the offset index ([`load_offset_index`]).
+pub(crate) fn windows(
+    path: &str,
+    metadata: &ParquetMetaData,
+    mask: &ProjectionMask,
+    group: usize,
+    from_row: usize,
+    window_bytes: u64,
+) -> Result<Option<PagedRowGroup>> {
+    let Some(WantedPages {
+        columns,
+        dictionaries,
+        total,
+    }) = wanted_pages(path, metadata, mask, group)?
+    else {
+        return Ok(None);
+    };
     // Rows where some column starts a page: the only places a window can end cheaply.
     let mut boundaries: Vec<usize> = columns
         .iter()
@@ -360,7 +426,7 @@ mod tests {
     use parquet::file::properties::WriterProperties;
 
     use crate::read::parquet::{
-        batches_from_first_rows, decode, FirstPiece, RowGroupFile, FOOTER_PREFETCH,
+        batches_from_first_rows, batches_of_rows, decode, FirstPiece, RowGroupFile, FOOTER_PREFETCH,
     };
     use crate::read::{Wanted, BATCH_SIZE};
     use crate::spec::types::MAX_LENGTH;
@@ -463,6 +529,70 @@ mod tests {
 
     fn rows(schema: &Schema, batches: &[RecordBatch]) -> RecordBatch {
         concat_batches(&Arc::new(schema.clone()), batches).unwrap()
+    }
+
+    /// Rows `start..end` of the file through `batches_of_rows` (footer prefetch `prefetch`): the
+    /// rows, the bytes fetched, or the first error.
+    async fn read_rows(
+        bytes: Bytes,
+        range: std::ops::Range<u64>,
+        prefetch: u64,
+    ) -> crate::Result<(RecordBatch, u64)> {
+        let memory = MemoryStore::new();
+        let size = bytes.len() as u64;
+        memory.put("f.parquet", bytes.clone()).await?;
+        let meter = Arc::new(IoMeter::default());
+        let store = MeteredStore::new(Rc::new(memory) as Rc<dyn ObjectStore>, meter.clone());
+        let batches = batches_of_rows(&store, "f.parquet", Some(size), &wanted(), range, prefetch)
+            .await?
+            .collect::<crate::Result<Vec<_>>>()?;
+        let (_, schema) = file(true);
+        Ok((rows(&schema, &batches), meter.read().bytes_read))
+    }
+
+    #[tokio::test]
+    async fn a_range_of_rows_reads_exactly_those_rows_and_only_their_pages() {
+        for offset_index in [true, false] {
+            let (bytes, schema) = file(offset_index);
+            let whole = rows(
+                &schema,
+                &decode("f.parquet", bytes.clone(), &wanted()).unwrap(),
+            );
+            // within a group, across groups (5,000 and 10,000 end the first two), the last row
+            for (start, end) in [
+                (0, 12_000),
+                (100, 4_900),
+                (4_990, 5_010),
+                (7_000, 12_000),
+                (11_999, 12_000),
+            ] {
+                for prefetch in [FOOTER_PREFETCH, 1_024] {
+                    let what = format!(
+                        "rows {start}..{end}, offset index {offset_index}, prefetch {prefetch}"
+                    );
+                    let (got, _) = read_rows(bytes.clone(), start..end, prefetch)
+                        .await
+                        .unwrap();
+                    let len = (end - start) as usize;
+                    assert_eq!(got, whole.slice(start as usize, len), "{what}");
+                }
+            }
+            if offset_index {
+                // 20 rows: one row group's dictionary pages and a page of each column, against
+                // every dictionary and page of the file for all its rows
+                let (_, few) = read_rows(bytes.clone(), 100..120, 1_024).await.unwrap();
+                let (_, all) = read_rows(bytes.clone(), 0..12_000, 1_024).await.unwrap();
+                assert!(few * 2 < all, "20 rows fetched {few} bytes, all rows {all}");
+            }
+            let past = read_rows(bytes, 11_000..12_001, 1_024)
+                .await
+                .unwrap_err()
+                .to_string();
+            assert!(
+                past.contains("f.parquet") && past.contains("rows 11000..12001"),
+                "{past}"
+            );
+        }
     }
 
     #[test]

@@ -26,6 +26,18 @@ pub enum Fetch {
         /// Rows of the first Parquet batch (`None`: [`BATCH_SIZE`](super::BATCH_SIZE)).
         first_rows: Option<usize>,
     },
+    /// Parquet: only rows `[start, end)` (positions from the file's first row): the footer (the
+    /// last `footer_prefetch` bytes), then the wanted columns' pages holding those rows, found
+    /// through the offset index (without one, the row groups holding them). Other formats are
+    /// refused.
+    Rows {
+        /// The first row read.
+        start: u64,
+        /// The row after the last one read.
+        end: u64,
+        /// Bytes of the first request, from the end of the file.
+        footer_prefetch: u64,
+    },
     /// Parquet: the footer (a first request of the last `footer_prefetch` bytes), then one row
     /// group's wanted column chunks at a time, or, in a row group whose chunks are larger than
     /// `window_bytes`, a few pages at a time (other formats are fetched whole). With
@@ -89,7 +101,36 @@ impl FileSource {
         let plan = evolution::plan(file.file_fields, file.read_fields);
         let wanted = wanted_columns(&plan, file.kind);
         let path = file.path;
+        let mut position = 0;
         let decoded = match (file.format, fetch) {
+            (
+                FileFormat::Parquet,
+                Fetch::Rows {
+                    start,
+                    end,
+                    footer_prefetch,
+                },
+            ) => {
+                position = start;
+                let size = Some(file.size);
+                Decoded::Parquet(
+                    parquet::batches_of_rows(
+                        store.as_ref(),
+                        &path,
+                        size,
+                        &wanted,
+                        start..end,
+                        footer_prefetch,
+                    )
+                    .await?,
+                )
+            }
+            (_, Fetch::Rows { start, end, .. }) => {
+                return Err(crate::Error::unsupported(
+                    &path,
+                    format!("reading rows {start}..{end} of a file that is not Parquet"),
+                ))
+            }
             (
                 FileFormat::Parquet,
                 Fetch::RowGroups {
@@ -154,7 +195,7 @@ impl FileSource {
             plan,
             kind: file.kind,
             dv: None,
-            position: 0,
+            position,
             decoded,
         })
     }

@@ -42,6 +42,9 @@ pub struct Split {
     pub files: Vec<DataFileMeta>,
     /// Deletion vectors by data file name.
     pub deletion_files: HashMap<String, DeletionFile>,
+    /// Only rows `[start, end)` of its one data file (positions from the file's first row): an
+    /// append file cut into pieces for parallel readers ([`Split::cut_rows`]); `None`: every row.
+    pub rows: Option<std::ops::Range<u64>>,
 }
 
 impl Split {
@@ -65,6 +68,33 @@ impl Split {
                 partition_bytes: self.partition_bytes.clone(),
                 bucket: self.bucket,
                 total_buckets: self.total_buckets,
+                rows: None,
+            })
+            .collect()
+    }
+
+    /// This split of one data file cut into `pieces` splits of consecutive rows, each starting
+    /// at a multiple of `align` rows (so the batches of `align` rows a reader makes end where
+    /// they would in the whole file), in row order; a split of several files, or already cut,
+    /// stays whole, and a file is cut into at most one piece per `align` rows.
+    pub fn cut_rows(&self, pieces: usize, align: u64) -> Vec<Split> {
+        let rows = match self.files.as_slice() {
+            [file] if self.rows.is_none() => u64::try_from(file.row_count).unwrap_or(0),
+            _ => return vec![self.clone()],
+        };
+        let align = align.max(1);
+        let units = rows.div_ceil(align);
+        let pieces = u64::try_from(pieces).unwrap_or(1).clamp(1, units.max(1));
+        if pieces < 2 {
+            return vec![self.clone()];
+        }
+        (0..pieces)
+            .map(|i| Split {
+                rows: Some(
+                    (units * i / pieces * align).min(rows)
+                        ..(units * (i + 1) / pieces * align).min(rows),
+                ),
+                ..self.clone()
             })
             .collect()
     }

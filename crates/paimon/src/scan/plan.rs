@@ -456,6 +456,7 @@ fn group(
             total_buckets: None,
             files: Vec::new(),
             deletion_files: HashMap::new(),
+            rows: None,
         });
         if entry.total_buckets.is_some() {
             split.total_buckets = entry.total_buckets;

@@ -13,6 +13,14 @@ use arrow_array::RecordBatch;
 use arrow_schema::{DataType as ArrowType, Field, Schema, SchemaRef};
 use std::sync::Arc;
 
+/// Splits a reader should have to share out at least ([`SnapshotReader::take_splits_for`]): more
+/// than one, so a reader that finishes early takes another instead of idling.
+pub const SPLITS_PER_READER: usize = 4;
+
+/// Rows an append file's piece holds at least ([`SnapshotReader::take_splits_for`]): each piece
+/// fetches its own footer and the dictionary pages it needs.
+pub const MIN_PIECE_ROWS: u64 = 16 * read::BATCH_SIZE as u64;
+
 /// Reads the table as of `snapshot` (an empty table when `None`) with the snapshot's schema
 /// (or the latest, see [`ReadRequest::latest_schema`]), collecting every batch. Prefer
 /// [`SnapshotReader`] to stream split by split.
@@ -91,6 +99,15 @@ impl<'a> SnapshotReader<'a> {
     /// into one split per file: the same rows in the same order, in more, smaller splits (for
     /// readers that share the splits out).
     pub fn take_splits_by_file(&mut self) -> Vec<Split> {
+        self.take_splits_for(1)
+    }
+
+    /// [`SnapshotReader::take_splits_by_file`] for `readers` readers sharing the splits out: when
+    /// that gives fewer than [`SPLITS_PER_READER`] splits a reader, each append Parquet file read
+    /// without a memory budget is also cut into pieces of consecutive rows ([`Split::cut_rows`],
+    /// at least [`MIN_PIECE_ROWS`] rows each, starting at multiples of [`read::BATCH_SIZE`]), so
+    /// that a few large files keep every reader busy; the same rows in the same order.
+    pub fn take_splits_for(&mut self, readers: usize) -> Vec<Split> {
         let append = !self.reader.is_primary_key_table()
             && !self.request.with_row_tracking
             && !self.reader.postpone_bucket;
@@ -99,11 +116,36 @@ impl<'a> SnapshotReader<'a> {
                 && !read::stitch::needs_stitching(&split.files)
                 && !split.files.iter().any(read::stitch::is_blob_file)
         };
-        self.take_splits()
+        let by_file: Vec<Split> = self
+            .take_splits()
             .into_iter()
             .flat_map(|split| {
                 if split.files.len() > 1 && independent(&split) {
                     split.by_file()
+                } else {
+                    vec![split]
+                }
+            })
+            .collect();
+        let wanted = readers.saturating_mul(SPLITS_PER_READER);
+        let whole_files =
+            self.request.memory_budget.is_none() && self.request.first_batch_bytes.is_none();
+        if readers < 2 || by_file.len() >= wanted || !whole_files || by_file.is_empty() {
+            return by_file;
+        }
+        let pieces = wanted.div_ceil(by_file.len());
+        let align = read::BATCH_SIZE as u64;
+        by_file
+            .into_iter()
+            .flat_map(|split| {
+                let parquet = split
+                    .files
+                    .iter()
+                    .all(|f| f.file_name.ends_with(".parquet"));
+                let rows = u64::try_from(split.row_count()).unwrap_or(0);
+                let most = usize::try_from(rows / MIN_PIECE_ROWS).unwrap_or(usize::MAX);
+                if split.files.len() == 1 && parquet && independent(&split) && most >= 2 {
+                    split.cut_rows(pieces.min(most), align)
                 } else {
                     vec![split]
                 }

@@ -117,6 +117,28 @@ impl<'a> SplitReader<'a> {
         request: &ReadRequest,
     ) -> Result<SplitStream> {
         let files = self.files_to_read(split, request)?;
+        if let Some(rows) = &split.rows {
+            // A range of rows is read from one append file (`Split::cut_rows`).
+            let one_append_file = !self.is_primary_key_table()
+                && files.len() == 1
+                && !request.with_row_tracking
+                && request.first_batch_bytes.is_none()
+                && request.memory_budget.is_none();
+            if !one_append_file {
+                let path = match files.first() {
+                    Some(f) => self.file_path(split, f),
+                    None => self.table.path().to_string(),
+                };
+                return Err(crate::Error::unsupported(
+                    path,
+                    format!(
+                        "reading rows {}..{} of a split that is not one append file read \
+                         without a memory budget",
+                        rows.start, rows.end
+                    ),
+                ));
+            }
+        }
         // Row tracking numbers each row by its position in its file (before deletion vectors):
         // every file is read as a row-id range of its own, or stitched with those sharing it.
         let by_range = request.with_row_tracking || read::stitch::needs_stitching(&files);
@@ -165,7 +187,14 @@ impl<'a> SplitReader<'a> {
                     (futures::future::try_join_all(opens).await?, rest)
                 }
                 (true, None) => {
-                    let whole = Fetch::Whole { first_rows: None };
+                    let whole = match &split.rows {
+                        Some(rows) => Fetch::Rows {
+                            start: rows.start,
+                            end: rows.end,
+                            footer_prefetch: request.footer_bytes(),
+                        },
+                        None => Fetch::Whole { first_rows: None },
+                    };
                     let opens = files.iter().map(|f| self.open_file(split, f, whole));
                     (futures::future::try_join_all(opens).await?, Vec::new())
                 }

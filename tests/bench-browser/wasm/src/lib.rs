@@ -75,13 +75,15 @@ thread_local! {
 }
 
 /// Plans a read of every column of `table` (`db.table`) of the warehouse at `warehouse_url` at
-/// snapshot `snapshot` (`undefined`: the latest) and keeps the plan for [`touch_share`] (a pool
-/// worker plans the snapshot the page planned). Returns JSON `{snapshot, tickets, ms}`.
+/// snapshot `snapshot` (`undefined`: the latest) for `readers` readers and keeps the plan for
+/// [`touch_share`] (a pool worker plans the snapshot the page planned, for as many readers).
+/// Returns JSON `{snapshot, tickets, ms}`.
 #[wasm_bindgen(js_name = planShares)]
 pub async fn plan_shares(
     warehouse_url: String,
     table: String,
     snapshot: Option<f64>,
+    readers: u32,
 ) -> Result<String, JsError> {
     let started = js_sys::Date::now();
     let store = open(&warehouse_url, &StoreOptions::default())?;
@@ -89,7 +91,8 @@ pub async fn plan_shares(
         .parse()
         .map_err(|e| JsError::new(&format!("table name {table}: {e}")))?;
     let snapshot = snapshot.map(|s| s as i64);
-    let read = SharedRead::plan(&Catalog::new(store), &table_ref, snapshot).await?;
+    let readers = usize::try_from(readers).unwrap_or(1);
+    let read = SharedRead::plan(&Catalog::new(store), &table_ref, snapshot, readers).await?;
     let out = serde_json::json!({
         "snapshot": read.snapshot_id(),
         "tickets": read.tickets(),
