@@ -34,6 +34,11 @@ pub fn decode_manifest_where(
     let mut entries = Vec::new();
     let mut kept_all = true;
     while let Some(block) = blocks.next_block().map_err(invalid)? {
+        if kept_all {
+            // every entry so far was kept: likely this block's too (a filter that drops most
+            // reserves one block's worth at most)
+            entries.reserve(usize::try_from(block.count).unwrap_or(0));
+        }
         let mut records = block.records();
         while let Some(input) = records.next_record().map_err(invalid)? {
             match decoder.entry(input, &mut keep)? {
