@@ -132,7 +132,7 @@ fn replay<'a>(
     manifest_key: impl Fn(&str) -> String,
 ) -> Result<Vec<Live<'a>>> {
     // Live files with the position of their (last) ADD.
-    let mut live: HashMap<FileKey<'a>, (usize, Live<'a>)> = HashMap::new();
+    let mut live: HashMap<FileKey<'a>, (usize, Live<'a>)> = HashMap::with_capacity(items.len());
     for (pos, item) in items.into_iter().enumerate() {
         let entry = item.entry;
         let key = file_key(entry);
