@@ -36,8 +36,10 @@ pub fn decode_manifest_where(
     while let Some(block) = blocks.next_block().map_err(invalid)? {
         if kept_all {
             // every entry so far was kept: likely this block's too (a filter that drops most
-            // reserves one block's worth at most)
-            entries.reserve(usize::try_from(block.count).unwrap_or(0));
+            // reserves one block's worth at most); a damaged count is bounded by the block's
+            // bytes, as every entry takes one at least
+            let count = block.count.min(block.data.len() as u64);
+            entries.reserve(usize::try_from(count).unwrap_or(0));
         }
         let mut records = block.records();
         while let Some(input) = records.next_record().map_err(invalid)? {

@@ -369,3 +369,22 @@ fn damaged_manifests_are_errors_never_panics() {
         }
     }
 }
+
+#[test]
+fn a_block_claiming_more_entries_than_it_has_bytes_is_an_error_not_an_allocation() {
+    let entries: Vec<_> = (0..3).map(entry).collect();
+    let bytes = crate::write::manifest::encode_manifest("m", &entries, Codec::Null).unwrap();
+    // The header ends with the sync marker (also the file's last 16 bytes); the block's record
+    // count follows it: 3, zigzag-encoded in one byte, becomes 2^60 in nine.
+    let sync = bytes[bytes.len() - 16..].to_vec();
+    let count_at = bytes.windows(16).position(|w| w == sync).unwrap() + 16;
+    assert_eq!(bytes[count_at], 6);
+    let mut huge = bytes[..count_at].to_vec();
+    huge.extend_from_slice(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20]);
+    huge.extend_from_slice(&bytes[count_at + 1..]);
+    let err = decode_manifest("m", &huge).unwrap_err();
+    assert!(
+        matches!(&err, Error::Corrupt { file, .. } if file == "m"),
+        "{err}"
+    );
+}
