@@ -17,8 +17,9 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// Identity of a file in the replay: (partition bytes, bucket, level, file name).
-type FileKey = (Vec<u8>, i32, i32, String);
+/// Identity of a file in the replay: (partition bytes, bucket, level, file name), borrowed from
+/// its entry.
+type FileKey<'a> = (&'a [u8], i32, i32, &'a str);
 
 /// A live entry and the manifest it came from (for error messages).
 struct Live<'a> {
@@ -131,7 +132,7 @@ fn replay<'a>(
     manifest_key: impl Fn(&str) -> String,
 ) -> Result<Vec<Live<'a>>> {
     // Live files with the position of their (last) ADD.
-    let mut live: HashMap<FileKey, (usize, Live<'a>)> = HashMap::new();
+    let mut live: HashMap<FileKey<'a>, (usize, Live<'a>)> = HashMap::with_capacity(items.len());
     for (pos, item) in items.into_iter().enumerate() {
         let entry = item.entry;
         let key = file_key(entry);
@@ -181,7 +182,7 @@ pub async fn plan_delta(table: &Table, snapshot: &Snapshot) -> Result<DeltaPlan>
     let metas: Vec<&ManifestFileMeta> = delta.iter().collect();
     let manifests = fetch_manifests(table, &metas).await?;
 
-    let mut added: HashMap<FileKey, (usize, Live<'_>)> = HashMap::new();
+    let mut added: HashMap<FileKey<'_>, (usize, Live<'_>)> = HashMap::new();
     let mut deleted: Vec<Live<'_>> = Vec::new();
     let all = metas
         .iter()
@@ -217,12 +218,12 @@ pub async fn plan_delta(table: &Table, snapshot: &Snapshot) -> Result<DeltaPlan>
     })
 }
 
-fn file_key(entry: &ManifestEntry) -> FileKey {
+fn file_key(entry: &ManifestEntry) -> FileKey<'_> {
     (
-        entry.partition.clone(),
+        &entry.partition,
         entry.bucket,
         entry.file.level,
-        entry.file.file_name.clone(),
+        &entry.file.file_name,
     )
 }
 

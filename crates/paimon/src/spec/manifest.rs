@@ -8,6 +8,8 @@
 use crate::error::{Error, Result};
 use apache_avro::types::Value;
 
+pub use super::manifest_entries::{decode_manifest, decode_manifest_where};
+
 /// Whether a manifest entry adds or removes a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FileKind {
@@ -286,6 +288,7 @@ impl<'a> Rec<'a> {
         self.bytes_of(name, self.req(name)?)
     }
 
+    #[cfg(test)]
     fn opt_bytes(&self, name: &str) -> Result<Option<Vec<u8>>> {
         self.opt(name).map(|v| self.bytes_of(name, v)).transpose()
     }
@@ -297,6 +300,7 @@ impl<'a> Rec<'a> {
         }
     }
 
+    #[cfg(test)]
     fn opt_str_array(&self, name: &str) -> Result<Option<Vec<String>>> {
         let Some(v) = self.opt(name) else {
             return Ok(None);
@@ -308,6 +312,7 @@ impl<'a> Rec<'a> {
             .map(Some)
     }
 
+    #[cfg(test)]
     fn opt_long_array(&self, name: &str) -> Result<Option<Vec<i64>>> {
         let Some(v) = self.opt(name) else {
             return Ok(None);
@@ -370,83 +375,6 @@ pub fn decode_manifest_list(file_name: &str, bytes: &[u8]) -> Result<Vec<Manifes
     })
 }
 
-fn decode_data_file(file_name: &str, v: &Value) -> Result<DataFileMeta> {
-    let f = Rec::new(file_name, "_FILE.", v)?;
-    Ok(DataFileMeta {
-        file_name: f.req_str("_FILE_NAME")?,
-        file_size: f.req_long("_FILE_SIZE")?,
-        row_count: f.req_long("_ROW_COUNT")?,
-        min_key: f.req_bytes("_MIN_KEY")?,
-        max_key: f.req_bytes("_MAX_KEY")?,
-        key_stats: f.stats("_KEY_STATS", "_FILE._KEY_STATS.")?,
-        value_stats: f.stats("_VALUE_STATS", "_FILE._VALUE_STATS.")?,
-        min_sequence_number: f.req_long("_MIN_SEQUENCE_NUMBER")?,
-        max_sequence_number: f.req_long("_MAX_SEQUENCE_NUMBER")?,
-        schema_id: f.req_long("_SCHEMA_ID")?,
-        level: f.req_int("_LEVEL")?,
-        extra_files: f.opt_str_array("_EXTRA_FILES")?.unwrap_or_default(),
-        creation_time: f.opt_long("_CREATION_TIME")?,
-        delete_row_count: f.opt_long("_DELETE_ROW_COUNT")?,
-        embedded_file_index: f.opt_bytes("_EMBEDDED_FILE_INDEX")?,
-        file_source: f.opt_int("_FILE_SOURCE")?,
-        value_stats_cols: f.opt_str_array("_VALUE_STATS_COLS")?,
-        external_path: f.opt_str("_EXTERNAL_PATH")?,
-        first_row_id: f.opt_long("_FIRST_ROW_ID")?,
-        write_cols: f.opt_str_array("_WRITE_COLS")?,
-        write_cols_sequences: f.opt_long_array("_WRITE_COLS_SEQUENCES")?,
-    })
-}
-
-/// Decodes a data or changelog manifest (`manifest/manifest-…`).
-pub fn decode_manifest(file_name: &str, bytes: &[u8]) -> Result<Vec<ManifestEntry>> {
-    decode_manifest_where(file_name, bytes, |_| Ok(true)).map(|(entries, _)| entries)
-}
-
-/// Decodes a data or changelog manifest, keeping only the entries whose partition (its
-/// `BinaryRow` bytes) `keep` accepts: a record's `_PARTITION` is read first and a rejected record
-/// is skipped by the schema without building its value, so time and memory grow with the entries
-/// kept. Also says whether every entry was kept.
-pub fn decode_manifest_where(
-    file_name: &str,
-    bytes: &[u8],
-    mut keep: impl FnMut(&[u8]) -> Result<bool>,
-) -> Result<(Vec<ManifestEntry>, bool)> {
-    use lakescope_format::read::avro_container::datums::{Blocks, DatumsError, Walker};
-    let invalid = |e: DatumsError| Error::from(e.into_error(file_name));
-    let (schema, mut blocks) = Blocks::open(bytes).map_err(invalid)?;
-    let walker = Walker::new(&schema).map_err(invalid)?;
-    let reader = apache_avro::reader::datum::GenericDatumReader::builder(&schema)
-        .build()
-        .map_err(|e| Error::corrupt(file_name, format!("invalid Avro file: {e}")))?;
-    let mut entries = Vec::new();
-    let mut kept_all = true;
-    while let Some(block) = blocks.next_block().map_err(invalid)? {
-        for record in block.records(&walker) {
-            let mut record = record.map_err(invalid)?;
-            let partition = walker
-                .leading_bytes(record, "_PARTITION")
-                .map_err(invalid)?
-                .ok_or_else(|| Error::corrupt(file_name, "manifest entry without _PARTITION"))?;
-            if !keep(partition)? {
-                kept_all = false;
-                continue;
-            }
-            let value = reader
-                .read_value(&mut record)
-                .map_err(|e| Error::corrupt(file_name, format!("invalid Avro record: {e}")))?;
-            let r = Rec::new(file_name, "", &value)?;
-            entries.push(ManifestEntry {
-                kind: r.kind()?,
-                partition: r.req_bytes("_PARTITION")?,
-                bucket: r.req_int("_BUCKET")?,
-                total_buckets: r.opt_int("_TOTAL_BUCKETS")?,
-                file: decode_data_file(file_name, r.req("_FILE")?)?,
-            });
-        }
-    }
-    Ok((entries, kept_all))
-}
-
 /// Decodes an index manifest (`manifest/index-manifest-…`).
 pub fn decode_index_manifest(file_name: &str, bytes: &[u8]) -> Result<Vec<IndexManifestEntry>> {
     decode_records(file_name, bytes, |v| {
@@ -482,6 +410,10 @@ pub fn decode_index_manifest(file_name: &str, bytes: &[u8]) -> Result<Vec<IndexM
         }))
     })
 }
+
+#[cfg(test)]
+#[path = "manifest_tests.rs"]
+mod equivalence_tests;
 
 #[cfg(test)]
 mod tests {

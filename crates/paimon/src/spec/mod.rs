@@ -4,6 +4,7 @@
 //! front end share them) and are re-exported here under their Paimon paths.
 
 pub mod manifest;
+mod manifest_entries;
 pub mod snapshot;
 
 pub(crate) use lakescope_format::spec::jackson;

@@ -24,7 +24,7 @@ use arrow_array::builder::{
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 fn ts_field(name: &str) -> Field {
@@ -110,11 +110,14 @@ pub async fn files(table: &Table, snapshot: Option<&Snapshot>) -> Result<ReadOut
     let mut file_source = StringBuilder::new();
     let mut first_row_id = Int64Builder::new();
     let mut write_cols = ListBuilder::new(StringBuilder::new());
+    // the key types of each schema id the files were written with
+    let mut key_types_of: HashMap<i64, Vec<crate::spec::types::DataType>> = HashMap::new();
     for split in plan.iter().flat_map(|p| &p.splits) {
         let part_text = render::row_cast_to_string(&split.partition);
+        let bucket_path = table.bucket_path(&split.partition, split.bucket)?;
         for file in &split.files {
             let file_schema = table.schema(file.schema_id).await?;
-            let path = table.data_file_path(&split.partition, split.bucket, file)?;
+            let path = table.data_file_path_in(&bucket_path, file)?;
             partition.append_value(&part_text);
             bucket.append_value(split.bucket);
             file_path.append_value(&path);
@@ -128,9 +131,11 @@ pub async fn files(table: &Table, snapshot: Option<&Snapshot>) -> Result<ReadOut
             level.append_value(file.level);
             record_count.append_value(file.row_count);
             file_size.append_value(file.file_size);
-            let key_types = key_types(&file_schema);
-            min_key.append_option(render_key(table, &path, &file.min_key, &key_types)?);
-            max_key.append_option(render_key(table, &path, &file.max_key, &key_types)?);
+            let key_types = key_types_of
+                .entry(file.schema_id)
+                .or_insert_with(|| key_types(&file_schema));
+            min_key.append_option(render_key(table, &path, &file.min_key, key_types)?);
+            max_key.append_option(render_key(table, &path, &file.max_key, key_types)?);
             let stats = value_stats(&path, file, &file_schema, &current)?;
             null_counts.append_value(render::tree_map(
                 stats

@@ -135,9 +135,19 @@ impl Table {
         bucket: i32,
         file: &DataFileMeta,
     ) -> Result<String> {
-        if let Some(external) = file.external_path.as_deref().filter(|p| !p.is_empty()) {
-            return self.external_file_key(&file.file_name, external);
+        match self.external_data_file_key(file) {
+            Some(key) => key,
+            None => Ok(join(
+                &self.bucket_path(partition_values, bucket)?,
+                &file.file_name,
+            )),
         }
+    }
+
+    /// Store key of the directory of a partition's bucket:
+    /// `<table>[/<data-file.path-directory>]/<k1>=<v1>/…/bucket-<b>` (see
+    /// [`Table::data_file_path`]).
+    pub fn bucket_path(&self, partition_values: &[Datum], bucket: i32) -> Result<String> {
         let mut dir = self.path.clone();
         if let Some(sub) = self.options().data_file_path_directory() {
             dir = join(&dir, &sub);
@@ -146,10 +156,22 @@ impl Table {
         if !partition.is_empty() {
             dir = join(&dir, &partition);
         }
-        Ok(join(
-            &join(&dir, &Self::bucket_dir(bucket)),
-            &file.file_name,
-        ))
+        Ok(join(&dir, &Self::bucket_dir(bucket)))
+    }
+
+    /// [`Table::data_file_path`] of a file of the bucket whose [`Table::bucket_path`] is
+    /// `bucket_path` (a caller listing many files of one bucket builds the directory once).
+    pub fn data_file_path_in(&self, bucket_path: &str, file: &DataFileMeta) -> Result<String> {
+        match self.external_data_file_key(file) {
+            Some(key) => key,
+            None => Ok(join(bucket_path, &file.file_name)),
+        }
+    }
+
+    /// The store key of `file`'s `external_path`, if it has one.
+    fn external_data_file_key(&self, file: &DataFileMeta) -> Option<Result<String>> {
+        let external = file.external_path.as_deref().filter(|p| !p.is_empty())?;
+        Some(self.external_file_key(&file.file_name, external))
     }
 
     /// Store key of an index file: `<table>/index/<name>`.

@@ -6,6 +6,9 @@ use crate::error::{Error, Result};
 use crate::spec::snapshot::{Snapshot, Tag};
 use lakescope_storage::{join, ObjectStore};
 
+/// Snapshot files [`Snapshots::all`] reads at once.
+const SNAPSHOT_READS_AHEAD: usize = 16;
+
 impl Table {
     // ---- snapshots -----------------------------------------------------------------------
 
@@ -378,11 +381,17 @@ impl<'a> Snapshots<'a> {
         }
     }
 
-    /// All existing snapshots, ascending by id (lists `snapshot/`, reads them concurrently).
+    /// All existing snapshots, ascending by id (lists `snapshot/`, reads up to
+    /// [`SNAPSHOT_READS_AHEAD`] of them at once: a local store reads each file on a blocking
+    /// thread, and one thread for each of hundreds of snapshots costs more than the reads).
     pub async fn all(&self) -> Result<Vec<Snapshot>> {
+        use futures::{StreamExt, TryStreamExt};
         let ids = self.ids().await?;
-        let loaded =
-            futures::future::try_join_all(ids.iter().map(|id| self.snapshot_opt(*id))).await?;
+        let loaded: Vec<Option<Snapshot>> =
+            futures::stream::iter(ids.iter().map(|id| self.snapshot_opt(*id)))
+                .buffered(SNAPSHOT_READS_AHEAD)
+                .try_collect()
+                .await?;
         // Snapshots expired between listing and reading are skipped.
         Ok(loaded.into_iter().flatten().collect())
     }

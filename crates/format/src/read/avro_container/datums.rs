@@ -1,10 +1,12 @@
-//! The records of an Avro object container one at a time as byte slices, each found by walking
-//! the writer schema without building a value: a reader looks at a record's leading fields and
-//! decodes (with apache-avro) only the records it keeps. The walk reads lengths and skips bytes;
-//! it allocates nothing per record.
+//! The records of an Avro object container read one at a time straight from their bytes by the
+//! writer schema, without building a generic value: a reader decodes the fields it knows, moves
+//! past the others (and past whole records it does not keep) by reading lengths and skipping
+//! bytes, allocating nothing for them.
 
 use super::header::{Cursor, Header};
-use apache_avro::schema::{InnerDecimalSchema, Name, ResolvedSchema, UnionSchema, UuidSchema};
+use apache_avro::schema::{
+    InnerDecimalSchema, Name, RecordSchema, ResolvedSchema, UnionSchema, UuidSchema,
+};
 use apache_avro::{Codec, Schema};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -120,12 +122,13 @@ pub struct Block<'a> {
 }
 
 impl Block<'_> {
-    /// The block's records one at a time, each split off by `walker`; once all `count` are
-    /// read, bytes left over are an error (the count and the data disagree).
-    pub fn records<'b>(&'b self, walker: &'b Walker<'b>) -> Records<'b> {
+    /// The block's records, read one at a time by the caller (see [`Records::next_record`]).
+    pub fn records(&self) -> Records<'_> {
         Records {
-            walker,
-            rest: &self.data,
+            input: Input(Cursor {
+                bytes: &self.data,
+                at: 0,
+            }),
             left: self.count,
             count: self.count,
         }
@@ -134,52 +137,107 @@ impl Block<'_> {
 
 /// The records of one [`Block`], from [`Block::records`].
 pub struct Records<'b> {
-    walker: &'b Walker<'b>,
-    rest: &'b [u8],
+    input: Input<'b>,
     /// Records not read yet.
     left: u64,
     /// Records the block holds.
     count: u64,
 }
 
-impl<'b> Iterator for Records<'b> {
-    type Item = Result<&'b [u8], DatumsError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl<'b> Records<'b> {
+    /// The input at the start of the next record, which the caller reads to its end (every
+    /// field read or skipped by the writer schema) before asking for the next; `None` after the
+    /// last, and then bytes left over are an error (the count and the data disagree).
+    pub fn next_record(&mut self) -> Result<Option<&mut Input<'b>>, DatumsError> {
         if self.left == 0 {
-            if self.rest.is_empty() {
-                return None;
+            let extra = self.input.0.bytes.len().saturating_sub(self.input.0.at);
+            if extra == 0 {
+                return Ok(None);
             }
-            let extra = std::mem::take(&mut self.rest).len();
-            return Some(Err(format!(
-                "{extra} bytes after the {} records of a block",
-                self.count
-            )
-            .into()));
+            self.input.0.at = self.input.0.bytes.len();
+            return Err(
+                format!("{extra} bytes after the {} records of a block", self.count).into(),
+            );
         }
-        match self.walker.split_record(self.rest) {
-            Ok((record, rest)) => {
-                self.left -= 1;
-                self.rest = rest;
-                Some(Ok(record))
-            }
-            Err(e) => {
-                // nothing after a record that does not end where the schema says is read
-                (self.left, self.rest) = (0, &[]);
-                Some(Err(e))
-            }
-        }
+        self.left -= 1;
+        Ok(Some(&mut self.input))
     }
 }
 
-/// Walks records of one writer schema: finds where each ends and reads a leading field.
+/// A position in a block's records, read by Avro's binary encoding.
+pub struct Input<'d>(Cursor<'d>);
+
+impl<'d> Input<'d> {
+    /// A `long` (or an `int`, an enum's index, a union's branch): a zig-zag varint.
+    pub fn long(&mut self) -> Result<i64, DatumsError> {
+        Ok(self.0.long()?)
+    }
+
+    /// A `bytes` or `string` value: a length, then that many bytes.
+    pub fn bytes(&mut self) -> Result<&'d [u8], DatumsError> {
+        Ok(self.0.bytes()?)
+    }
+
+    /// The next `n` bytes (a `fixed`).
+    pub fn take(&mut self, n: usize) -> Result<&'d [u8], DatumsError> {
+        Ok(self.0.take(n)?)
+    }
+
+    /// How many bytes of the block have been read.
+    pub fn position(&self) -> usize {
+        self.0.at
+    }
+
+    /// How many bytes are left in the block.
+    fn left(&self) -> usize {
+        self.0.bytes.len().saturating_sub(self.0.at)
+    }
+}
+
+/// Where an array (or a map) being read is: [`Items::next`] says whether an item follows.
+#[derive(Default)]
+pub struct Items {
+    /// Items of the current block not read yet.
+    left: u64,
+}
+
+impl Items {
+    /// Whether another item follows at `input` (reading a block's count, and its byte size if
+    /// given, when one block ends); `false` after the count of 0 that ends the array. A count
+    /// larger than the bytes left is an error (every item a manifest holds takes a byte at least).
+    pub fn next(&mut self, input: &mut Input<'_>) -> Result<bool, DatumsError> {
+        if self.left == 0 {
+            let at = input.0.at;
+            let count = input.long()?;
+            if count == 0 {
+                return Ok(false);
+            }
+            if count < 0 {
+                input.long()?;
+            }
+            let count = count.unsigned_abs();
+            if count > input.left() as u64 {
+                return Err(format!(
+                    "a block of {count} items at byte {at} with {} bytes left",
+                    input.left()
+                )
+                .into());
+            }
+            self.left = count;
+        }
+        self.left -= 1;
+        Ok(true)
+    }
+}
+
+/// Reads values of one writer schema: resolves its names and unions, skips values.
 pub struct Walker<'s> {
     schema: &'s Schema,
     names: HashMap<Name, &'s Schema>,
 }
 
 impl<'s> Walker<'s> {
-    /// A walker for records written with `schema`.
+    /// A walker of the records written with `schema`.
     pub fn new(schema: &'s Schema) -> Result<Self, DatumsError> {
         let resolved = ResolvedSchema::new(schema)
             .map_err(|e| format!("unresolved name in the writer schema: {e}"))?;
@@ -189,52 +247,53 @@ impl<'s> Walker<'s> {
         })
     }
 
-    /// Splits the first record off `data`: `(record, rest)`.
-    pub fn split_record<'d>(&self, data: &'d [u8]) -> Result<(&'d [u8], &'d [u8]), DatumsError> {
-        let mut cursor = Cursor { bytes: data, at: 0 };
-        self.skip(self.schema, &mut cursor, 0)?;
-        Ok(data.split_at(cursor.at))
+    /// The schema the records were written with.
+    pub fn schema(&self) -> &'s Schema {
+        self.schema
     }
 
-    /// The value of top-level field `field` of `record` if the schema is a record and the field
-    /// is `bytes` or a union of `null` and `bytes` (`None` for null); the fields before it are
-    /// skipped, the ones after it not read.
-    pub fn leading_bytes<'d>(
+    /// The schemas of the records `schema` may hold: itself (a name resolved) if a record, the
+    /// record branches if a union, else none.
+    pub fn records_of(&self, schema: &'s Schema) -> Result<Vec<&'s RecordSchema>, DatumsError> {
+        let branches = match schema {
+            Schema::Union(union) => union.variants().iter().collect(),
+            other => vec![other],
+        };
+        let mut records = Vec::new();
+        for branch in branches {
+            let branch = match branch {
+                Schema::Ref { name } => self.named(name)?,
+                other => other,
+            };
+            if let Schema::Record(record) = branch {
+                records.push(record);
+            }
+        }
+        Ok(records)
+    }
+
+    /// The schema of the value at `input` written with `schema`: a union's branch read, a name
+    /// resolved, so never a union or a name.
+    pub fn value_schema(
         &self,
-        record: &'d [u8],
-        field: &str,
-    ) -> Result<Option<&'d [u8]>, DatumsError> {
-        let mut cursor = Cursor {
-            bytes: record,
-            at: 0,
-        };
-        // Writers may declare the top level as a union with null (pypaimon) or by name.
-        let mut schema = self.schema;
-        let schema = loop {
-            match schema {
-                Schema::Union(union) => schema = self.branch(union, &mut cursor)?,
-                Schema::Ref { name } => schema = self.named(name)?,
-                Schema::Record(record) => break record,
-                Schema::Null => return Err("the record is null".to_string().into()),
-                _ => return Err(format!("the records are not records, no field '{field}'").into()),
-            }
-        };
-        for f in &schema.fields {
-            if f.name != field {
-                self.skip(&f.schema, &mut cursor, 1)?;
-                continue;
-            }
-            let mut schema = &f.schema;
-            if let Schema::Union(union) = schema {
-                schema = self.branch(union, &mut cursor)?;
-            }
-            return match schema {
-                Schema::Null => Ok(None),
-                Schema::Bytes => Ok(Some(cursor.bytes()?)),
-                _ => Err(format!("field '{field}' is not bytes").into()),
+        schema: &'s Schema,
+        input: &mut Input<'_>,
+    ) -> Result<&'s Schema, DatumsError> {
+        let mut schema = schema;
+        // a union's branch is never a union; a name is a record, an enum or a fixed
+        for _ in 0..3 {
+            schema = match schema {
+                Schema::Union(union) => self.branch(union, &mut input.0)?,
+                Schema::Ref { name } => self.named(name)?,
+                other => return Ok(other),
             };
         }
-        Err(format!("the writer schema has no field '{field}'").into())
+        Err(format!("unresolvable schema {schema:?}").into())
+    }
+
+    /// Moves `input` past one value of `schema`, reading lengths and skipping bytes.
+    pub fn skip_value(&self, schema: &Schema, input: &mut Input<'_>) -> Result<(), DatumsError> {
+        Ok(self.skip(schema, &mut input.0, 0)?)
     }
 
     /// Moves `cursor` past one value of `schema` (`depth`: nesting, bounded against a schema

@@ -1,7 +1,7 @@
-//! Tests of the record walker against apache-avro's own writer and reader: every kind of schema
+//! Tests of the record reader against apache-avro's own writer and reader: every kind of schema
 //! node, every codec apache-avro writes, and damaged input.
 
-use super::datums::{Blocks, DatumsError, Walker};
+use super::datums::{Blocks, DatumsError, Input, Items, Walker};
 use super::header::{put_bytes, put_long, Header, MAGIC};
 use apache_avro::types::{Record, Value};
 use apache_avro::{Codec, DeflateSettings, Schema, Writer, ZstandardSettings};
@@ -117,24 +117,66 @@ fn container(codec: Codec, rows: i64) -> (Schema, Vec<u8>, Vec<Value>) {
     (schema.clone(), writer.into_inner().unwrap(), written)
 }
 
-/// Every record of `bytes` as the walker splits them, each decoded by apache-avro alone, with its
-/// `part` and `opt_part` fields as the walker reads them.
-type Walked = Vec<(Value, Option<Vec<u8>>, Option<Vec<u8>>)>;
+/// The `bytes` value at `input` of a field written with `schema` (`None` for null).
+fn bytes_field<'s, 'd>(
+    walker: &Walker<'s>,
+    schema: &'s Schema,
+    input: &mut Input<'d>,
+) -> Result<Option<&'d [u8]>, DatumsError> {
+    match walker.value_schema(schema, input)? {
+        Schema::Null => Ok(None),
+        Schema::Bytes => Ok(Some(input.bytes()?)),
+        other => Err(DatumsError::Invalid(format!("not bytes: {other:?}"))),
+    }
+}
+
+/// Every record of `bytes` as the reader ends it, each decoded by apache-avro alone from its
+/// bytes (which it must read to their end), with its `part` and `opt_part` fields as the reader
+/// reads them, and the items of its `pre.nulls` array as counted by [`Items`].
+type Walked = Vec<(Value, Option<Vec<u8>>, Option<Vec<u8>>, usize)>;
 fn walk(bytes: &[u8]) -> Result<Walked, DatumsError> {
     let (schema, mut blocks) = Blocks::open(bytes)?;
     let walker = Walker::new(&schema)?;
     let mut out = Vec::new();
     while let Some(block) = blocks.next_block()? {
-        for record in block.records(&walker) {
-            let record = record?;
-            let part = walker.leading_bytes(record, "part")?.map(<[u8]>::to_vec);
-            let opt = walker
-                .leading_bytes(record, "opt_part")?
-                .map(<[u8]>::to_vec);
+        let mut records = block.records();
+        while let Some(input) = records.next_record()? {
+            let start = input.position();
+            let Schema::Record(record) = walker.value_schema(walker.schema(), input)? else {
+                return Err(DatumsError::Invalid("not a record".into()));
+            };
+            let (mut part, mut opt, mut nulls) = (None, None, 0);
+            for field in &record.fields {
+                match field.name.as_str() {
+                    "part" => {
+                        part = bytes_field(&walker, &field.schema, input)?.map(<[u8]>::to_vec)
+                    }
+                    "opt_part" => {
+                        opt = bytes_field(&walker, &field.schema, input)?.map(<[u8]>::to_vec)
+                    }
+                    "pre" => {
+                        let Schema::Record(pre) = walker.value_schema(&field.schema, input)? else {
+                            return Err(DatumsError::Invalid("pre is not a record".into()));
+                        };
+                        walker.skip_value(&pre.fields[0].schema, input)?;
+                        let Schema::Array(array) = &pre.fields[1].schema else {
+                            return Err(DatumsError::Invalid("nulls is not an array".into()));
+                        };
+                        let mut items = Items::default();
+                        while items.next(input)? {
+                            walker.skip_value(&array.items, input)?;
+                            nulls += 1;
+                        }
+                    }
+                    _ => walker.skip_value(&field.schema, input)?,
+                }
+            }
+            let mut datum = &block.data[start..input.position()];
             #[allow(deprecated)]
-            let value = apache_avro::from_avro_datum(&schema, &mut &record[..], None)
+            let value = apache_avro::from_avro_datum(&schema, &mut datum, None)
                 .map_err(|e| DatumsError::Invalid(e.to_string()))?;
-            out.push((value, part, opt));
+            assert!(datum.is_empty(), "apache-avro left {} bytes", datum.len());
+            out.push((value, part, opt, nulls));
         }
     }
     Ok(out)
@@ -151,25 +193,35 @@ fn every_record_is_split_where_apache_avro_ends_it_for_every_codec() {
         let (_, bytes, written) = container(codec, 23);
         let walked = walk(&bytes).unwrap();
         assert_eq!(walked.len(), 23, "{codec:?}");
-        for (i, (value, part, opt)) in walked.into_iter().enumerate() {
+        for (i, (value, part, opt, nulls)) in walked.into_iter().enumerate() {
             let i = i as i64;
             assert_eq!(value, written[i as usize], "{codec:?} record {i}");
             assert_eq!(part, Some(vec![(i % 10) as u8]));
             assert_eq!(opt, (i % 4 != 0).then(|| vec![i as u8]));
+            assert_eq!(nulls as i64, i % 4);
         }
     }
 }
 
 #[test]
-fn a_field_that_is_not_bytes_or_missing_is_an_error_not_a_value() {
-    let (schema, bytes, _) = container(Codec::Null, 3);
+fn the_records_a_schema_may_hold_are_its_record_branches_names_resolved() {
+    let schema = Schema::parse_str(SCHEMA).unwrap();
     let walker = Walker::new(&schema).unwrap();
-    let (_, mut blocks) = Blocks::open(&bytes).unwrap();
-    let block = blocks.next_block().unwrap().unwrap();
-    for field in ["kind", "tags", "nothing"] {
-        let e = walker.leading_bytes(&block.data, field).unwrap_err();
-        assert!(e.to_string().contains(field), "{e}");
-    }
+    let Schema::Record(entry) = &schema else {
+        panic!("not a record")
+    };
+    let names = |i: usize| -> Vec<String> {
+        walker
+            .records_of(&entry.fields[i].schema)
+            .unwrap()
+            .iter()
+            .map(|r| r.name.name().to_string())
+            .collect()
+    };
+    assert_eq!(names(1), ["stats"], "a record");
+    assert_eq!(names(3), ["stats"], "a union of null and a name");
+    assert!(names(2).is_empty(), "bytes");
+    assert_eq!(walker.records_of(&schema).unwrap().len(), 1);
 }
 
 #[test]
@@ -216,12 +268,28 @@ fn an_array_of_empty_items_with_a_huge_count_ends_at_once() {
     )
     .unwrap();
     let walker = Walker::new(&schema).unwrap();
-    let mut datum = Vec::new();
-    put_long(&mut datum, i64::MAX);
-    put_long(&mut datum, 0);
-    put_bytes(&mut datum, b"xy");
-    assert_eq!(walker.leading_bytes(&datum, "p").unwrap(), Some(&b"xy"[..]));
-    assert_eq!(walker.split_record(&datum).unwrap().1, b"");
+    let mut data = Vec::new();
+    put_long(&mut data, i64::MAX);
+    put_long(&mut data, 0);
+    put_bytes(&mut data, b"xy");
+    let block = block_of(1, data);
+    let mut records = block.records();
+    let input = records.next_record().unwrap().unwrap();
+    walker.skip_value(walker.schema(), input).unwrap();
+    assert!(records.next_record().unwrap().is_none());
+    // read item by item instead, the count is more than the bytes could hold: an error
+    let mut records = block.records();
+    let input = records.next_record().unwrap().unwrap();
+    let e = Items::default().next(input).unwrap_err().to_string();
+    assert!(e.contains("items at byte 0"), "{e}");
+}
+
+/// A block of `count` records in `data`.
+fn block_of(count: i64, data: Vec<u8>) -> super::datums::Block<'static> {
+    super::datums::Block {
+        count: count as u64,
+        data: data.into(),
+    }
 }
 
 #[test]
@@ -263,10 +331,15 @@ fn a_top_level_union_with_null_is_read_through() {
     let (schema, mut blocks) = Blocks::open(&bytes).unwrap();
     let walker = Walker::new(&schema).unwrap();
     let block = blocks.next_block().unwrap().unwrap();
-    let parts: Vec<_> = block
-        .records(&walker)
-        .map(|r| walker.leading_bytes(r.unwrap(), "p").unwrap())
-        .collect();
+    let mut records = block.records();
+    let mut parts = Vec::new();
+    while let Some(input) = records.next_record().unwrap() {
+        let Schema::Record(record) = walker.value_schema(walker.schema(), input).unwrap() else {
+            panic!("not a record")
+        };
+        walker.skip_value(&record.fields[0].schema, input).unwrap();
+        parts.push(bytes_field(&walker, &record.fields[1].schema, input).unwrap());
+    }
     assert_eq!(parts, [Some(&[0][..]), Some(&[1][..]), Some(&[2][..])]);
 }
 
@@ -276,23 +349,40 @@ fn a_block_whose_count_and_bytes_disagree_is_an_error_after_its_records() {
     let (schema, mut blocks) = Blocks::open(&bytes).unwrap();
     let walker = Walker::new(&schema).unwrap();
     let mut block = blocks.next_block().unwrap().unwrap();
-    let all = block.records(&walker).count();
-    assert_eq!(all, 3);
+    // Skips every record the block's count says, then asks for one more.
+    let skip_all = |block: &super::datums::Block<'_>| -> (usize, Result<(), String>) {
+        let mut records = block.records();
+        let mut read = 0;
+        loop {
+            match records.next_record() {
+                Ok(None) => return (read, Ok(())),
+                Ok(Some(input)) => match walker.skip_value(walker.schema(), input) {
+                    Ok(()) => read += 1,
+                    Err(e) => return (read, Err(e.to_string())),
+                },
+                Err(e) => return (read, Err(e.to_string())),
+            }
+        }
+    };
+    assert_eq!(skip_all(&block), (3, Ok(())));
     // a count one short leaves the last record's bytes over
+    let mut records = block.records();
+    for _ in 0..2 {
+        let input = records.next_record().unwrap().unwrap();
+        walker.skip_value(walker.schema(), input).unwrap();
+    }
+    let last_len = block.data.len() - records.next_record().unwrap().unwrap().position();
     block.count = 2;
-    let read: Vec<_> = block.records(&walker).collect();
-    assert_eq!(read.len(), 3);
-    assert!(read[..2].iter().all(Result::is_ok));
-    let first_two: usize = read[..2].iter().map(|r| r.as_ref().unwrap().len()).sum();
-    let last_len = block.data.len() - first_two;
-    let err = read[2].as_ref().err().map(ToString::to_string);
     assert_eq!(
-        err.as_deref(),
-        Some(format!("{last_len} bytes after the 2 records of a block").as_str())
+        skip_all(&block),
+        (
+            2,
+            Err(format!("{last_len} bytes after the 2 records of a block"))
+        )
     );
-    // a count one over runs out of bytes: an error, and nothing after it
+    // a count one over runs out of bytes: an error
     block.count = 4;
-    let read: Vec<_> = block.records(&walker).collect();
-    assert_eq!(read.len(), 4);
-    assert!(read[3].is_err());
+    let (read, result) = skip_all(&block);
+    assert_eq!(read, 3);
+    assert!(result.is_err());
 }
