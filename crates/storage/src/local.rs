@@ -1,4 +1,9 @@
 //! A store over a local folder (native only): the CLI's `path` and `file://` warehouses.
+//!
+//! New objects are written to a hidden temporary file beside their key and moved into place
+//! when complete (renamed over the key by `put`; hard-linked by `put_if_absent`, which fails if
+//! the key exists), so a reader never sees a half-written object: a writer that loses a commit
+//! race reads the winner's whole snapshot, never an empty file.
 
 use crate::{Error, Listing, ObjectMeta, ObjectStore, PutOutcome, Result};
 use async_trait::async_trait;
@@ -6,6 +11,11 @@ use bytes::Bytes;
 use std::io::ErrorKind;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Prefix of the temporary files objects are written to before they are moved into place;
+/// listings never show them.
+const TEMP_PREFIX: &str = ".lakescope-tmp-";
 
 /// Objects are files below `root`; keys map to relative paths.
 #[derive(Debug, Clone)]
@@ -53,6 +63,67 @@ async fn ensure_parent(full: &Path, path: &str) -> Result<()> {
             .map_err(|e| io_error("create directory for", path, e))?;
     }
     Ok(())
+}
+
+/// Writes `data` to a new temporary file beside `full` (the key `path` in errors), synced when
+/// `sync`; returns its path. The name is unique within this process (a counter) and across
+/// processes (the process id).
+async fn write_temp(full: &Path, path: &str, data: &[u8], sync: bool) -> Result<PathBuf> {
+    use tokio::io::AsyncWriteExt;
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let name = full
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let temp = full.with_file_name(format!("{TEMP_PREFIX}{}-{n}-{name}", std::process::id()));
+    let written = async {
+        let mut file = tokio::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+            .await
+            .map_err(|e| io_error("create", path, e))?;
+        file.write_all(data)
+            .await
+            .map_err(|e| io_error("write", path, e))?;
+        if sync {
+            file.sync_all()
+                .await
+                .map_err(|e| io_error("sync", path, e))?;
+        }
+        Ok(())
+    }
+    .await;
+    match written {
+        Ok(()) => Ok(temp),
+        Err(e) => {
+            let _ = tokio::fs::remove_file(&temp).await;
+            Err(e)
+        }
+    }
+}
+
+/// Creates `full` (the key `path` in errors) with `data` if it does not exist, in place.
+async fn create_new(full: &Path, path: &str, data: &[u8]) -> Result<PutOutcome> {
+    use tokio::io::AsyncWriteExt;
+    let mut file = match tokio::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(full)
+        .await
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => return Ok(PutOutcome::AlreadyExists),
+        Err(e) => return Err(io_error("create", path, e)),
+    };
+    file.write_all(data)
+        .await
+        .map_err(|e| io_error("write", path, e))?;
+    file.sync_all()
+        .await
+        .map_err(|e| io_error("sync", path, e))?;
+    Ok(PutOutcome::Created)
 }
 
 #[async_trait(?Send)]
@@ -125,6 +196,9 @@ impl ObjectStore for LocalStore {
             .map_err(|e| io_error("list", prefix, e))?
         {
             let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(TEMP_PREFIX) {
+                continue; // an object being written
+            }
             let meta = entry
                 .metadata()
                 .await
@@ -146,32 +220,32 @@ impl ObjectStore for LocalStore {
     async fn put(&self, path: &str, data: Bytes) -> Result<()> {
         let full = self.full(path);
         ensure_parent(&full, path).await?;
-        tokio::fs::write(&full, &data)
-            .await
-            .map_err(|e| io_error("write", path, e))
+        let temp = write_temp(&full, path, &data, false).await?;
+        if let Err(e) = tokio::fs::rename(&temp, &full).await {
+            let _ = tokio::fs::remove_file(&temp).await;
+            return Err(io_error("rename into place", path, e));
+        }
+        Ok(())
     }
 
     async fn put_if_absent(&self, path: &str, data: Bytes) -> Result<PutOutcome> {
-        use tokio::io::AsyncWriteExt;
         let full = self.full(path);
         ensure_parent(&full, path).await?;
-        let mut file = match tokio::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&full)
-            .await
-        {
-            Ok(f) => f,
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => return Ok(PutOutcome::AlreadyExists),
-            Err(e) => return Err(io_error("create", path, e)),
-        };
-        file.write_all(&data)
-            .await
-            .map_err(|e| io_error("write", path, e))?;
-        file.sync_all()
-            .await
-            .map_err(|e| io_error("sync", path, e))?;
-        Ok(PutOutcome::Created)
+        if tokio::fs::try_exists(&full).await.unwrap_or(false) {
+            return Ok(PutOutcome::AlreadyExists);
+        }
+        let temp = write_temp(&full, path, &data, true).await?;
+        // a hard link is created only if the key does not exist: the check and the create are
+        // one step, and the key appears with its whole content
+        let linked = tokio::fs::hard_link(&temp, &full).await;
+        let _ = tokio::fs::remove_file(&temp).await;
+        match linked {
+            Ok(()) => Ok(PutOutcome::Created),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(PutOutcome::AlreadyExists),
+            // a file system without hard links: create the key itself (its content appears
+            // while it is written)
+            Err(_) => create_new(&full, path, &data).await,
+        }
     }
 
     async fn delete(&self, path: &str) -> Result<()> {
@@ -252,5 +326,95 @@ mod tests {
         s.delete("a/b/d.txt").await.unwrap();
         s.delete("a/b/d.txt").await.unwrap();
         assert_eq!(s.head("a/b/c.txt").await.unwrap().size, 5);
+    }
+
+    #[tokio::test]
+    async fn objects_appear_whole_and_leave_no_temporary_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
+        let store = LocalStore::new(&dir);
+        let first = Bytes::from(vec![1u8; 1000]);
+        let outcome = store.put_if_absent("a/k", first.clone()).await.unwrap();
+        assert_eq!(outcome, PutOutcome::Created);
+        let again = store
+            .put_if_absent("a/k", Bytes::from_static(b"other"))
+            .await;
+        assert_eq!(again.unwrap(), PutOutcome::AlreadyExists);
+        store.put("a/p", Bytes::from_static(b"one")).await.unwrap();
+        store.put("a/p", Bytes::from_static(b"two")).await.unwrap();
+        assert_eq!(store.get("a/k").await.unwrap(), first);
+        assert_eq!(store.get("a/p").await.unwrap(), Bytes::from_static(b"two"));
+        let mut names: Vec<String> = std::fs::read_dir(dir.join("a"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["k", "p"]);
+        // an object being written is not listed
+        std::fs::write(dir.join("a").join(format!("{TEMP_PREFIX}1-2-q")), b"half").unwrap();
+        let listed: Vec<String> = store
+            .list_dir("a")
+            .await
+            .unwrap()
+            .files
+            .into_iter()
+            .map(|f| f.path)
+            .collect();
+        assert_eq!(listed, ["a/k", "a/p"]);
+    }
+
+    /// Writers racing to create one key: one wins, and a reader polling the key never sees it
+    /// empty or half written (a commit that lost the race reads the winner's whole snapshot).
+    #[test]
+    fn a_key_created_by_racing_writers_is_never_seen_half_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
+        let size = 4 << 20;
+        for round in 0..5 {
+            let key = format!("snapshot/snapshot-{round}");
+            let reader = {
+                let (dir, key) = (dir.clone(), key.clone());
+                std::thread::spawn(move || {
+                    let full = dir.join(&key);
+                    let started = std::time::Instant::now();
+                    while started.elapsed() < std::time::Duration::from_secs(20) {
+                        if let Ok(bytes) = std::fs::read(&full) {
+                            return bytes.len();
+                        }
+                    }
+                    0
+                })
+            };
+            let writers: Vec<_> = (0..4u8)
+                .map(|w| {
+                    let (dir, key) = (dir.clone(), key.clone());
+                    std::thread::spawn(move || {
+                        let runtime = tokio::runtime::Builder::new_current_thread()
+                            .enable_all()
+                            .build()
+                            .unwrap();
+                        runtime.block_on(async {
+                            let data = Bytes::from(vec![w; size]);
+                            LocalStore::new(&dir)
+                                .put_if_absent(&key, data)
+                                .await
+                                .unwrap()
+                        })
+                    })
+                })
+                .collect();
+            let created = writers
+                .into_iter()
+                .map(|w| w.join().unwrap())
+                .filter(|o| *o == PutOutcome::Created)
+                .count();
+            assert_eq!(created, 1, "round {round}");
+            assert_eq!(
+                reader.join().unwrap(),
+                size,
+                "round {round}: read half written"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
