@@ -37,6 +37,11 @@ pub async fn touch_table(
     };
     let mut reader =
         SnapshotReader::open(&table, snapshot.as_ref(), &ReadRequest::default()).await?;
+    touch_reader(&mut reader).await
+}
+
+/// Reads `reader` to its end through [`touch`], holding one batch at a time.
+pub async fn touch_reader(reader: &mut SnapshotReader<'_>) -> Result<Touched> {
     let mut touched = Touched {
         rows: 0,
         checksum: 0.0,

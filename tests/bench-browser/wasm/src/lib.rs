@@ -3,7 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::WebAssembly;
-use lakescope_engine::checksum::touch;
+use lakescope_engine::checksum::touch_reader;
 use lakescope_engine::shared_read::{SharedRead, SplitTicket};
 use lakescope_engine::{Catalog, TableRef};
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
@@ -51,17 +51,11 @@ pub async fn scan_table(
     };
     let mut reader = SnapshotReader::open(&table, snapshot.as_ref(), &request).await?;
     let splits = reader.total_splits();
-    let (mut rows, mut checksum, mut batches) = (0u64, 0f64, 0usize);
-    while let Some(batch) = reader.next_batch().await {
-        let (r, c) = touch(&[batch?]);
-        rows += r;
-        checksum += c;
-        batches += 1;
-    }
+    let touched = touch_reader(&mut reader).await?;
     Ok(serde_json::json!({
-        "rows": rows,
-        "checksum": checksum,
-        "batches": batches,
+        "rows": touched.rows,
+        "checksum": touched.checksum,
+        "batches": touched.batches,
         "splits": splits,
         "ms": js_sys::Date::now() - started,
         "memory_bytes": memory_bytes(),
@@ -114,17 +108,11 @@ pub async fn touch_share(ticket: String) -> Result<String, JsError> {
         .with(|shared| shared.borrow().clone())
         .ok_or_else(|| JsError::new("touchShare before planShares"))?;
     let mut reader = read.reader(&ticket).await?;
-    let (mut rows, mut checksum, mut batches) = (0u64, 0f64, 0usize);
-    while let Some(batch) = reader.next_batch().await {
-        let (r, c) = touch(&[batch?]);
-        rows += r;
-        checksum += c;
-        batches += 1;
-    }
+    let touched = touch_reader(&mut reader).await?;
     Ok(serde_json::json!({
-        "rows": rows,
-        "checksum": checksum,
-        "batches": batches,
+        "rows": touched.rows,
+        "checksum": touched.checksum,
+        "batches": touched.batches,
         "ms": js_sys::Date::now() - started,
         "memory_bytes": memory_bytes(),
     })
