@@ -520,15 +520,22 @@ fn large_append_files_are_read_in_pieces_of_rows() {
             .build()
             .unwrap()
     };
-    // 2 files of 270,000 rows: at least 2 x 131,072 rows each, so each is cut in 2
+    // 2 files of 270,000 rows: at least 2 x 131,072 rows each, so each can be cut in 2
     let table = runtime().block_on(write_append_commits(&warehouse, "perf.pieces", 2, 270_000));
     runtime().block_on(async {
-        let shared = SharedRead::plan(&catalog(&warehouse), &table, None, 2)
-            .await
-            .unwrap();
-        let pieces: Vec<Option<(u64, u64)>> = shared.tickets().iter().map(|t| t.rows).collect();
+        let (warehouse, table) = (&warehouse, &table);
+        let pieces = |readers| async move {
+            let shared = SharedRead::plan(&catalog(warehouse), table, None, readers)
+                .await
+                .unwrap();
+            let rows: Vec<Option<(u64, u64)>> = shared.tickets().iter().map(|t| t.rows).collect();
+            rows
+        };
+        // 2 readers: a file each, nothing cut
+        assert_eq!(pieces(2).await, vec![None, None]);
+        // 4 readers: each file in halves
         assert_eq!(
-            pieces,
+            pieces(4).await,
             vec![
                 Some((0, 131_072)),
                 Some((131_072, 270_000)),
@@ -540,7 +547,7 @@ fn large_append_files_are_read_in_pieces_of_rows() {
             .await
             .unwrap();
         assert_eq!(one.1.len(), 540_000);
-        for n in [2, 3] {
+        for n in [2, 3, 4] {
             let many = read(&warehouse, &table, &ScanRequest::default(), n).await;
             assert_eq!(many.as_ref(), Ok(&one), "{n} threads");
         }
@@ -550,6 +557,10 @@ fn large_append_files_are_read_in_pieces_of_rows() {
             ..ScanRequest::default()
         };
         same_as_one_thread(&warehouse, &table, &filtered).await;
+        // 4 threads read pieces: a filter across the pieces' boundary
+        let one = read(&warehouse, &table, &filtered, 1).await.unwrap();
+        assert_eq!(one.1.len(), 400, "n in [130900, 131300)");
+        assert_eq!(read(&warehouse, &table, &filtered, 4).await, Ok(one));
     });
     let _ = std::fs::remove_dir_all(&warehouse);
 }

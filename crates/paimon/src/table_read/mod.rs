@@ -12,6 +12,7 @@ mod files;
 mod output;
 mod projection;
 mod request;
+mod share;
 mod snapshot;
 mod split;
 mod stream;

@@ -2,6 +2,7 @@
 
 use super::projection::{project_schema, projection, ROW_KIND_COLUMN};
 use super::request::{ReadOutput, ReadRequest};
+use super::share;
 use super::split::SplitReader;
 use super::stream::SplitStream;
 use crate::read;
@@ -103,10 +104,11 @@ impl<'a> SnapshotReader<'a> {
     }
 
     /// [`SnapshotReader::take_splits_by_file`] for `readers` readers sharing the splits out: when
-    /// that gives fewer than [`SPLITS_PER_READER`] splits a reader, each append Parquet file read
-    /// without a memory budget is also cut into pieces of consecutive rows ([`Split::cut_rows`],
-    /// at least [`MIN_PIECE_ROWS`] rows each, starting at multiples of [`read::BATCH_SIZE`]), so
-    /// that a few large files keep every reader busy; the same rows in the same order.
+    /// that gives fewer than [`SPLITS_PER_READER`] splits a reader, the last append Parquet files
+    /// read without a memory budget are also cut into pieces of consecutive rows
+    /// ([`Split::cut_rows`], at least [`MIN_PIECE_ROWS`] rows each, starting at multiples of
+    /// [`read::BATCH_SIZE`]), as many as keep every reader busy to the end
+    /// (`share::cut_for_readers`); the same rows in the same order.
     pub fn take_splits_for(&mut self, readers: usize) -> Vec<Split> {
         let append = !self.reader.is_primary_key_table()
             && !self.request.with_row_tracking
@@ -130,27 +132,23 @@ impl<'a> SnapshotReader<'a> {
         let wanted = readers.saturating_mul(SPLITS_PER_READER);
         let whole_files =
             self.request.memory_budget.is_none() && self.request.first_batch_bytes.is_none();
-        if readers < 2 || by_file.len() >= wanted || !whole_files || by_file.is_empty() {
+        if readers < 2 || by_file.len() >= wanted || !whole_files {
             return by_file;
         }
-        let pieces = wanted.div_ceil(by_file.len());
         let align = read::BATCH_SIZE as u64;
-        by_file
-            .into_iter()
-            .flat_map(|split| {
-                let parquet = split
-                    .files
-                    .iter()
-                    .all(|f| f.file_name.ends_with(".parquet"));
-                let rows = u64::try_from(split.row_count()).unwrap_or(0);
-                let most = usize::try_from(rows / MIN_PIECE_ROWS).unwrap_or(usize::MAX);
-                if split.files.len() == 1 && parquet && independent(&split) && most >= 2 {
-                    split.cut_rows(pieces.min(most), align)
-                } else {
-                    vec![split]
-                }
-            })
-            .collect()
+        share::cut_for_readers(by_file, readers, |split, pieces| {
+            let parquet = split
+                .files
+                .iter()
+                .all(|f| f.file_name.ends_with(".parquet"));
+            let rows = u64::try_from(split.row_count()).unwrap_or(0);
+            let most = usize::try_from(rows / MIN_PIECE_ROWS).unwrap_or(usize::MAX);
+            if split.files.len() == 1 && parquet && independent(split) && most >= 2 {
+                split.cut_rows(pieces.min(most), align)
+            } else {
+                vec![split.clone()]
+            }
+        })
     }
 
     fn set_splits(&mut self, splits: Vec<Split>) {
