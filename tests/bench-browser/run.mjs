@@ -56,6 +56,17 @@ async function runCase(base, name, args) {
   }
 }
 
+/** Starts Chromium's timeline (tasks, layout, requests, V8's wasm compiles) for `page`; read with timeline.mjs. */
+async function startTrace(page) {
+  const tracing = await page.context().newCDPSession(page);
+  await tracing.send("Tracing.start", { transferMode: "ReturnAsStream",
+    traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "v8.execute", "toplevel", "v8.wasm", "disabled-by-default-v8.wasm.detailed", "v8", "netlog", "loading"] } });
+  return tracing;
+}
+
+/** A user-timing mark in the trace and the page's `performance.now()` at it. */
+const markTrace = (page) => page.evaluate(() => { performance.mark("lakescope-trace-mark"); return performance.now(); });
+
 /**
  * The app opens `table` on its Data tab until the grid shows rows and at least 100 are loaded: a deep link (`warm`
  * false), clicks on the table and Data in the loaded app (`warm` true), or with `revisit` the deep link a second time
@@ -92,10 +103,8 @@ async function firstRows(server, table, warm, { revisit = false } = {}) {
       await page.waitForTimeout(Number(opt["click-after"]));
       from = server.log.length;
       if (opt["chrome-trace"]) {  // --chrome-trace DIR: Chromium's timeline (tasks, layout, requests) from just before the clicks
-        tracing = await page.context().newCDPSession(page);
-        await tracing.send("Tracing.start", { transferMode: "ReturnAsStream",
-          traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "v8.execute", "toplevel", "v8.wasm", "disabled-by-default-v8.wasm.detailed", "v8"] } });
-        traceMark = await page.evaluate(() => { performance.mark("lakescope-trace-mark"); return performance.now(); });
+        tracing = await startTrace(page);
+        traceMark = await markTrace(page);
       }
       if (opt.cpuprofile) {  // --cpuprofile DIR: a sampling CPU profile of the page from just before the clicks
         cdp = await page.context().newCDPSession(page);
@@ -123,6 +132,7 @@ async function firstRows(server, table, warm, { revisit = false } = {}) {
         await page.waitForTimeout(Number(opt["revisit-after"]));  // the first visit's cache writes settle
         from = server.log.length;
       }
+      if (opt["chrome-trace"]) tracing = await startTrace(page);  // from navigation start; marked once rows show
       await page.goto(link);
     }
     let timer;
@@ -131,6 +141,7 @@ async function firstRows(server, table, warm, { revisit = false } = {}) {
     clearTimeout(timer);
     const ms = (await page.evaluate(() => window.__firstRows)) - t0;
     if (tracing) {
+      traceMark ??= await markTrace(page);  // a deep link: the mark ties this document's clock to the trace's
       const done = new Promise((resolve) => tracing.once("Tracing.tracingComplete", resolve));
       await tracing.send("Tracing.end");
       const { stream } = await done;

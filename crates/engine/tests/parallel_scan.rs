@@ -523,9 +523,9 @@ fn large_append_files_are_read_in_pieces_of_rows() {
     // 2 files of 270,000 rows: at least 2 x 131,072 rows each, so each can be cut in 2
     let table = runtime().block_on(write_append_commits(&warehouse, "perf.pieces", 2, 270_000));
     runtime().block_on(async {
-        let (warehouse, table) = (&warehouse, &table);
+        let (wh, tb) = (&warehouse, &table);
         let pieces = |readers| async move {
-            let shared = SharedRead::plan(&catalog(warehouse), table, None, readers)
+            let shared = SharedRead::plan(&catalog(wh), tb, None, readers)
                 .await
                 .unwrap();
             let rows: Vec<Option<(u64, u64)>> = shared.tickets().iter().map(|t| t.rows).collect();
