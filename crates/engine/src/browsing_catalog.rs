@@ -2,7 +2,7 @@
 //! through the SQL worker): it lists, locates and opens tables, and refuses the rest without
 //! linking the catalog's DDL or a service's commit protocol into the page's code.
 
-use crate::catalog::{TableEntry, TableLocation};
+use crate::catalog::{FoundTable, TableEntry, TableLocation};
 use crate::catalog_backend::{refusal, CatalogBackend};
 use crate::catalog_services::{IcebergService, PaimonService};
 use crate::table::Format;
@@ -32,6 +32,17 @@ pub(crate) trait Browse: CatalogBackend {
         &self,
         table_ref: &TableRef,
     ) -> Result<Option<lakescope_iceberg::Table>>;
+
+    /// [`CatalogBackend::find`], the table's commits refused: by default an Iceberg table,
+    /// then a Paimon table's location, as the trait's default looks them up.
+    async fn find_for_reading(&self, table_ref: &TableRef) -> Result<FoundTable> {
+        if let Some(table) = self.open_iceberg_for_reading(table_ref).await? {
+            return Ok(FoundTable::Iceberg(Box::new(table)));
+        }
+        Ok(FoundTable::Paimon(
+            self.locate_for_reading(table_ref).await?,
+        ))
+    }
 }
 
 #[async_trait::async_trait(?Send)]
@@ -87,6 +98,12 @@ impl Browse for WarehouseCatalog {
     ) -> Result<Option<lakescope_iceberg::Table>> {
         self.open_iceberg(table_ref).await
     }
+
+    /// The warehouse's own lookup: a `<db>.db/<t>` folder with a Paimon schema first, so
+    /// opening a Paimon table sends no Iceberg probe (two listings on a store without an index).
+    async fn find_for_reading(&self, table_ref: &TableRef) -> Result<FoundTable> {
+        self.find(table_ref).await
+    }
 }
 
 /// The snapshot commit of a Paimon table opened for browsing: refuses, so nothing is written.
@@ -139,6 +156,10 @@ impl<B: Browse> CatalogBackend for Browsing<B> {
 
     async fn open_iceberg(&self, table_ref: &TableRef) -> Result<Option<lakescope_iceberg::Table>> {
         self.0.open_iceberg_for_reading(table_ref).await
+    }
+
+    async fn find(&self, table_ref: &TableRef) -> Result<FoundTable> {
+        self.0.find_for_reading(table_ref).await
     }
 
     async fn create_table(

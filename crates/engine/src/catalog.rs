@@ -374,6 +374,62 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn a_warehouse_opened_for_browsing_finds_a_paimon_table_without_an_iceberg_probe() {
+        use lakescope_storage::{RequestTrace, TracedStore};
+        let mem: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
+        put_in(&mem, "a.db/t1/schema/schema-0").await;
+        let def = IcebergTableDefinition {
+            columns: vec![(
+                "id".into(),
+                lakescope_paimon::spec::types::DataType::parse("INT").unwrap(),
+                None,
+            )],
+            ..Default::default()
+        };
+        let env = lakescope_paimon::write::FixedEnv::new(1, 1);
+        Catalog::warehouse(mem.clone(), "/wh")
+            .create_iceberg_table_with(&env, "ns", "ice", &def)
+            .await
+            .unwrap();
+        let trace = Rc::new(RequestTrace::default());
+        let traced: Rc<dyn ObjectStore> = Rc::new(TracedStore::new(mem, trace.clone()));
+        let paimon: TableRef = "a.t1".parse().unwrap();
+        let requests_of = |catalog: Catalog, table: TableRef| {
+            let trace = trace.clone();
+            async move {
+                trace.clear();
+                let found = catalog.find(&table).await.unwrap();
+                let paths: Vec<(&str, String)> = trace
+                    .requests()
+                    .into_iter()
+                    .map(|r| (r.operation, r.path))
+                    .collect();
+                (found, paths)
+            }
+        };
+        let (found, writing) = requests_of(Catalog::new(traced.clone()), paimon.clone()).await;
+        assert!(matches!(found, Some(FoundTable::Paimon(_))));
+        let (found, browsing) = requests_of(Catalog::browse(traced.clone()), paimon).await;
+        assert!(matches!(found, Some(FoundTable::Paimon(_))));
+        assert_eq!(
+            browsing, writing,
+            "the same lookup as the read-write catalog"
+        );
+        assert!(
+            !browsing.iter().any(|(_, path)| path.starts_with("a/t1")),
+            "no Iceberg probe of a/t1: {browsing:?}"
+        );
+        // an Iceberg table is still found
+        let ice: TableRef = "ns.ice".parse().unwrap();
+        let (found, _) = requests_of(Catalog::browse(traced), ice).await;
+        assert!(matches!(found, Some(FoundTable::Iceberg(_))));
+    }
+
+    async fn put_in(store: &Rc<dyn ObjectStore>, key: &str) {
+        store.put(key, b"{}".to_vec().into()).await.unwrap();
+    }
+
     /// Opens every location as an empty in-memory store (and counts the opens).
     #[derive(Default)]
     struct MemoryStores(std::cell::Cell<usize>);
