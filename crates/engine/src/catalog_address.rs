@@ -123,7 +123,8 @@ impl CatalogAddress {
     ) -> Result<Catalog> {
         Ok(
             match self.connect(secrets.into(), transport, stores).await? {
-                Connected::Warehouse(store) => Catalog::new(store),
+                // the Iceberg tables created in it record their locations under its URI
+                Connected::Warehouse(store) => Catalog::warehouse(store, self.service_uri()),
                 Connected::Paimon(service) => Catalog::with_backend(Rc::new(service)),
                 Connected::Iceberg(service) => Catalog::with_backend(Rc::new(service)),
             },
@@ -330,6 +331,53 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("unknown catalog scheme"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn a_warehouse_opened_by_address_creates_iceberg_tables_under_its_uri() {
+        use lakescope_iceberg::write::IcebergTableDefinition;
+        use lakescope_storage::transport::CannedTransport;
+        use lakescope_storage::{MemoryStore, ObjectStore};
+        /// Opens `/wh` as one shared in-memory store.
+        struct OneStore(Rc<dyn ObjectStore>);
+        impl StoreOpener for OneStore {
+            fn open(&self, uri: &str) -> lakescope_storage::Result<Rc<dyn ObjectStore>> {
+                assert_eq!(uri, "/wh");
+                Ok(self.0.clone())
+            }
+        }
+        let store: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
+        let catalog = CatalogAddress::parse("/wh")
+            .unwrap()
+            .open(
+                CatalogSecrets::default(),
+                Rc::new(CannedTransport::new(Vec::<(u16, String)>::new())),
+                Rc::new(OneStore(store.clone())),
+            )
+            .await
+            .unwrap();
+        let def = IcebergTableDefinition {
+            columns: vec![(
+                "id".into(),
+                lakescope_paimon::spec::types::DataType::parse("INT").unwrap(),
+                None,
+            )],
+            ..Default::default()
+        };
+        let env = lakescope_paimon::write::FixedEnv::new(1, 1);
+        catalog
+            .create_iceberg_table_with(&env, "ns", "ice", &def)
+            .await
+            .unwrap();
+        let listing = store.list_dir("ns/ice/metadata").await.unwrap();
+        let metadata = listing
+            .files
+            .iter()
+            .find(|f| f.path.ends_with(".metadata.json"))
+            .expect("a metadata file");
+        let json: serde_json::Value =
+            serde_json::from_slice(&store.get(&metadata.path).await.unwrap()).unwrap();
+        assert_eq!(json["location"], "file:///wh/ns/ice");
     }
 
     #[tokio::test]
