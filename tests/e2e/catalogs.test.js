@@ -78,7 +78,11 @@ async function corsProxy(target, tokenFor = null) {
       res.writeHead(answer.statusCode, { ...answer.headers, ...cors });
       answer.pipe(res);
     });
-    forward.on("error", (e) => res.writeHead(502, cors).end(String(e)));
+    forward.on("error", (e) => (res.headersSent || res.destroyed ? res.destroy() : res.writeHead(502, cors).end(String(e))));
+    // A page closed mid-request must not leave its forward open: Paimon's mock server answers one
+    // connection at a time, and one waiting for a body or a reader that never comes stalls every
+    // later client (a pypaimon oracle once waited 180 s for `GET /v1/config`).
+    res.on("close", () => forward.destroy());
     req.pipe(forward);
   });
   await new Promise((resolve) => srv.listen(port, "127.0.0.1", resolve));
