@@ -293,8 +293,20 @@ impl Catalog {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// An Iceberg table definition of one INT column `id`.
+    pub(crate) fn one_int_column() -> IcebergTableDefinition {
+        IcebergTableDefinition {
+            columns: vec![(
+                "id".into(),
+                lakescope_paimon::spec::types::DataType::parse("INT").unwrap(),
+                None,
+            )],
+            ..Default::default()
+        }
+    }
     use bytes_stub::put;
     use lakescope_storage::MemoryStore;
 
@@ -341,14 +353,7 @@ mod tests {
         let mem = MemoryStore::new();
         put(&mem, "a.db/t1/schema/schema-0").await;
         let cat = Catalog::warehouse(Rc::new(mem), "/wh");
-        let def = IcebergTableDefinition {
-            columns: vec![(
-                "id".into(),
-                lakescope_paimon::spec::types::DataType::parse("INT").unwrap(),
-                None,
-            )],
-            ..Default::default()
-        };
+        let def = one_int_column();
         let env = lakescope_paimon::write::FixedEnv::new(1, 1);
         cat.create_iceberg_table_with(&env, "ns", "ice", &def)
             .await
@@ -379,14 +384,7 @@ mod tests {
         use lakescope_storage::{RequestTrace, TracedStore};
         let mem: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
         put_in(&mem, "a.db/t1/schema/schema-0").await;
-        let def = IcebergTableDefinition {
-            columns: vec![(
-                "id".into(),
-                lakescope_paimon::spec::types::DataType::parse("INT").unwrap(),
-                None,
-            )],
-            ..Default::default()
-        };
+        let def = one_int_column();
         let env = lakescope_paimon::write::FixedEnv::new(1, 1);
         Catalog::warehouse(mem.clone(), "/wh")
             .create_iceberg_table_with(&env, "ns", "ice", &def)

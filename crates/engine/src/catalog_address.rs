@@ -335,7 +335,6 @@ mod tests {
 
     #[tokio::test]
     async fn a_warehouse_opened_by_address_creates_iceberg_tables_under_its_uri() {
-        use lakescope_iceberg::write::IcebergTableDefinition;
         use lakescope_storage::transport::CannedTransport;
         use lakescope_storage::{MemoryStore, ObjectStore};
         /// Opens `/wh` as one shared in-memory store.
@@ -356,14 +355,7 @@ mod tests {
             )
             .await
             .unwrap();
-        let def = IcebergTableDefinition {
-            columns: vec![(
-                "id".into(),
-                lakescope_paimon::spec::types::DataType::parse("INT").unwrap(),
-                None,
-            )],
-            ..Default::default()
-        };
+        let def = crate::catalog::tests::one_int_column();
         let env = lakescope_paimon::write::FixedEnv::new(1, 1);
         catalog
             .create_iceberg_table_with(&env, "ns", "ice", &def)
