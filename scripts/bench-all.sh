@@ -8,21 +8,23 @@
 #   from OPFS) and P11 (deep links cold and on a second visit; P11_ANCHOR_APP=DIST adds another build
 #   beside it) in headless Chromium (scripts/bench-browser.sh; it builds the release app),
 #   P5 the explorer's first load (scripts/payload-size.sh on that release app),
-#   P12 a long session in one page (tests/e2e/bench_long_session.mjs on that app, with the SQL engine).
+#   P12 a long session in one page (tests/e2e/bench_long_session.mjs on that app, with the SQL engine),
+#   and the build cost: a cold release build of the CLI and an incremental one (scripts/bench-build.sh,
+#   about 25 minutes on 2 cores; --no-build-cost skips it).
 #
-#   bash scripts/bench-all.sh [--runs N] [--work DIR]
+#   bash scripts/bench-all.sh [--runs N] [--work DIR] [--no-build-cost]
 #
 # The oracles (Java Paimon 0.9, pypaimon 2.1) are set up by ../shared/corpus/gen as for the tests;
 # npm packages are installed by bench-browser.sh. Writes target/bench/suite.md: the machine, the
-# date and each part's report (target/bench/{report,write_report,plan_report,browser_report}.md).
+# date and each part's report (target/bench/{report,write_report,plan_report,build_report,browser_report}.md).
 # Not part of the normal test command.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-RUNS=3; WORK="${TMPDIR:-/tmp}/lakescope-perf"
+RUNS=3; WORK="${TMPDIR:-/tmp}/lakescope-perf"; BUILD_COST=1
 while [ $# -gt 0 ]; do
   case "$1" in
-    --runs) RUNS="$2"; shift;; --work) WORK="$2"; shift;;
-    -h|--help) sed -n 2,17p "$0"; exit 0;;
+    --runs) RUNS="$2"; shift;; --work) WORK="$2"; shift;; --no-build-cost) BUILD_COST=0;;
+    -h|--help) sed -n 2,19p "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac; shift
 done
@@ -34,6 +36,10 @@ echo "== P7, P10: writes (rows/s and bytes)"
 bash "$ROOT/scripts/bench.sh" --write --work "$WORK" --runs "$RUNS" --no-build
 echo "== P9: planning at scale"
 bash "$ROOT/scripts/bench-plan.sh" --work "$WORK" --runs "$RUNS" --no-build
+if [ "$BUILD_COST" = 1 ]; then
+  echo "== Build cost: a cold and an incremental release build of the CLI"
+  bash "$ROOT/scripts/bench-build.sh" --target "$WORK/build-cost"
+fi
 echo "== P2, P3, P4, P6, P8, P11: in the browser (builds the release app into $APP)"
 bash "$ROOT/scripts/bench-browser.sh" --work "$WORK" --runs "$RUNS" --p11 ${P11_ANCHOR_APP:+--anchor-app "$P11_ANCHOR_APP"}
 echo "== P5: the explorer's first load"
@@ -54,7 +60,7 @@ kill "$HTTP_PID" 2>/dev/null || true
   echo
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(uname -sr); load at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
-  for part in report write_report plan_report browser_report; do
+  for part in report write_report plan_report build_report browser_report; do
     [ -f "$OUT/$part.md" ] && { cat "$OUT/$part.md"; echo; }
   done
   echo "## P5: first load (target ≤ 2.5 MB gzip)"
