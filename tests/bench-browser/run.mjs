@@ -231,6 +231,8 @@ for (const table of ["pk_upsert", "append_rows"]) {
     const args = { warehouse: wh, table: `perf.${table}`, opfs, warm: true };
     cases[`p8.warm.${source}.page.${table}`] = ["lakescope", args];
     cases[`p8.warm.${source}.pool${CPUS}.${table}`] = ["lakescopePool", { ...args, workers: CPUS }];
+    // the same pool planned for the workers (the last append files in pieces of rows), to price the pieces
+    if (table === "append_rows") cases[`p8.warm.${source}.pool${CPUS}pieces.${table}`] = ["lakescopePool", { ...args, workers: CPUS, pieces: true }];
   }
 }
 {

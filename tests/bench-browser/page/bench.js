@@ -84,7 +84,7 @@ const readers = {
    * again with its optimizing tier on background threads, which a first read pays for (≈ 0.5 s of pk_upsert's 1.5 s) and
    * which a pool kept for the page's life pays once.
    */
-  async lakescopePool({ warehouse, table, workers, opfs, warm }) {
+  async lakescopePool({ warehouse, table, workers, opfs, warm, pieces }) {
     if (opfs) warehouse = await copyToOpfs(warehouse, table, "bench");
     const glue = `${location.origin}/pkg/lakescope_bench_wasm.js`;
     const mod = await import(/* @vite-ignore */ glue);
@@ -109,16 +109,17 @@ const readers = {
     }
     const startup_ms = performance.now() - started;
     const t = performance.now();
-    // Planned for one reader: whole files. Cutting large append files into pieces of rows
-    // (`take_splits_for(workers)`) made append_rows slower here: each piece's footer, offset
-    // index and page ranges are requests of their own (docs/benchmarks.md, P8 "Browser").
-    const plan = JSON.parse(await mod.planShares(warehouse, table, undefined, 1));
+    // Planned for one reader: whole files. With `pieces`, for the workers (`take_splits_for(workers)`: the last large
+    // append files cut into pieces of rows where that evens them out); over HTTP each piece's footer, offset index and
+    // page ranges are requests of their own, and the pieces were no faster (docs/benchmarks.md, P8 "Browser").
+    const readers = pieces ? workers : 1;
+    const plan = JSON.parse(await mod.planShares(warehouse, table, undefined, readers));
     const queue = [...plan.tickets];
     let rows = 0, checksum = 0, batches = 0;
     await Promise.all(pool.map(async (w) => {
       for (let ticket = queue.shift(); ticket; ticket = queue.shift()) {
         if (!w.planned) {
-          await w.ask({ op: "plan", warehouse, table, snapshot: plan.snapshot ?? undefined, readers: 1 });
+          await w.ask({ op: "plan", warehouse, table, snapshot: plan.snapshot ?? undefined, readers });
           w.planned = true;
         }
         const out = await w.ask({ op: "touch", ticket });
