@@ -22,39 +22,50 @@ pub(super) fn cut_for_readers(
     if readers < 2 {
         return splits;
     }
-    let cuttable: Vec<usize> = (0..splits.len())
-        .filter(|&i| pieces_of(&splits[i], readers).len() > 1)
+    // each split's pieces, cut once (`None`: it stays whole)
+    let pieces: Vec<Option<Vec<Split>>> = splits
+        .iter()
+        .map(|split| Some(pieces_of(split, readers)).filter(|p| p.len() > 1))
         .collect();
-    let plan_with = |tail: usize| -> Vec<(Split, f64)> {
-        let cut_from = cuttable.len() - tail;
+    let cuttable: Vec<usize> = (0..splits.len()).filter(|&i| pieces[i].is_some()).collect();
+    // the reading costs in plan order when the last `tail` cuttable splits are cut
+    let costs_with = |tail: usize| -> Vec<f64> {
+        let first_cut = cuttable
+            .get(cuttable.len() - tail)
+            .copied()
+            .unwrap_or(usize::MAX);
         splits
             .iter()
+            .zip(&pieces)
             .enumerate()
-            .flat_map(|(i, split)| {
-                if cuttable[cut_from..].contains(&i) {
-                    pieces_of(split, readers)
-                        .into_iter()
-                        .map(|piece| {
-                            let cost = rows(&piece) * (1.0 + PIECE_OVERHEAD);
-                            (piece, cost)
-                        })
-                        .collect()
-                } else {
-                    vec![(split.clone(), rows(split))]
-                }
+            .flat_map(|(i, (split, cut))| match cut {
+                Some(cut) if i >= first_cut => cut
+                    .iter()
+                    .map(|piece| rows(piece) * (1.0 + PIECE_OVERHEAD))
+                    .collect(),
+                _ => vec![rows(split)],
             })
             .collect()
     };
-    let mut best = (finish(&plan_with(0), readers), 0);
+    let mut best = (finish(&costs_with(0), readers), 0);
     for tail in 1..=cuttable.len() {
-        let time = finish(&plan_with(tail), readers);
+        let time = finish(&costs_with(tail), readers);
         if time < best.0 {
             best = (time, tail);
         }
     }
-    plan_with(best.1)
+    let first_cut = cuttable
+        .get(cuttable.len() - best.1)
+        .copied()
+        .unwrap_or(usize::MAX);
+    splits
         .into_iter()
-        .map(|(split, _)| split)
+        .zip(pieces)
+        .enumerate()
+        .flat_map(|(i, (split, cut))| match cut {
+            Some(cut) if i >= first_cut => cut,
+            _ => vec![split],
+        })
         .collect()
 }
 
@@ -66,16 +77,14 @@ fn rows(split: &Split) -> f64 {
     }
 }
 
-/// When the last of `readers` readers is done with `splits` (split, cost) if each claims the next
-/// split in order as soon as it is free.
-fn finish(splits: &[(Split, f64)], readers: usize) -> f64 {
+/// When the last of `readers` readers is done with splits costing `costs` (in plan order) if
+/// each claims the next split as soon as it is free.
+fn finish(costs: &[f64], readers: usize) -> f64 {
     let mut free_at = vec![0f64; readers];
-    for (_, cost) in splits {
-        let first_free = free_at
-            .iter_mut()
-            .min_by(|a, b| a.total_cmp(b))
-            .expect("at least two readers");
-        *first_free += cost;
+    for cost in costs {
+        if let Some(first_free) = free_at.iter_mut().min_by(|a, b| a.total_cmp(b)) {
+            *first_free += cost;
+        }
     }
     free_at.into_iter().fold(0f64, f64::max)
 }
