@@ -295,6 +295,15 @@ impl Catalog {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use bytes_stub::put;
+    use lakescope_storage::MemoryStore;
+
+    mod bytes_stub {
+        use lakescope_storage::ObjectStore;
+        pub async fn put(s: &dyn ObjectStore, k: &str) {
+            s.put(k, b"{}".to_vec().into()).await.unwrap();
+        }
+    }
 
     /// An Iceberg table definition of one INT column `id`.
     pub(crate) fn one_int_column() -> IcebergTableDefinition {
@@ -305,15 +314,6 @@ pub(crate) mod tests {
                 None,
             )],
             ..Default::default()
-        }
-    }
-    use bytes_stub::put;
-    use lakescope_storage::MemoryStore;
-
-    mod bytes_stub {
-        use lakescope_storage::{MemoryStore, ObjectStore};
-        pub async fn put(s: &MemoryStore, k: &str) {
-            s.put(k, b"{}".to_vec().into()).await.unwrap();
         }
     }
 
@@ -383,7 +383,7 @@ pub(crate) mod tests {
     async fn a_warehouse_opened_for_browsing_finds_a_paimon_table_without_an_iceberg_probe() {
         use lakescope_storage::{RequestTrace, TracedStore};
         let mem: Rc<dyn ObjectStore> = Rc::new(MemoryStore::new());
-        put_in(&mem, "a.db/t1/schema/schema-0").await;
+        put(mem.as_ref(), "a.db/t1/schema/schema-0").await;
         let def = one_int_column();
         let env = lakescope_paimon::write::FixedEnv::new(1, 1);
         Catalog::warehouse(mem.clone(), "/wh")
@@ -422,10 +422,6 @@ pub(crate) mod tests {
         let ice: TableRef = "ns.ice".parse().unwrap();
         let (found, _) = requests_of(Catalog::browse(traced), ice).await;
         assert!(matches!(found, Some(FoundTable::Iceberg(_))));
-    }
-
-    async fn put_in(store: &Rc<dyn ObjectStore>, key: &str) {
-        store.put(key, b"{}".to_vec().into()).await.unwrap();
     }
 
     /// Opens every location as an empty in-memory store (and counts the opens).
