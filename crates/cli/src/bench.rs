@@ -1,5 +1,6 @@
 //! `lakescope bench-read`: a full read that counts rows and touches every column, printing one JSON line;
-//! `lakescope bench-plan`: the planning of a scan (manifest replay), timed run by run;
+//! `lakescope bench-plan`: the planning of a scan (manifest replay), or the read of a system
+//! table (a tab's rows), timed run by run;
 //! `lakescope bench-write`: the write of `PerfTool writepk` (perf.pk_upsert) through lakescope's writer.
 
 use arrow_array::builder::StringBuilder;
@@ -73,6 +74,35 @@ pub async fn bench_plan(
         "files": planned.files,
         "splits": planned.splits,
         "pruned_manifests": planned.pruned_manifests,
+        "millis": millis,
+        "median_millis": sorted[sorted.len() / 2],
+    }))
+}
+
+/// Reads every row of the system table `table_ref` names (`db.t$files`: what a tab of the app
+/// shows) `runs` times, each through a freshly opened table, as `PerfTool systable` does; returns
+/// the JSON line to print (rows, milliseconds per run, in-process: no output).
+pub async fn bench_system_table(
+    catalog: &Catalog,
+    table_ref: &TableRef,
+    runs: usize,
+) -> Result<serde_json::Value, String> {
+    let (mut millis, mut rows) = (Vec::new(), 0);
+    for _ in 0..runs.max(1) {
+        let started = std::time::Instant::now();
+        let read = catalog
+            .scan(table_ref, &lakescope_engine::scan::ScanRequest::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        millis.push((started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0);
+        rows = read.batches.iter().map(|b| b.num_rows()).sum::<usize>();
+    }
+    let mut sorted = millis.clone();
+    sorted.sort_by(f64::total_cmp);
+    Ok(serde_json::json!({
+        "reader": concat!("lakescope-", env!("CARGO_PKG_VERSION")),
+        "table": table_ref.to_string(),
+        "rows": rows,
         "millis": millis,
         "median_millis": sorted[sorted.len() / 2],
     }))

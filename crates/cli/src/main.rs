@@ -211,7 +211,8 @@ enum Command {
     },
     /// Benchmark planning: plan a scan of a snapshot (manifests replayed, live files grouped
     /// into splits, each run on a freshly opened table) RUNS times; prints one JSON line (live
-    /// files, splits, manifests skipped by partition stats, milliseconds of each run).
+    /// files, splits, manifests skipped by partition stats, milliseconds of each run). For a
+    /// system table (<DB>.<TABLE>$files, a tab's rows): reads all its rows RUNS times.
     BenchPlan {
         /// Warehouse: a local path or file:// URI.
         warehouse: String,
@@ -434,8 +435,16 @@ async fn run(cli: Cli, started: std::time::Instant) -> Result<(), String> {
         } => {
             let table_ref = parse_table(&table)?;
             let catalog = open_catalog(&warehouse).await?;
-            let line =
-                bench::bench_plan(&catalog, &table_ref, snapshot, filter.as_deref(), runs).await?;
+            let line = if table_ref.system_table().is_some() {
+                if snapshot.is_some() || filter.is_some() {
+                    return Err(format!(
+                        "bench-plan {table_ref}: --snapshot and --filter apply to a table's plan, not to a system table"
+                    ));
+                }
+                bench::bench_system_table(&catalog, &table_ref, runs).await?
+            } else {
+                bench::bench_plan(&catalog, &table_ref, snapshot, filter.as_deref(), runs).await?
+            };
             println!("{line}");
             Ok(())
         }

@@ -126,6 +126,72 @@ async fn create_new(full: &Path, path: &str, data: &[u8]) -> Result<PutOutcome> 
     Ok(PutOutcome::Created)
 }
 
+/// Runs a file system operation of several system calls on tokio's blocking pool as one task
+/// (one hand-off between threads, where `tokio::fs` pays one a call).
+async fn blocking<T: Send + 'static>(op: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(op)
+        .await
+        .map_err(|e| Error::Io {
+            operation: "run a file operation",
+            path: String::new(),
+            message: e.to_string(),
+        })?
+}
+
+/// Bytes `range` of the file `full` (the key `path` in errors).
+fn read_range(full: &Path, path: &str, range: Range<u64>) -> Result<Bytes> {
+    use std::io::{Read, Seek};
+    let mut file = std::fs::File::open(full).map_err(|e| io_error("open", path, e))?;
+    let size = file
+        .metadata()
+        .map_err(|e| io_error("stat", path, e))?
+        .len();
+    if range.start > range.end || range.end > size {
+        return Err(Error::OutOfRange {
+            path: path.to_string(),
+            start: range.start,
+            end: range.end,
+            size,
+        });
+    }
+    file.seek(std::io::SeekFrom::Start(range.start))
+        .map_err(|e| io_error("seek", path, e))?;
+    let mut buf = vec![0u8; (range.end - range.start) as usize];
+    file.read_exact(&mut buf)
+        .map_err(|e| io_error("read", path, e))?;
+    Ok(Bytes::from(buf))
+}
+
+/// The folder `dir` (the key `prefix`) as a listing: sub-folders and files by name, objects
+/// being written left out; empty when the folder does not exist.
+fn list(dir: &Path, prefix: &str) -> Result<Listing> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Listing::default()),
+        Err(e) => return Err(io_error("list", prefix, e)),
+    };
+    let mut listing = Listing::default();
+    for entry in entries {
+        let entry = entry.map_err(|e| io_error("list", prefix, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(TEMP_PREFIX) {
+            continue; // an object being written
+        }
+        let meta = entry.metadata().map_err(|e| io_error("stat", prefix, e))?;
+        if meta.is_dir() {
+            listing.dirs.push(name);
+        } else {
+            listing.files.push(ObjectMeta {
+                path: crate::join(prefix, &name),
+                size: meta.len(),
+            });
+        }
+    }
+    listing.dirs.sort();
+    listing.files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(listing)
+}
+
 #[async_trait(?Send)]
 impl ObjectStore for LocalStore {
     fn describe(&self) -> String {
@@ -145,31 +211,8 @@ impl ObjectStore for LocalStore {
     }
 
     async fn get_range(&self, path: &str, range: Range<u64>) -> Result<Bytes> {
-        use tokio::io::{AsyncReadExt, AsyncSeekExt};
-        let mut file = tokio::fs::File::open(self.full(path))
-            .await
-            .map_err(|e| io_error("open", path, e))?;
-        let size = file
-            .metadata()
-            .await
-            .map_err(|e| io_error("stat", path, e))?
-            .len();
-        if range.start > range.end || range.end > size {
-            return Err(Error::OutOfRange {
-                path: path.to_string(),
-                start: range.start,
-                end: range.end,
-                size,
-            });
-        }
-        file.seek(std::io::SeekFrom::Start(range.start))
-            .await
-            .map_err(|e| io_error("seek", path, e))?;
-        let mut buf = vec![0u8; (range.end - range.start) as usize];
-        file.read_exact(&mut buf)
-            .await
-            .map_err(|e| io_error("read", path, e))?;
-        Ok(Bytes::from(buf))
+        let (full, key) = (self.full(path), path.to_string());
+        blocking(move || read_range(&full, &key, range)).await
     }
 
     async fn head(&self, path: &str) -> Result<ObjectMeta> {
@@ -183,38 +226,8 @@ impl ObjectStore for LocalStore {
     }
 
     async fn list_dir(&self, prefix: &str) -> Result<Listing> {
-        let dir = self.full(prefix);
-        let mut entries = match tokio::fs::read_dir(&dir).await {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Listing::default()),
-            Err(e) => return Err(io_error("list", prefix, e)),
-        };
-        let mut listing = Listing::default();
-        while let Some(entry) = entries
-            .next_entry()
-            .await
-            .map_err(|e| io_error("list", prefix, e))?
-        {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with(TEMP_PREFIX) {
-                continue; // an object being written
-            }
-            let meta = entry
-                .metadata()
-                .await
-                .map_err(|e| io_error("stat", prefix, e))?;
-            if meta.is_dir() {
-                listing.dirs.push(name);
-            } else {
-                listing.files.push(ObjectMeta {
-                    path: crate::join(prefix, &name),
-                    size: meta.len(),
-                });
-            }
-        }
-        listing.dirs.sort();
-        listing.files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(listing)
+        let (dir, key) = (self.full(prefix), prefix.to_string());
+        blocking(move || list(&dir, &key)).await
     }
 
     async fn put(&self, path: &str, data: Bytes) -> Result<()> {

@@ -444,35 +444,39 @@ fn group(
         .into_iter()
         .map(|f| f.data_type.clone())
         .collect();
-    let mut groups: HashMap<(Vec<u8>, i32), Split> = HashMap::new();
+    // Each split with the deletion vectors of its (partition, bucket), keyed by the entries'
+    // own partition bytes (no copy per entry).
+    type Group<'d> = (Split, Option<&'d HashMap<String, DeletionFile>>);
+    let mut groups: HashMap<(&[u8], i32), Group<'_>> = HashMap::new();
     for Live { entry, manifest } in entries {
         let Some(values) = partitions.get(manifest, &entry.partition)? else {
             continue;
         };
-        let group_key = (entry.partition.clone(), entry.bucket);
-        let split = groups.entry(group_key.clone()).or_insert_with(|| Split {
-            partition: values.clone(),
-            partition_bytes: entry.partition.clone(),
-            bucket: entry.bucket,
-            total_buckets: None,
-            files: Vec::new(),
-            deletion_files: HashMap::new(),
-            rows: None,
-        });
+        let (split, split_dvs) = groups
+            .entry((&entry.partition, entry.bucket))
+            .or_insert_with(|| {
+                let split = Split {
+                    partition: values.clone(),
+                    partition_bytes: entry.partition.clone(),
+                    bucket: entry.bucket,
+                    total_buckets: None,
+                    files: Vec::new(),
+                    deletion_files: HashMap::new(),
+                    rows: None,
+                };
+                (split, dvs.get(&(entry.partition.clone(), entry.bucket)))
+            });
         if entry.total_buckets.is_some() {
             split.total_buckets = entry.total_buckets;
         }
-        if let Some(dv) = dvs
-            .get(&group_key)
-            .and_then(|m| m.get(&entry.file.file_name))
-        {
+        if let Some(dv) = split_dvs.and_then(|m| m.get(&entry.file.file_name)) {
             split
                 .deletion_files
                 .insert(entry.file.file_name.clone(), dv.clone());
         }
         split.files.push(entry.file.clone());
     }
-    let mut splits: Vec<Split> = groups.into_values().collect();
+    let mut splits: Vec<Split> = groups.into_values().map(|(split, _)| split).collect();
     for split in &mut splits {
         sort_files(split, &key_types);
     }

@@ -24,7 +24,8 @@ use arrow_array::builder::{
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::sync::Arc;
 
 fn ts_field(name: &str) -> Field {
@@ -110,13 +111,12 @@ pub async fn files(table: &Table, snapshot: Option<&Snapshot>) -> Result<ReadOut
     let mut file_source = StringBuilder::new();
     let mut first_row_id = Int64Builder::new();
     let mut write_cols = ListBuilder::new(StringBuilder::new());
-    // the key types of each schema id the files were written with
-    let mut key_types_of: HashMap<i64, Vec<crate::spec::types::DataType>> = HashMap::new();
+    let mut layouts = Layouts::default();
     for split in plan.iter().flat_map(|p| &p.splits) {
         let part_text = render::row_cast_to_string(&split.partition);
         let bucket_path = table.bucket_path(&split.partition, split.bucket)?;
         for file in &split.files {
-            let file_schema = table.schema(file.schema_id).await?;
+            let layout = layouts.of(table, file, &current).await?;
             let path = table.data_file_path_in(&bucket_path, file)?;
             partition.append_value(&part_text);
             bucket.append_value(split.bucket);
@@ -131,27 +131,36 @@ pub async fn files(table: &Table, snapshot: Option<&Snapshot>) -> Result<ReadOut
             level.append_value(file.level);
             record_count.append_value(file.row_count);
             file_size.append_value(file.file_size);
-            let key_types = key_types_of
-                .entry(file.schema_id)
-                .or_insert_with(|| key_types(&file_schema));
-            min_key.append_option(render_key(table, &path, &file.min_key, key_types)?);
-            max_key.append_option(render_key(table, &path, &file.max_key, key_types)?);
-            let stats = value_stats(&path, file, &file_schema, &current)?;
-            null_counts.append_value(render::tree_map(
-                stats
-                    .iter()
-                    .map(|(n, s)| (n.as_str(), s.null_count.map(|c| c.to_string()))),
-            ));
-            min_stats.append_value(render::tree_map(
-                stats
-                    .iter()
-                    .map(|(n, s)| (n.as_str(), render::internal_value(&s.min))),
-            ));
-            max_stats.append_value(render::tree_map(
-                stats
-                    .iter()
-                    .map(|(n, s)| (n.as_str(), render::internal_value(&s.max))),
-            ));
+            for (key, bytes) in [(&mut min_key, &file.min_key), (&mut max_key, &file.max_key)] {
+                match decode_key(table, &path, bytes, &layout.key_types)? {
+                    Some(values) => {
+                        render::write_java_array(key, &values).map_err(rendering(&path))?;
+                        key.append_value("");
+                    }
+                    None => key.append_null(),
+                }
+            }
+            let nulls = &file.value_stats.null_counts;
+            render::write_tree_map(&mut null_counts, &layout.names, |out, i| {
+                match layout.stats_index[i].and_then(|s| nulls.get(s).copied().flatten()) {
+                    Some(count) => write!(out, "{count}"),
+                    None => out.write_str("null"),
+                }
+            })
+            .map_err(rendering(&path))?;
+            null_counts.append_value("");
+            for (out, bytes, what) in [
+                (&mut min_stats, &file.value_stats.min_values, "min"),
+                (&mut max_stats, &file.value_stats.max_values, "max"),
+            ] {
+                let values = layout.decode_stats(&path, bytes, what)?;
+                render::write_tree_map(out, &layout.names, |out, i| {
+                    let value = layout.stats_index[i].and_then(|s| values.get(s));
+                    render::write_internal_value(out, value.unwrap_or(&Datum::Null))
+                })
+                .map_err(rendering(&path))?;
+                out.append_value("");
+            }
             min_seq.append_value(file.min_sequence_number);
             max_seq.append_value(file.max_sequence_number);
             creation.append_option(file.creation_time);
@@ -237,69 +246,106 @@ fn key_types(schema: &TableSchema) -> Vec<crate::spec::types::DataType> {
     }
 }
 
-/// `min_key`/`max_key`: NULL for an empty key row (append tables), else `[v1, v2]`.
-fn render_key(
+/// The error of a value that would not render (a `Display` that failed).
+fn rendering(path: &str) -> impl Fn(std::fmt::Error) -> Error + '_ {
+    move |_| Error::Invalid(format!("rendering the statistics of data file {path}"))
+}
+
+/// `min_key`/`max_key`'s values: `None` (NULL) for an empty key row (append tables).
+fn decode_key(
     table: &Table,
     path: &str,
     bytes: &[u8],
     types: &[crate::spec::types::DataType],
-) -> Result<Option<String>> {
+) -> Result<Option<Vec<Datum>>> {
     if bytes.is_empty() || BinaryRow::arity(bytes).unwrap_or(0) == 0 {
         return Ok(None);
     }
-    let values = BinaryRow::decode_in(path, bytes, types)
-        .map_err(|e| Error::Invalid(format!("{}: key of data file {path}: {e}", table.path())))?;
-    Ok(Some(render::java_array(&values)))
+    BinaryRow::decode_in(path, bytes, types)
+        .map(Some)
+        .map_err(|e| Error::Invalid(format!("{}: key of data file {path}: {e}", table.path())))
 }
 
-/// Statistics of one column of a file, mapped onto the current schema.
-struct ColumnStats {
-    min: Datum,
-    max: Datum,
-    null_count: Option<i64>,
+/// How the keys and value statistics of files written with one schema (and one
+/// `value_stats_cols`) are read and printed against the current schema.
+struct Layout {
+    schema_id: i64,
+    value_stats_cols: Option<Vec<String>>,
+    /// Types of the key rows.
+    key_types: Vec<crate::spec::types::DataType>,
+    /// Types of the statistics rows' fields.
+    stats_types: Vec<crate::spec::types::DataType>,
+    /// The current schema's column names in the order Java's `TreeMap` prints them.
+    names: Vec<String>,
+    /// For each of `names`, its position in the statistics rows (matched by field id, as
+    /// Paimon's `SimpleStatsEvolution`); `None` where the file has no statistics for it.
+    stats_index: Vec<Option<usize>>,
 }
 
-/// The file's value statistics by current-schema column (matched by field id, as Paimon's
-/// `SimpleStatsEvolution`); columns the file has no statistics for get NULLs.
-fn value_stats(
-    path: &str,
-    file: &DataFileMeta,
-    file_schema: &TableSchema,
-    current: &TableSchema,
-) -> Result<Vec<(String, ColumnStats)>> {
-    let stats_fields: Vec<&crate::spec::types::DataField> = match &file.value_stats_cols {
-        Some(cols) => cols
+impl Layout {
+    fn new(file: &DataFileMeta, file_schema: &TableSchema, current: &TableSchema) -> Self {
+        let stats_fields: Vec<&crate::spec::types::DataField> = match &file.value_stats_cols {
+            Some(cols) => cols
+                .iter()
+                .filter_map(|c| file_schema.fields.iter().find(|f| &f.name == c))
+                .collect(),
+            None => file_schema.fields.iter().collect(),
+        };
+        let mut columns: Vec<(String, Option<usize>)> = current
+            .fields
             .iter()
-            .filter_map(|c| file_schema.fields.iter().find(|f| &f.name == c))
-            .collect(),
-        None => file_schema.fields.iter().collect(),
-    };
-    let types: Vec<_> = stats_fields.iter().map(|f| f.data_type.clone()).collect();
-    let decode = |bytes: &[u8], what: &str| -> Result<Vec<Datum>> {
+            .map(|field| {
+                let index = stats_fields.iter().position(|f| f.id == field.id);
+                (field.name.clone(), index)
+            })
+            .collect();
+        columns.sort_by(|a, b| render::tree_map_order(&a.0, &b.0));
+        let (names, stats_index) = columns.into_iter().unzip();
+        Layout {
+            schema_id: file.schema_id,
+            value_stats_cols: file.value_stats_cols.clone(),
+            key_types: key_types(file_schema),
+            stats_types: stats_fields.iter().map(|f| f.data_type.clone()).collect(),
+            names,
+            stats_index,
+        }
+    }
+
+    /// The min or max statistics row (`what`) of the data file `path`.
+    fn decode_stats(&self, path: &str, bytes: &[u8], what: &str) -> Result<Vec<Datum>> {
         if bytes.is_empty() {
             return Ok(Vec::new());
         }
-        BinaryRow::decode_in(path, bytes, &types)
+        BinaryRow::decode_in(path, bytes, &self.stats_types)
             .map_err(|e| Error::Invalid(format!("{what} statistics of data file {path}: {e}")))
-    };
-    let mins = decode(&file.value_stats.min_values, "min")?;
-    let maxs = decode(&file.value_stats.max_values, "max")?;
-    let mut out = Vec::with_capacity(current.fields.len());
-    for field in &current.fields {
-        let idx = stats_fields.iter().position(|f| f.id == field.id);
-        let get = |v: &[Datum]| idx.and_then(|i| v.get(i).cloned()).unwrap_or(Datum::Null);
-        out.push((
-            field.name.clone(),
-            ColumnStats {
-                min: get(&mins),
-                max: get(&maxs),
-                null_count: idx
-                    .and_then(|i| file.value_stats.null_counts.get(i).copied())
-                    .flatten(),
-            },
-        ));
     }
-    Ok(out)
+}
+
+/// The [`Layout`]s met so far (a table's files share a few).
+#[derive(Default)]
+struct Layouts(Vec<Layout>);
+
+impl Layouts {
+    /// The layout of `file` (its schema loaded the first time it is met).
+    async fn of(
+        &mut self,
+        table: &Table,
+        file: &DataFileMeta,
+        current: &TableSchema,
+    ) -> Result<&Layout> {
+        let found = self.0.iter().position(|l| {
+            l.schema_id == file.schema_id && l.value_stats_cols == file.value_stats_cols
+        });
+        let index = match found {
+            Some(index) => index,
+            None => {
+                let file_schema = table.schema(file.schema_id).await?;
+                self.0.push(Layout::new(file, &file_schema, current));
+                self.0.len() - 1
+            }
+        };
+        Ok(&self.0[index])
+    }
 }
 
 /// `$manifests`: the data and changelog manifests of the snapshot (base, delta, changelog lists).

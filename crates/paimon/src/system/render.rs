@@ -1,6 +1,7 @@
 //! Text renderings of partition rows, keys and statistics as Paimon's system tables print them.
 
 use crate::spec::binary_row::{civil_from_days, Datum};
+use std::fmt::{self, Write};
 
 fn date(days: i64) -> String {
     let (y, m, d) = civil_from_days(days);
@@ -77,19 +78,26 @@ fn external_value(v: &Datum) -> String {
     }
 }
 
-/// Java `Arrays.toString` of the external values: `[v1, v2]`.
-pub(crate) fn java_array(values: &[Datum]) -> String {
-    let parts: Vec<String> = values.iter().map(external_value).collect();
-    format!("[{}]", parts.join(", "))
+/// Writes Java `Arrays.toString` of the external values: `[v1, v2]`.
+pub(crate) fn write_java_array(out: &mut impl Write, values: &[Datum]) -> fmt::Result {
+    out.write_char('[')?;
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.write_str(", ")?;
+        }
+        out.write_str(&external_value(v))?;
+    }
+    out.write_char(']')
 }
 
-/// A value as Paimon's internal object's `toString()` (`InternalRowUtils.get`): DATE as the
-/// day number, TIME as milliseconds, TIMESTAMP as `LocalDateTime`; `None` for NULL.
-pub(crate) fn internal_value(v: &Datum) -> Option<String> {
+/// Writes a value as Paimon's internal object's `toString()` (`InternalRowUtils.get`): DATE as
+/// the day number, TIME as milliseconds, TIMESTAMP as `LocalDateTime`; NULL as `null` (as a
+/// `TreeMap` prints a null value).
+pub(crate) fn write_internal_value(out: &mut impl Write, v: &Datum) -> fmt::Result {
     match v {
-        Datum::Null => None,
-        Datum::Date(d) => Some(d.to_string()),
-        Datum::Time(ms) => Some(ms.to_string()),
+        Datum::Null => out.write_str("null"),
+        Datum::Date(d) => write!(out, "{d}"),
+        Datum::Time(ms) => write!(out, "{ms}"),
         Datum::Timestamp {
             millis,
             nanos_of_milli,
@@ -97,20 +105,33 @@ pub(crate) fn internal_value(v: &Datum) -> Option<String> {
         | Datum::LocalZonedTimestamp {
             millis,
             nanos_of_milli,
-        } => Some(java_local_date_time(*millis, *nanos_of_milli)),
-        other => Some(other.to_string()),
+        } => out.write_str(&java_local_date_time(*millis, *nanos_of_milli)),
+        other => write!(out, "{other}"),
     }
 }
 
-/// Java `TreeMap.toString()` of name → value (NULL as `null`), keys sorted: `{a=1, b=x}`.
-pub(crate) fn tree_map<'a>(entries: impl Iterator<Item = (&'a str, Option<String>)>) -> String {
-    let mut sorted: Vec<(&str, Option<String>)> = entries.collect();
-    sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
-    let parts: Vec<String> = sorted
-        .into_iter()
-        .map(|(k, v)| format!("{k}={}", v.as_deref().unwrap_or("null")))
-        .collect();
-    format!("{{{}}}", parts.join(", "))
+/// Writes Java `TreeMap.toString()` of the names `keys` (already in the map's order, see
+/// [`tree_map_order`]), the value at each position written by `value`: `{a=1, b=x}`.
+pub(crate) fn write_tree_map<W: Write>(
+    out: &mut W,
+    keys: &[String],
+    mut value: impl FnMut(&mut W, usize) -> fmt::Result,
+) -> fmt::Result {
+    out.write_char('{')?;
+    for (i, key) in keys.iter().enumerate() {
+        if i > 0 {
+            out.write_str(", ")?;
+        }
+        out.write_str(key)?;
+        out.write_char('=')?;
+        value(out, i)?;
+    }
+    out.write_char('}')
+}
+
+/// The order of a Java `TreeMap<String, _>`'s keys (`String.compareTo`): by UTF-16 code units.
+pub(crate) fn tree_map_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
 }
 
 #[cfg(test)]
@@ -126,18 +147,24 @@ mod tests {
             row_cast_to_string(&[Datum::String("a".into()), Datum::Null, Datum::Int(1)]),
             "{a, null, 1}"
         );
-        assert_eq!(
-            java_array(&[Datum::Int(1), Datum::Date(0)]),
-            "[1, 1970-01-01]"
-        );
-        assert_eq!(internal_value(&Datum::Date(3)).as_deref(), Some("3"));
-        assert_eq!(
-            tree_map(
-                [("b", Some("2".to_string())), ("a", None)]
-                    .iter()
-                    .map(|(k, v)| (*k, v.clone()))
-            ),
-            "{a=null, b=2}"
-        );
+        let mut out = String::new();
+        write_java_array(&mut out, &[Datum::Int(1), Datum::Date(0)]).unwrap();
+        assert_eq!(out, "[1, 1970-01-01]");
+        let mut out = String::new();
+        write_internal_value(&mut out, &Datum::Date(3)).unwrap();
+        write_internal_value(&mut out, &Datum::Null).unwrap();
+        assert_eq!(out, "3null");
+        // Java's String.compareTo orders by UTF-16 code units: U+10000 (a surrogate pair,
+        // 0xD800…) before U+FFFF, where Rust's str order puts it after
+        let mut keys: Vec<String> = ["b", "a", "\u{ffff}", "\u{10000}"].map(String::from).into();
+        keys.sort_by(|a, b| tree_map_order(a, b));
+        assert_eq!(keys, ["a", "b", "\u{10000}", "\u{ffff}"]);
+        let mut out = String::new();
+        write_tree_map(&mut out, &keys[..2], |out, i| match i {
+            0 => out.write_str("null"),
+            _ => out.write_str("2"),
+        })
+        .unwrap();
+        assert_eq!(out, "{a=null, b=2}");
     }
 }
