@@ -368,7 +368,7 @@ async fn append_bucket_diff(
     counts: &mut PartitionCounts,
 ) -> Result<(Vec<RecordBatch>, usize)> {
     let n = reader.value_columns();
-    let empty: Vec<DataFileMeta> = Vec::new();
+    let empty: Vec<std::sync::Arc<DataFileMeta>> = Vec::new();
     let a_files = before.map_or(&empty, |s| &s.files);
     let b_files = after.map_or(&empty, |s| &s.files);
     if read::stitch::needs_stitching(a_files) || read::stitch::needs_stitching(b_files) {

@@ -157,7 +157,7 @@ async fn changelog_files_hold_every_input_row_sorted_by_key_then_sequence() {
     let entries = table.manifest(&metas[0].file_name).await.unwrap();
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0].kind, FileKind::Add);
-    assert_eq!(entries[0].file, *cl);
+    assert_eq!(*entries[0].file, *cl);
     assert_eq!(entries[0].total_buckets, Some(1));
 
     // In file order: sorted by key, then by sequence number (input order).

@@ -98,9 +98,9 @@ async fn live_files(table: &Table) -> Vec<(Vec<Datum>, i32, i32, String, Vec<u8>
                 split.partition.clone(),
                 split.bucket,
                 f.level,
-                f.file_name,
-                f.min_key,
-                f.max_key,
+                f.file_name.clone(),
+                f.min_key.clone(),
+                f.max_key.clone(),
             ));
         }
     }

@@ -675,7 +675,7 @@ fn add_entry(f: &NewFile) -> ManifestEntry {
         partition: f.partition_bytes.clone(),
         bucket: f.bucket,
         total_buckets: Some(f.total_buckets),
-        file: f.file.clone(),
+        file: std::sync::Arc::new(f.file.clone()),
     }
 }
 

@@ -8,10 +8,11 @@ use crate::{Error, Result};
 use arrow_array::{new_null_array, ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Whether the files of a split must be read by row-id range: some file holds only some columns
 /// or two files share row ids.
-pub(crate) fn needs_stitching(files: &[DataFileMeta]) -> bool {
+pub(crate) fn needs_stitching(files: &[Arc<DataFileMeta>]) -> bool {
     files.iter().any(|f| f.write_cols.is_some())
         || groups(files.to_vec(), |f| f.file_name.clone())
             .map_or(true, |g| g.iter().any(|g| g.len() > 1))
@@ -28,12 +29,12 @@ pub(crate) fn is_blob_file(file: &DataFileMeta) -> bool {
 /// same"), except `.blob` files: blob files roll by size, so each joins the group whose range
 /// holds its rows ([`blob_bunch`] checks they cover it). `file_path` names a file in errors.
 pub(crate) fn groups(
-    files: Vec<DataFileMeta>,
+    files: Vec<Arc<DataFileMeta>>,
     file_path: impl Fn(&DataFileMeta) -> String,
-) -> Result<Vec<Vec<DataFileMeta>>> {
-    let (blobs, mut files): (Vec<_>, Vec<_>) = files.into_iter().partition(is_blob_file);
+) -> Result<Vec<Vec<Arc<DataFileMeta>>>> {
+    let (blobs, mut files): (Vec<_>, Vec<_>) = files.into_iter().partition(|f| is_blob_file(f));
     files.sort_by_key(|f| f.first_row_id.unwrap_or(i64::MIN));
-    let mut out: Vec<Vec<DataFileMeta>> = Vec::new();
+    let mut out: Vec<Vec<Arc<DataFileMeta>>> = Vec::new();
     let mut end = i64::MIN; // exclusive end of the last group's range
     for file in files {
         let Some(first) = file.first_row_id else {
@@ -224,7 +225,11 @@ mod tests {
         }
     }
 
-    fn names(groups: &[Vec<DataFileMeta>]) -> Vec<Vec<&str>> {
+    fn arcs(files: Vec<DataFileMeta>) -> Vec<Arc<DataFileMeta>> {
+        files.into_iter().map(Arc::new).collect()
+    }
+
+    fn names(groups: &[Vec<Arc<DataFileMeta>>]) -> Vec<Vec<&str>> {
         groups
             .iter()
             .map(|g| g.iter().map(|f| f.file_name.as_str()).collect())
@@ -240,7 +245,7 @@ mod tests {
             file("plain", None, 4, 9),
             file("b2", Some(8), 8, 3),
         ];
-        let g = groups(files, |f| f.file_name.clone()).unwrap();
+        let g = groups(arcs(files), |f| f.file_name.clone()).unwrap();
         assert_eq!(
             names(&g),
             vec![vec!["plain"], vec!["a2", "a"], vec!["b2", "b"]]
@@ -250,7 +255,7 @@ mod tests {
     #[test]
     fn overlapping_files_of_other_ranges_are_refused() {
         let files = vec![file("a", Some(0), 8, 1), file("half", Some(4), 8, 2)];
-        let msg = groups(files, |f| format!("t/bucket-0/{}", f.file_name))
+        let msg = groups(arcs(files), |f| format!("t/bucket-0/{}", f.file_name))
             .unwrap_err()
             .to_string();
         assert!(
@@ -267,7 +272,7 @@ mod tests {
             file("b-0.blob", Some(0), 1, 1),
             file("e.parquet", Some(3), 2, 2),
         ];
-        let g = groups(files, |f| f.file_name.clone()).unwrap();
+        let g = groups(arcs(files), |f| f.file_name.clone()).unwrap();
         assert_eq!(
             names(&g),
             vec![vec!["d.parquet", "b-1.blob", "b-0.blob"], vec!["e.parquet"]]
@@ -276,7 +281,7 @@ mod tests {
             file("d.parquet", Some(0), 3, 1),
             file("b.blob", Some(2), 2, 1),
         ];
-        let msg = groups(stray, |f| f.file_name.clone())
+        let msg = groups(arcs(stray), |f| f.file_name.clone())
             .unwrap_err()
             .to_string();
         assert!(
@@ -309,11 +314,11 @@ mod tests {
     #[test]
     fn only_overlaps_or_partial_files_need_stitching() {
         let plain = vec![file("a", Some(0), 8, 1), file("b", Some(8), 8, 2)];
-        assert!(!needs_stitching(&plain));
+        assert!(!needs_stitching(&arcs(plain)));
         let overlap = vec![file("a", Some(0), 8, 1), file("a2", Some(0), 8, 2)];
-        assert!(needs_stitching(&overlap));
+        assert!(needs_stitching(&arcs(overlap)));
         let mut partial = file("p", Some(16), 2, 3);
         partial.write_cols = Some(vec!["b".into()]);
-        assert!(needs_stitching(&[partial]));
+        assert!(needs_stitching(&[Arc::new(partial)]));
     }
 }

@@ -223,7 +223,7 @@ pub fn check_write_cols(path: &str, file: &DataFileMeta, file_schema: &TableSche
 /// `_FILE_SOURCE` values are refused naming the file. `file_path` gives a file's store key for
 /// messages.
 pub fn check_files(
-    files: &[DataFileMeta],
+    files: &[std::sync::Arc<DataFileMeta>],
     file_path: impl Fn(&DataFileMeta) -> String,
 ) -> Result<()> {
     for f in files {
@@ -363,7 +363,8 @@ mod tests {
         let plain = [
             file("f1", Some(0), 8, Some(&["a", "b"])),
             file("f2", Some(8), 8, None),
-        ];
+        ]
+        .map(std::sync::Arc::new);
         check_files(&plain, path).unwrap();
         for f in &plain {
             check_write_cols("x", f, &s).unwrap();
@@ -380,7 +381,9 @@ mod tests {
         );
         let mut odd = file("f5", None, 1, None);
         odd.file_source = Some(7);
-        let msg = check_files(&[odd], path).unwrap_err().to_string();
+        let msg = check_files(&[std::sync::Arc::new(odd)], path)
+            .unwrap_err()
+            .to_string();
         assert!(msg.contains("_FILE_SOURCE") && msg.contains('7'), "{msg}");
     }
 }

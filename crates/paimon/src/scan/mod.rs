@@ -39,7 +39,7 @@ pub struct Split {
     /// Total buckets recorded for the partition (newest entry), if the writer recorded it.
     pub total_buckets: Option<i32>,
     /// Live data files.
-    pub files: Vec<DataFileMeta>,
+    pub files: Vec<std::sync::Arc<DataFileMeta>>,
     /// Deletion vectors by data file name.
     pub deletion_files: HashMap<String, DeletionFile>,
     /// Only rows `[start, end)` of its one data file (positions from the file's first row): an

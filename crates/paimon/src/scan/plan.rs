@@ -522,11 +522,11 @@ mod tests {
             partition: vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
             bucket: 0,
             total_buckets: Some(1),
-            file: DataFileMeta {
+            file: std::sync::Arc::new(DataFileMeta {
                 file_name: name.into(),
                 level,
                 ..Default::default()
-            },
+            }),
         }
     }
 

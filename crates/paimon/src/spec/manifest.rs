@@ -120,7 +120,7 @@ pub struct ManifestEntry {
     /// Number of buckets of the partition when written (absent in very old files).
     pub total_buckets: Option<i32>,
     /// The file.
-    pub file: DataFileMeta,
+    pub file: std::sync::Arc<DataFileMeta>,
 }
 
 /// Where the deletion vector of one data file sits inside a DV index file.
@@ -495,10 +495,10 @@ mod tests {
             partition: vec![1],
             bucket: 0,
             total_buckets: None,
-            file: DataFileMeta {
+            file: std::sync::Arc::new(DataFileMeta {
                 file_name: name.into(),
                 ..DataFileMeta::default()
-            },
+            }),
         };
         let mut bytes = crate::write::manifest::encode_manifest(
             "m",

@@ -471,7 +471,7 @@ impl<'a, 's> EntryDecoder<'a, 's> {
             partition,
             bucket: self.required("", "_BUCKET", bucket)?,
             total_buckets,
-            file: self.required("", "_FILE", file)?,
+            file: std::sync::Arc::new(self.required("", "_FILE", file)?),
         }))
     }
 

@@ -18,7 +18,7 @@ fn by_value(file_name: &str, bytes: &[u8]) -> Result<Vec<ManifestEntry>> {
             partition: r.req_bytes("_PARTITION")?,
             bucket: r.req_int("_BUCKET")?,
             total_buckets: r.opt_int("_TOTAL_BUCKETS")?,
-            file: decode_data_file(file_name, r.req("_FILE")?)?,
+            file: std::sync::Arc::new(decode_data_file(file_name, r.req("_FILE")?)?),
         }))
     })
 }
@@ -127,7 +127,7 @@ fn entry(i: i64) -> ManifestEntry {
         partition: vec![(i % 7) as u8, 0, 1],
         bucket: (i % 4) as i32 - 1,
         total_buckets: Some((i % 5) as i32 - 1),
-        file: DataFileMeta {
+        file: std::sync::Arc::new(DataFileMeta {
             file_name: format!("data-{i}-é.parquet"),
             file_size: i * 1_000_003,
             row_count: i << 33,
@@ -149,7 +149,7 @@ fn entry(i: i64) -> ManifestEntry {
             first_row_id: some.then_some(i * 10),
             write_cols: (i % 4 == 1).then(|| vec!["c".into()]),
             write_cols_sequences: (i % 4 == 1).then(|| vec![i, -i]),
-        },
+        }),
     }
 }
 

@@ -54,7 +54,11 @@ fn data_file_heap(file: &DataFileMeta) -> usize {
 
 impl DecodedSize for ManifestEntry {
     fn decoded_size(&self) -> usize {
-        size_of::<Self>() + self.partition.len() + data_file_heap(&self.file)
+        // the data file's record sits behind its shared pointer
+        size_of::<Self>()
+            + self.partition.len()
+            + size_of::<DataFileMeta>()
+            + data_file_heap(&self.file)
     }
 }
 
@@ -311,12 +315,13 @@ mod tests {
             partition: vec![0; 16],
             bucket: 0,
             total_buckets: None,
-            file: DataFileMeta::default(),
+            file: Default::default(),
         };
         let bare = entry.decoded_size();
-        assert!(bare >= size_of::<ManifestEntry>() + 16);
-        entry.file.file_name = "data-0.parquet".into();
-        entry.file.value_stats.min_values = vec![0; 100];
+        assert!(bare >= size_of::<ManifestEntry>() + size_of::<DataFileMeta>() + 16);
+        let file = std::sync::Arc::make_mut(&mut entry.file);
+        file.file_name = "data-0.parquet".into();
+        file.value_stats.min_values = vec![0; 100];
         assert_eq!(entry.decoded_size(), bare + 14 + 100);
     }
 }

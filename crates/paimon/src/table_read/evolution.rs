@@ -19,14 +19,16 @@ impl SplitReader<'_> {
     pub(super) async fn read_group(
         &self,
         split: &Split,
-        group: &[DataFileMeta],
+        group: &[std::sync::Arc<DataFileMeta>],
         row_tracking: bool,
     ) -> Result<Vec<RecordBatch>> {
         let schema = read::output_schema(&self.schema.fields, FileKind::Append);
         let ids: Vec<i32> = self.schema.fields.iter().map(|f| f.id).collect();
         let schema = &schema;
-        let (blobs, files): (Vec<&DataFileMeta>, Vec<&DataFileMeta>) =
-            group.iter().partition(|f| read::stitch::is_blob_file(f));
+        let (blobs, files): (Vec<&DataFileMeta>, Vec<&DataFileMeta>) = group
+            .iter()
+            .map(AsRef::as_ref)
+            .partition(|f| read::stitch::is_blob_file(f));
         let reads = files.iter().map(|file| async move {
             let (path, format, file_schema) = self.locate_part(split, file).await?;
             read::blob::check_inline(&path, file, &file_schema)?;

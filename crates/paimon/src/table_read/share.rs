@@ -101,11 +101,11 @@ mod tests {
             partition_bytes: vec![],
             bucket: 0,
             total_buckets: None,
-            files: vec![DataFileMeta {
+            files: vec![std::sync::Arc::new(DataFileMeta {
                 file_name: format!("data-{rows}.parquet"),
                 row_count: rows,
                 ..DataFileMeta::default()
-            }],
+            })],
             deletion_files: Default::default(),
             rows: None,
         }

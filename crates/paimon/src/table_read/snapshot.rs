@@ -116,7 +116,7 @@ impl<'a> SnapshotReader<'a> {
         let independent = |split: &Split| {
             append
                 && !read::stitch::needs_stitching(&split.files)
-                && !split.files.iter().any(read::stitch::is_blob_file)
+                && !split.files.iter().any(|f| read::stitch::is_blob_file(f))
         };
         let by_file: Vec<Split> = self
             .take_splits()

@@ -13,6 +13,7 @@ use crate::table::Table;
 use crate::Result;
 use arrow_array::RecordBatch;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Reads the splits of one table with one read schema: data files decoded and evolved to that
 /// schema, deletion vectors applied, primary-key buckets merged. Shared by batch reads and the
@@ -90,14 +91,18 @@ impl<'a> SplitReader<'a> {
     }
 
     /// The files of `split` a read of `request` sees.
-    fn files_to_read(&self, split: &Split, request: &ReadRequest) -> Result<Vec<DataFileMeta>> {
+    fn files_to_read(
+        &self,
+        split: &Split,
+        request: &ReadRequest,
+    ) -> Result<Vec<Arc<DataFileMeta>>> {
         // Postpone-bucket tables: a batch read sees only real buckets (Paimon's
         // `onlyReadRealBuckets`); the postpone bucket's files wait for compaction.
         if self.postpone_bucket && split.bucket < 0 {
             return Ok(Vec::new());
         }
         read::support::check_files(&split.files, |f| self.file_path(split, f))?;
-        let mut files: Vec<&DataFileMeta> = split.files.iter().collect();
+        let mut files: Vec<&Arc<DataFileMeta>> = split.files.iter().collect();
         if request.read_optimized && self.is_primary_key_table() {
             // `$ro`: the top level of the LSM tree (`num-levels` - 1), as Paimon's
             // `ReadOptimizedTable` filters; a bucket not fully compacted shows nothing.
@@ -154,7 +159,7 @@ impl<'a> SplitReader<'a> {
                 output: Output::AsRead,
             });
         }
-        let size = |f: &DataFileMeta| u64::try_from(f.file_size).unwrap_or(0);
+        let size = |f: &Arc<DataFileMeta>| u64::try_from(f.file_size).unwrap_or(0);
         let total: u64 = files.iter().map(size).sum();
         let budget = request.memory_budget;
         let fits = budget.is_none_or(|b| total <= b);

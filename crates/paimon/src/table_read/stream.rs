@@ -22,7 +22,7 @@ pub(super) enum Mode {
         /// Files fetched up front (the split fits the budget).
         opened: std::collections::VecDeque<FileSource>,
         /// Files not fetched yet.
-        pending: std::collections::VecDeque<DataFileMeta>,
+        pending: std::collections::VecDeque<std::sync::Arc<DataFileMeta>>,
         current: Option<FileSource>,
         budget: Option<u64>,
         /// The split fits the budget: pending files are fetched whole, together.
@@ -34,7 +34,7 @@ pub(super) enum Mode {
     Stitched {
         split: Split,
         /// Row-id ranges not read yet, newest file first in each.
-        groups: std::collections::VecDeque<Vec<DataFileMeta>>,
+        groups: std::collections::VecDeque<Vec<std::sync::Arc<DataFileMeta>>>,
         /// Rows of the range read last, not returned yet.
         ready: std::collections::VecDeque<RecordBatch>,
         /// Append `_ROW_ID` and `_SEQUENCE_NUMBER` ([`ReadRequest::with_row_tracking`]).

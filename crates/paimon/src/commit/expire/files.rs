@@ -113,7 +113,7 @@ pub(super) async fn live_files(table: &Table, tag: &Snapshot) -> Result<HashSet<
             let (partition, bucket) = (s.partition_bytes, s.bucket);
             s.files
                 .into_iter()
-                .map(move |f| (partition.clone(), bucket, f.file_name))
+                .map(move |f| (partition.clone(), bucket, f.file_name.clone()))
         })
         .collect())
 }
