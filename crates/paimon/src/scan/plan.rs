@@ -15,6 +15,9 @@ use crate::spec::types::DataType;
 use crate::table::{ManifestSource, Table};
 use std::cmp::Ordering;
 use std::collections::HashMap;
+
+/// The planner's maps, looked up once or more per manifest entry: foldhash (randomly seeded).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::rc::Rc;
 
 /// Identity of a file in the replay: (partition bytes, bucket, level, file name), borrowed from
@@ -132,7 +135,8 @@ fn replay<'a>(
     manifest_key: impl Fn(&str) -> String,
 ) -> Result<Vec<Live<'a>>> {
     // Live files with the position of their (last) ADD.
-    let mut live: HashMap<FileKey<'a>, (usize, Live<'a>)> = HashMap::with_capacity(items.len());
+    let mut live: FastMap<FileKey<'a>, (usize, Live<'a>)> =
+        FastMap::with_capacity_and_hasher(items.len(), Default::default());
     for (pos, item) in items.into_iter().enumerate() {
         let entry = item.entry;
         let key = file_key(entry);
@@ -339,7 +343,7 @@ struct Partitions<'a> {
     ids: Vec<i32>,
     types: Vec<DataType>,
     /// Decoded values, `None` when the filter rejects the partition.
-    cache: HashMap<Vec<u8>, Option<Vec<Datum>>>,
+    cache: FastMap<Vec<u8>, Option<Vec<Datum>>>,
 }
 
 impl<'a> Partitions<'a> {
@@ -351,7 +355,7 @@ impl<'a> Partitions<'a> {
             predicate: None,
             ids: schema.partition_fields().iter().map(|f| f.id).collect(),
             types: schema.partition_types(),
-            cache: HashMap::new(),
+            cache: FastMap::default(),
         }
     }
 
@@ -447,7 +451,7 @@ fn group(
     // Each split with the deletion vectors of its (partition, bucket), keyed by the entries'
     // own partition bytes (no copy per entry).
     type Group<'d> = (Split, Option<&'d HashMap<String, DeletionFile>>);
-    let mut groups: HashMap<(&[u8], i32), Group<'_>> = HashMap::new();
+    let mut groups: FastMap<(&[u8], i32), Group<'_>> = FastMap::default();
     for Live { entry, manifest } in entries {
         let Some(values) = partitions.get(manifest, &entry.partition)? else {
             continue;
