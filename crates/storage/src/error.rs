@@ -71,6 +71,19 @@ pub enum Error {
 }
 
 impl Error {
+    /// Checks that `range` lies within an object of `size` bytes ([`Error::OutOfRange`] if not).
+    pub fn check_range(path: &str, range: &std::ops::Range<u64>, size: u64) -> Result<(), Error> {
+        if range.start > range.end || range.end > size {
+            return Err(Error::OutOfRange {
+                path: path.to_string(),
+                start: range.start,
+                end: range.end,
+                size,
+            });
+        }
+        Ok(())
+    }
+
     /// Whether the error means the object does not exist.
     pub fn is_not_found(&self) -> bool {
         matches!(self, Error::NotFound { .. })

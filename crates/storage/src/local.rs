@@ -146,14 +146,7 @@ fn read_range(full: &Path, path: &str, range: Range<u64>) -> Result<Bytes> {
         .metadata()
         .map_err(|e| io_error("stat", path, e))?
         .len();
-    if range.start > range.end || range.end > size {
-        return Err(Error::OutOfRange {
-            path: path.to_string(),
-            start: range.start,
-            end: range.end,
-            size,
-        });
-    }
+    Error::check_range(path, &range, size)?;
     file.seek(std::io::SeekFrom::Start(range.start))
         .map_err(|e| io_error("seek", path, e))?;
     let mut buf = vec![0u8; (range.end - range.start) as usize];

@@ -50,14 +50,7 @@ impl MemoryStore {
 /// Slices `range` out of `data`, or says why it cannot.
 pub(crate) fn slice_range(path: &str, data: &Bytes, range: Range<u64>) -> Result<Bytes> {
     let size = data.len() as u64;
-    if range.start > range.end || range.end > size {
-        return Err(Error::OutOfRange {
-            path: path.to_string(),
-            start: range.start,
-            end: range.end,
-            size,
-        });
-    }
+    Error::check_range(path, &range, size)?;
     Ok(data.slice(range.start as usize..range.end as usize))
 }
 

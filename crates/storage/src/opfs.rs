@@ -457,14 +457,7 @@ impl ObjectStore for OpfsStore {
     async fn get_range(&self, path: &str, range: Range<u64>) -> Result<Bytes> {
         let file = self.file(path).await?;
         let size = file.size() as u64;
-        if range.start > range.end || range.end > size {
-            return Err(Error::OutOfRange {
-                path: path.to_string(),
-                start: range.start,
-                end: range.end,
-                size,
-            });
-        }
+        Error::check_range(path, &range, size)?;
         if range.start == range.end {
             return Ok(Bytes::new());
         }
