@@ -248,7 +248,11 @@ fn key_types(schema: &TableSchema) -> Vec<crate::spec::types::DataType> {
 
 /// The error of a value that would not render (a `Display` that failed).
 fn rendering(path: &str) -> impl Fn(std::fmt::Error) -> Error + '_ {
-    move |_| Error::Invalid(format!("rendering the statistics of data file {path}"))
+    move |_| {
+        Error::Invalid(format!(
+            "rendering the keys or statistics of data file {path}"
+        ))
+    }
 }
 
 /// `min_key`/`max_key`'s values: `None` (NULL) for an empty key row (append tables).
