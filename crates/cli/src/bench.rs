@@ -60,22 +60,20 @@ pub async fn bench_plan(
             .await
             .map_err(err)?
             .ok_or_else(|| format!("{table_ref} has no snapshot"))?;
-        millis.push((started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0);
+        millis.push(millis_since(started));
         last = Some(planned);
     }
     let Some(planned) = last else {
         return Err("no run".into());
     };
-    let mut sorted = millis.clone();
-    sorted.sort_by(f64::total_cmp);
     Ok(serde_json::json!({
         "planner": concat!("lakescope-", env!("CARGO_PKG_VERSION")),
         "snapshot": planned.snapshot,
         "files": planned.files,
         "splits": planned.splits,
         "pruned_manifests": planned.pruned_manifests,
+        "median_millis": median(&millis),
         "millis": millis,
-        "median_millis": sorted[sorted.len() / 2],
     }))
 }
 
@@ -94,18 +92,28 @@ pub async fn bench_system_table(
             .scan(table_ref, &lakescope_engine::scan::ScanRequest::default())
             .await
             .map_err(|e| e.to_string())?;
-        millis.push((started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0);
+        millis.push(millis_since(started));
         rows = read.batches.iter().map(|b| b.num_rows()).sum::<usize>();
     }
-    let mut sorted = millis.clone();
-    sorted.sort_by(f64::total_cmp);
     Ok(serde_json::json!({
         "reader": concat!("lakescope-", env!("CARGO_PKG_VERSION")),
         "table": table_ref.to_string(),
         "rows": rows,
+        "median_millis": median(&millis),
         "millis": millis,
-        "median_millis": sorted[sorted.len() / 2],
     }))
+}
+
+/// Milliseconds since `started`, to a tenth.
+fn millis_since(started: std::time::Instant) -> f64 {
+    (started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0
+}
+
+/// The median of the runs' milliseconds (the upper one of an even count; 0 without runs).
+fn median(millis: &[f64]) -> f64 {
+    let mut sorted = millis.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
 }
 
 /// The 20 words of `PerfTool.java` (`WORDS`).

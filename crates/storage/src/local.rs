@@ -126,14 +126,17 @@ async fn create_new(full: &Path, path: &str, data: &[u8]) -> Result<PutOutcome> 
     Ok(PutOutcome::Created)
 }
 
-/// Runs a file system operation of several system calls on tokio's blocking pool as one task
-/// (one hand-off between threads, where `tokio::fs` pays one a call).
-async fn blocking<T: Send + 'static>(op: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+/// Runs a file system operation of several system calls on the object `path` on tokio's
+/// blocking pool as one task (one hand-off between threads, where `tokio::fs` pays one a call).
+async fn blocking<T: Send + 'static>(
+    path: &str,
+    op: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
     tokio::task::spawn_blocking(op)
         .await
         .map_err(|e| Error::Io {
-            operation: "run a file operation",
-            path: String::new(),
+            operation: "run a file operation on",
+            path: path.to_string(),
             message: e.to_string(),
         })?
 }
@@ -205,7 +208,7 @@ impl ObjectStore for LocalStore {
 
     async fn get_range(&self, path: &str, range: Range<u64>) -> Result<Bytes> {
         let (full, key) = (self.full(path), path.to_string());
-        blocking(move || read_range(&full, &key, range)).await
+        blocking(path, move || read_range(&full, &key, range)).await
     }
 
     async fn head(&self, path: &str) -> Result<ObjectMeta> {
@@ -220,7 +223,7 @@ impl ObjectStore for LocalStore {
 
     async fn list_dir(&self, prefix: &str) -> Result<Listing> {
         let (dir, key) = (self.full(prefix), prefix.to_string());
-        blocking(move || list(&dir, &key)).await
+        blocking(prefix, move || list(&dir, &key)).await
     }
 
     async fn put(&self, path: &str, data: Bytes) -> Result<()> {

@@ -15,10 +15,10 @@ use crate::spec::types::DataType;
 use crate::table::{ManifestSource, Table};
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// The planner's maps, looked up once or more per manifest entry: foldhash (randomly seeded).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
-use std::rc::Rc;
 
 /// Identity of a file in the replay: (partition bytes, bucket, level, file name), borrowed from
 /// its entry.
