@@ -61,6 +61,9 @@ kill "$HTTP_PID" 2>/dev/null || true
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(uname -sr); load at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
   for part in report write_report plan_report build_report browser_report; do
+    if [ "$part" = build_report ] && [ "$BUILD_COST" = 0 ]; then
+      echo "Build cost: not measured in this run (--no-build-cost)."; echo; continue
+    fi
     [ -f "$OUT/$part.md" ] && { cat "$OUT/$part.md"; echo; }
   done
   echo "## P5: first load (target ≤ 2.5 MB gzip)"
