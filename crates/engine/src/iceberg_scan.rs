@@ -3,7 +3,7 @@
 use crate::scan_request::{ScanRequest, ScanResult};
 use crate::version::iceberg_selector;
 use crate::{Error, Result, TableEntry, TableRef};
-use lakescope_iceberg::{is_iceberg_table, ReadRequest, Table};
+use lakescope_iceberg::{is_iceberg_table, PlannedRead, PlannedRows, ReadRequest, Table};
 use lakescope_storage::{join, ObjectStore};
 
 /// The key of the Iceberg table a reference names in a warehouse store (`<ns>/<table>`, or
@@ -41,13 +41,13 @@ pub async fn tables(
     Ok(out)
 }
 
-/// Reads an open Iceberg table as [`Catalog::scan`] does for Paimon tables; `table_ref` names
-/// the version and the table in errors.
-pub async fn scan_table(
+/// Plans the read of an open Iceberg table as [`Catalog::scan`] asks it (`table_ref` names the
+/// version and the table in errors); `request.limit` is the reader's to apply.
+pub async fn plan(
     table: &Table,
     table_ref: &TableRef,
     request: &ScanRequest,
-) -> Result<ScanResult> {
+) -> Result<PlannedRead> {
     if let Some(system) = table_ref.system_table() {
         return Err(Error::Invalid(format!(
             "{table_ref}: system table ${system} is not available for Iceberg tables yet"
@@ -61,11 +61,22 @@ pub async fn scan_table(
     let at = iceberg_selector(table_ref, &request.at)?;
     let read = ReadRequest {
         columns: request.columns.clone(),
-        limit: request.limit,
+        limit: None,
     };
-    let out = lakescope_iceberg::read_table(table, &at, &read).await?;
-    Ok(ScanResult {
-        schema: out.schema,
-        batches: out.batches,
-    })
+    Ok(PlannedRead::plan(table, &at, &read).await?)
+}
+
+/// Reads an open Iceberg table as [`Catalog::scan`] does for Paimon tables; `table_ref` names
+/// the version and the table in errors.
+pub async fn scan_table(
+    table: &Table,
+    table_ref: &TableRef,
+    request: &ScanRequest,
+) -> Result<ScanResult> {
+    let planned = plan(table, table_ref, request).await?;
+    let schema = planned.schema().clone();
+    let batches = PlannedRows::new(table, planned, request.limit)
+        .read_all()
+        .await?;
+    Ok(ScanResult { schema, batches })
 }

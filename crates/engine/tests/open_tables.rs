@@ -360,7 +360,8 @@ async fn the_data_tabs_scan_reads_the_rows_of_the_engines_scan() {
     assert!(!streamed.is_empty());
     assert_eq!(snapshot, Some(3));
 
-    // An Iceberg table and a Paimon branch are read whole by the engine's scan.
+    // An Iceberg table (streamed data file by data file) and a Paimon branch (read whole by the
+    // engine's scan) give the engine scan's rows.
     for (path, name, at) in [
         (
             "iceberg/branched",
@@ -399,6 +400,49 @@ async fn the_data_tabs_scan_reads_the_rows_of_the_engines_scan() {
         .await
         .unwrap();
     assert_eq!(rows(&batches), rows(&whole.batches));
+}
+
+/// The Data tab's read of an Iceberg table shows the first data file's rows before the other
+/// data files are fetched, and counts its data files as splits.
+#[tokio::test]
+async fn an_iceberg_table_streams_data_file_by_data_file() {
+    let lake = Lake::demo();
+    let table = lake
+        .tables()
+        .table("iceberg/partition_evolution")
+        .await
+        .unwrap();
+    let mut rows = table
+        .scan("iceberg.partition_evolution".parse().unwrap())
+        .stream()
+        .await
+        .unwrap();
+    let files = rows.total_splits();
+    assert!(files > 2, "{files} data files");
+    assert_eq!(rows.remaining_splits(), files);
+    let (first, first_requests) = lake.requests_of(rows.next_batch()).await;
+    assert!(first.unwrap().unwrap().num_rows() > 0);
+    assert_eq!(rows.remaining_splits(), files - 1);
+    assert!(
+        first_requests >= 1,
+        "{first_requests} requests for the first batch"
+    );
+    let mut rest = 0;
+    let (_, rest_requests) = lake
+        .requests_of(async {
+            while let Some(batch) = rows.next_batch().await {
+                rest += batch.unwrap().num_rows();
+            }
+        })
+        .await;
+    assert!(rest > 0);
+    assert_eq!(rows.remaining_splits(), 0);
+    // every other data file was fetched after the first rows came
+    assert!(
+        rest_requests >= (files - 1) as u64,
+        "{rest_requests} requests after the first batch for {} more data files",
+        files - 1
+    );
 }
 
 #[tokio::test]

@@ -1,9 +1,9 @@
 //! A scan on several threads (`parallel_scan`) reads exactly the rows of a single-threaded scan,
 //! in the same order: every Paimon table of ../shared/corpus at every snapshot and tag (primary
 //! keys over several buckets and overlapping runs, deletion vectors, append tables, partitions,
-//! time travel), an Iceberg table of the demo lake, projections, filters and limits, and a
-//! larger table written here with many batches per split; a corrupt data file fails the scan
-//! with its name, without hanging.
+//! time travel), every Iceberg table of the corpus at every snapshot (its data files shared
+//! among the workers), projections, filters and limits, and a larger table written here with
+//! many batches per split; a corrupt data file fails the scan with its name, without hanging.
 
 use arrow_array::{Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
@@ -203,6 +203,191 @@ async fn an_iceberg_table_and_a_system_table_read_as_with_one_thread() {
         assert!(one.is_ok(), "{table}: {one:?}");
         same_as_one_thread(&demo, &table, &request).await;
     }
+}
+
+fn iceberg_corpus_warehouse() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/iceberg/warehouse")
+}
+
+/// Every Iceberg table of ../shared/corpus (format v1 to v3, position and equality deletes,
+/// partition and schema evolution) at every snapshot it keeps, and at its current one, reads on
+/// 2 and 3 threads (a data file each) exactly as on one.
+#[tokio::test]
+async fn every_corpus_iceberg_table_and_snapshot_reads_as_with_one_thread() {
+    let warehouse = iceberg_corpus_warehouse();
+    let mut names: Vec<String> = std::fs::read_dir(warehouse.join("corpus"))
+        .expect("the Iceberg corpus is beside the repository at ../shared/corpus")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let (mut versions, mut several_files) = (0, 0);
+    for name in names {
+        let table: TableRef = format!("corpus.{name}").parse().unwrap();
+        let iceberg = catalog(&warehouse)
+            .open_iceberg(&table)
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("{table} is an Iceberg table"));
+        let mut ats = vec![Version::Latest];
+        ats.extend(
+            iceberg
+                .metadata()
+                .snapshots
+                .iter()
+                .map(|s| Version::SnapshotId(s.snapshot_id)),
+        );
+        for at in ats {
+            let request = ScanRequest {
+                at,
+                ..ScanRequest::default()
+            };
+            let one = read(&warehouse, &table, &request, 1).await;
+            assert!(one.is_ok(), "{table} at {}: {one:?}", request.at);
+            for n in [2, 3] {
+                let many = read(&warehouse, &table, &request, n).await;
+                assert_eq!(many, one, "{table} at {} with {n} threads", request.at);
+            }
+            versions += 1;
+            several_files += usize::from(one.unwrap().2 > 1);
+        }
+    }
+    assert!(versions >= 20, "{versions} versions");
+    assert!(
+        several_files >= 10,
+        "{several_files} versions of several batches"
+    );
+}
+
+/// Counts the catalogs the workers open (one per worker that read a split).
+struct CountingWarehouse(PathBuf, Arc<std::sync::atomic::AtomicUsize>);
+
+#[async_trait::async_trait(?Send)]
+impl CatalogOpener for CountingWarehouse {
+    async fn open_catalog(&self) -> Result<Catalog> {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(catalog(&self.0))
+    }
+}
+
+/// An Iceberg table of 16 data files is read by the workers, its files shared among them, with a
+/// projection and a limit; a table of one data file stays on the calling thread.
+#[tokio::test]
+async fn an_iceberg_table_is_read_on_the_workers() {
+    let demo = repo().join("public/demo/warehouse");
+    let table: TableRef = "iceberg.partition_evolution".parse().unwrap();
+    let columns = ScanRequest {
+        columns: Some(vec!["id".into()]),
+        ..ScanRequest::default()
+    };
+    let limited = ScanRequest {
+        limit: Some(3),
+        ..ScanRequest::default()
+    };
+    for request in [ScanRequest::default(), columns, limited] {
+        let one = read(&demo, &table, &request, 1).await.unwrap();
+        for n in [2, 3] {
+            let opened = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let opener = Arc::new(CountingWarehouse(demo.clone(), opened.clone()));
+            let out = scan(&catalog(&demo), opener, &table, &request, threads(n))
+                .await
+                .unwrap();
+            let lines = batches_to_lines_unsorted(&out.batches).unwrap();
+            assert_eq!(lines, one.1, "{n} threads, {request:?}");
+            assert_eq!(out.batches.len(), one.2, "{n} threads, {request:?}");
+            let opened = opened.load(std::sync::atomic::Ordering::SeqCst);
+            assert_eq!(opened, n, "{n} threads: catalogs opened by workers");
+        }
+    }
+    // a snapshot of one data file (the corpus has some) is read on the calling thread
+    let warehouse = iceberg_corpus_warehouse();
+    let mut one_file = None;
+    for name in ["v1_table", "events", "all_types", "schema_evolution"] {
+        let table: TableRef = format!("corpus.{name}").parse().unwrap();
+        let iceberg = catalog(&warehouse)
+            .open_iceberg(&table)
+            .await
+            .unwrap()
+            .unwrap();
+        for snapshot in &iceberg.metadata().snapshots {
+            let at = lakescope_iceberg::SnapshotSelector::Id(snapshot.snapshot_id);
+            let plan = lakescope_iceberg::PlannedRead::plan(&iceberg, &at, &Default::default())
+                .await
+                .unwrap();
+            if plan.files().len() == 1 && one_file.is_none() {
+                one_file = Some((table.clone(), snapshot.snapshot_id));
+            }
+        }
+    }
+    let (table, id) = one_file.expect("a corpus Iceberg snapshot of one data file");
+    let request = ScanRequest {
+        at: Version::SnapshotId(id),
+        ..ScanRequest::default()
+    };
+    let opened = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let opener = Arc::new(CountingWarehouse(warehouse.clone(), opened.clone()));
+    let out = scan(&catalog(&warehouse), opener, &table, &request, threads(2))
+        .await
+        .unwrap();
+    let one = read(&warehouse, &table, &request, 1).await.unwrap();
+    assert_eq!(batches_to_lines_unsorted(&out.batches).unwrap(), one.1);
+    assert_eq!(
+        opened.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "{table} at {id}"
+    );
+}
+
+/// Corrupt data files of an Iceberg table read on workers fail the scan naming the table and a
+/// file, without hanging.
+#[test]
+fn a_corrupt_iceberg_data_file_fails_the_scan_with_its_name() {
+    let warehouse = temp_dir("lakescope-parallel", "corrupt-iceberg");
+    let from = repo().join("public/demo/warehouse/iceberg/partition_evolution");
+    let to = warehouse.join("iceberg/partition_evolution");
+    lakescope_test_support::copy_dir(&from, &to);
+    let mut names = Vec::new();
+    for file in walk(&to.join("data")) {
+        std::fs::write(&file, b"this is not a data file").unwrap();
+        names.push(file.file_name().unwrap().to_string_lossy().into_owned());
+    }
+    let table: TableRef = "iceberg.partition_evolution".parse().unwrap();
+    for n in [1, 2, 3] {
+        let (warehouse, table) = (warehouse.clone(), table.clone());
+        let message = within_a_minute(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(read(&warehouse, &table, &ScanRequest::default(), n))
+                .err()
+        })
+        .expect("a corrupt file must fail the scan");
+        assert!(
+            names.iter().any(|name| message.contains(name)),
+            "{n} threads: {message}"
+        );
+        if n > 1 {
+            assert!(
+                message.contains("iceberg.partition_evolution"),
+                "{n} threads: {message}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&warehouse);
+}
+
+/// The files under `dir`, at any depth.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
 }
 
 /// Writes `perf.wide` (primary key `id`, 4 buckets, 3 overlapping commits of 50,000 keys,

@@ -30,7 +30,7 @@ pub mod table;
 pub mod write;
 
 pub use error::{Error, Result};
-pub use scan::{read as read_table, ReadOutput, ReadRequest};
+pub use scan::{read as read_table, PlannedRead, PlannedRows, ReadOutput, ReadRequest};
 pub use table::{MetadataCatalog, OpenOptions, RefKind, SnapshotSelector, Table};
 
 /// Whether the folder `table_key` of `store` holds an Iceberg table: a `metadata/` folder with

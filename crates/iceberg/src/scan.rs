@@ -1,7 +1,7 @@
 //! Reading a table at a point in time into Arrow batches of the snapshot's schema.
 
 use crate::convert::{to_data_fields, uuid_to_text};
-use crate::plan::plan;
+use crate::plan::{plan, FileTask};
 use crate::read::{read_task, DeleteCache};
 use crate::spec::{NestedField, Schema, Type};
 use crate::table::{SnapshotSelector, Table};
@@ -10,6 +10,7 @@ use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType as ArrowType, Field, Schema as ArrowSchema, SchemaRef};
 use lakescope_format::read::to_arrow_field;
 use lakescope_format::spec::DataField;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// What to read.
@@ -158,104 +159,238 @@ pub(crate) fn output_batch(
     .map_err(|e| Error::corrupt(key, e))
 }
 
-/// Reads the rows of the selected snapshot, deletes applied: the current snapshot and the head
-/// of a branch with the table's current schema, a snapshot named by id, time or tag with its
-/// own ([`Table::read_schema_at`], Java's `SnapshotUtil.schemaFor`).
+/// A read planned: the live data files of the selected snapshot with the deletes that apply to
+/// each, and how a file's decoded rows become output rows. Plain data (`Send`): readers on other
+/// threads, each with its own table handle, can read its files ([`PlannedRead::read_file`]).
+#[derive(Debug, Clone)]
+pub struct PlannedRead {
+    /// The read schema (the columns asked for, row-lineage columns included).
+    schema: Schema,
+    /// The output rows' Arrow schema.
+    out_schema: SchemaRef,
+    /// The read schema's columns output, in order.
+    indices: Vec<usize>,
+    /// The read schema's columns decoded (the output's and those equality deletes compare),
+    /// sorted.
+    needed: Vec<usize>,
+    /// The decoded columns as the data file readers take them.
+    task_fields: Vec<DataField>,
+    /// One task per live data file, in manifest order.
+    tasks: Vec<FileTask>,
+}
+
+impl PlannedRead {
+    /// Plans the read of the snapshot `at` selects: the current snapshot and the head of a
+    /// branch with the table's current schema, a snapshot named by id, time or tag with its own
+    /// ([`Table::read_schema_at`], Java's `SnapshotUtil.schemaFor`). `request.limit` is the
+    /// reader's to apply ([`PlannedRows`]).
+    pub async fn plan(table: &Table, at: &SnapshotSelector, request: &ReadRequest) -> Result<Self> {
+        let snapshot = table.snapshot(at)?;
+        // A branch reads with the current schema (columns added or renamed since its last
+        // commit show); time travel to a fixed snapshot with the schema of that snapshot.
+        let schema = table.read_schema_at(at)?;
+        let schema = crate::lineage::with_requested(
+            table.metadata().format_version,
+            schema,
+            request.columns.as_deref(),
+        )
+        .into_owned();
+        let indices: Vec<usize> = match &request.columns {
+            Some(cols) => cols
+                .iter()
+                .map(|c| {
+                    schema
+                        .fields
+                        .iter()
+                        .position(|f| &f.name == c)
+                        .ok_or_else(|| Error::Invalid(format!("unknown column '{c}'")))
+                })
+                .collect::<Result<_>>()?,
+            None => (0..schema.fields.len()).collect(),
+        };
+        // Only the selected columns must be readable (a column of an unsupported type can be
+        // left out).
+        let out_schema = Arc::new(ArrowSchema::new(
+            indices
+                .iter()
+                .map(|i| {
+                    let f = &schema.fields[*i];
+                    Ok(output_field(&f.field_type, &read_field(table, f)?))
+                })
+                .collect::<Result<Vec<_>>>()?,
+        ));
+        let tasks = match snapshot {
+            Some(snapshot) => plan(table, snapshot).await?.tasks,
+            None => Vec::new(),
+        };
+        // Decode only the selected columns and those equality deletes compare.
+        let mut needed = indices.clone();
+        for task in &tasks {
+            for d in &task.equality_deletes {
+                for id in &d.file.equality_ids {
+                    if let Some(i) = schema.fields.iter().position(|f| f.id == *id) {
+                        needed.push(i);
+                    }
+                }
+            }
+        }
+        needed.sort_unstable();
+        needed.dedup();
+        let task_fields: Vec<DataField> = needed
+            .iter()
+            .map(|i| read_field(table, &schema.fields[*i]))
+            .collect::<Result<_>>()?;
+        Ok(Self {
+            schema,
+            out_schema,
+            indices,
+            needed,
+            task_fields,
+            tasks,
+        })
+    }
+
+    /// The Arrow schema of the rows: the requested columns in order (all columns of the read
+    /// schema when none were asked for), UUID columns as canonical text.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.out_schema
+    }
+
+    /// The data files to read, each with its deletes, in the order a read yields their rows.
+    pub fn files(&self) -> &[FileTask] {
+        &self.tasks
+    }
+
+    /// The rows of data file `index` of [`PlannedRead::files`] read through `table` (a handle of
+    /// the table planned, possibly opened on another thread), deletes applied; `cache` keeps the
+    /// delete files already read. Batches without rows are left out.
+    pub async fn read_file(
+        &self,
+        table: &Table,
+        index: usize,
+        cache: &mut DeleteCache,
+    ) -> Result<Vec<RecordBatch>> {
+        let task = self.tasks.get(index).ok_or_else(|| {
+            Error::Invalid(format!(
+                "data file {index} is not in this read's plan ({} files)",
+                self.tasks.len()
+            ))
+        })?;
+        read_task(table, task, &self.task_fields, cache)
+            .await?
+            .iter()
+            .filter(|batch| batch.num_rows() > 0)
+            .map(|batch| {
+                output_batch(
+                    &self.schema,
+                    &self.out_schema,
+                    &self.indices,
+                    &self.needed,
+                    batch,
+                    &task.data.key,
+                )
+            })
+            .collect()
+    }
+}
+
+/// The rows of a planned read, data file by data file (a file is fetched and decoded when the
+/// rows before it have been taken), up to a limit.
+pub struct PlannedRows<'a> {
+    table: &'a Table,
+    plan: PlannedRead,
+    /// The next data file to read.
+    next_file: usize,
+    /// The read file's batches not taken yet.
+    pending: VecDeque<RecordBatch>,
+    /// Rows handed out so far.
+    rows: usize,
+    limit: Option<usize>,
+    cache: DeleteCache,
+}
+
+impl<'a> PlannedRows<'a> {
+    /// Reads `plan` through `table`, at most `limit` rows.
+    pub fn new(table: &'a Table, plan: PlannedRead, limit: Option<usize>) -> Self {
+        Self {
+            table,
+            plan,
+            next_file: 0,
+            pending: VecDeque::new(),
+            rows: 0,
+            limit,
+            cache: DeleteCache::default(),
+        }
+    }
+
+    /// The Arrow schema of the rows.
+    pub fn schema(&self) -> &SchemaRef {
+        self.plan.schema()
+    }
+
+    /// Data files of the read in all.
+    pub fn total_files(&self) -> usize {
+        self.plan.tasks.len()
+    }
+
+    /// Data files not read yet.
+    pub fn remaining_files(&self) -> usize {
+        self.plan.tasks.len() - self.next_file
+    }
+
+    /// Every remaining batch.
+    pub async fn read_all(mut self) -> Result<Vec<RecordBatch>> {
+        let mut batches = Vec::new();
+        while let Some(batch) = self.next_batch().await {
+            batches.push(batch?);
+        }
+        Ok(batches)
+    }
+
+    /// The next batch of rows (`None`: the read is over, or the limit reached).
+    pub async fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
+        loop {
+            if self.limit.is_some_and(|l| self.rows >= l) {
+                return None;
+            }
+            if let Some(mut batch) = self.pending.pop_front() {
+                if let Some(limit) = self.limit {
+                    batch = batch.slice(0, (limit - self.rows).min(batch.num_rows()));
+                }
+                self.rows += batch.num_rows();
+                return Some(Ok(batch));
+            }
+            if self.next_file >= self.plan.tasks.len() {
+                return None;
+            }
+            let index = self.next_file;
+            self.next_file += 1;
+            match self
+                .plan
+                .read_file(self.table, index, &mut self.cache)
+                .await
+            {
+                Ok(batches) => self.pending.extend(batches),
+                Err(e) => {
+                    // the read is over after an error
+                    self.next_file = self.plan.tasks.len();
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+/// Reads the rows of the selected snapshot, deletes applied, as [`PlannedRead::plan`] plans them.
 pub async fn read(
     table: &Table,
     at: &SnapshotSelector,
     request: &ReadRequest,
 ) -> Result<ReadOutput> {
-    let snapshot = table.snapshot(at)?;
-    // A branch reads with the current schema (columns added or renamed since its last commit
-    // show); time travel to a fixed snapshot with the schema of that snapshot.
-    let schema = table.read_schema_at(at)?;
-    let lineage = crate::lineage::with_requested(
-        table.metadata().format_version,
-        schema,
-        request.columns.as_deref(),
-    );
-    let schema: &Schema = &lineage;
-    let indices: Vec<usize> = match &request.columns {
-        Some(cols) => cols
-            .iter()
-            .map(|c| {
-                schema
-                    .fields
-                    .iter()
-                    .position(|f| &f.name == c)
-                    .ok_or_else(|| Error::Invalid(format!("unknown column '{c}'")))
-            })
-            .collect::<Result<_>>()?,
-        None => (0..schema.fields.len()).collect(),
-    };
-    // Only the selected columns must be readable (a column of an unsupported type can be
-    // left out).
-    let out_schema = Arc::new(ArrowSchema::new(
-        indices
-            .iter()
-            .map(|i| {
-                let f = &schema.fields[*i];
-                Ok(output_field(&f.field_type, &read_field(table, f)?))
-            })
-            .collect::<Result<Vec<_>>>()?,
-    ));
-    let Some(snapshot) = snapshot else {
-        return Ok(ReadOutput {
-            schema: out_schema,
-            batches: Vec::new(),
-        });
-    };
-    let plan = plan(table, snapshot).await?;
-    // Decode only the selected columns and those equality deletes compare.
-    let mut needed = indices.clone();
-    for task in &plan.tasks {
-        for d in &task.equality_deletes {
-            for id in &d.file.equality_ids {
-                if let Some(i) = schema.fields.iter().position(|f| f.id == *id) {
-                    needed.push(i);
-                }
-            }
-        }
-    }
-    needed.sort_unstable();
-    needed.dedup();
-    let task_fields: Vec<DataField> = needed
-        .iter()
-        .map(|i| read_field(table, &schema.fields[*i]))
-        .collect::<Result<_>>()?;
-    let mut cache = DeleteCache::default();
-    let mut batches = Vec::new();
-    let mut rows = 0usize;
-    for task in &plan.tasks {
-        if request.limit.is_some_and(|l| rows >= l) {
-            break;
-        }
-        for batch in read_task(table, task, &task_fields, &mut cache).await? {
-            if batch.num_rows() == 0 {
-                continue;
-            }
-            let mut batch = output_batch(
-                schema,
-                &out_schema,
-                &indices,
-                &needed,
-                &batch,
-                &task.data.key,
-            )?;
-            if let Some(limit) = request.limit {
-                let take = (limit - rows).min(batch.num_rows());
-                batch = batch.slice(0, take);
-            }
-            rows += batch.num_rows();
-            batches.push(batch);
-            if request.limit.is_some_and(|l| rows >= l) {
-                break;
-            }
-        }
-    }
-    Ok(ReadOutput {
-        schema: out_schema,
-        batches,
-    })
+    let plan = PlannedRead::plan(table, at, request).await?;
+    let schema = plan.schema().clone();
+    let batches = PlannedRows::new(table, plan, request.limit)
+        .read_all()
+        .await?;
+    Ok(ReadOutput { schema, batches })
 }

@@ -1,12 +1,11 @@
-//! A scan on every core (native only): the table is planned once, its splits become plain-data
-//! tasks that N worker threads claim one by one, each reading through its own table handle, and
-//! their batches come back in plan order (`lakescope scan`) or as they come (checksums).
+//! A scan on every core (native only): the table is planned once, its splits (a Paimon table's
+//! splits, an Iceberg table's data files) become plain-data tasks that N worker threads claim one
+//! by one, each reading through its own table handle, and their batches come back in plan order
+//! (`lakescope scan`) or as they come (checksums).
 //!
 //! The same shape (plan here, plain-data splits to workers that open their own handles) is what
 //! a pool of Web Workers would use in the browser; only the threads and channels are native.
-//! Iceberg tables, system tables and incremental reads are read on the calling thread: the
-//! Iceberg crate plans and reads in one call (`lakescope_iceberg::read_table`), with no file
-//! tasks handed out yet.
+//! System tables and incremental reads are read on the calling thread.
 
 mod pool;
 
@@ -16,11 +15,12 @@ use crate::version::{paimon_snapshot, read_branch, Version};
 use crate::{Catalog, Result, TableRef};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+use lakescope_iceberg::PlannedRows;
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 pub use pool::BatchMap;
-use pool::{ReadJob, SplitPool};
+use pool::{ReadJob, SplitPool, Work};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
@@ -44,9 +44,9 @@ pub enum SplitOrder {
 }
 
 /// Reads a table as [`Catalog::scan`] does, with the splits of a Paimon table read at one
-/// snapshot by `threads` worker threads (each opening the catalog with `opener`); the rows come
-/// in the same order as with one thread. One thread, an Iceberg table, a system table or an
-/// incremental read: exactly [`Catalog::scan`].
+/// snapshot, or the data files of an Iceberg table, read by `threads` worker threads (each
+/// opening the catalog with `opener`); the rows come in the same order as with one thread. One
+/// thread, a system table or an incremental read: exactly [`Catalog::scan`].
 pub async fn scan(
     catalog: &Catalog,
     opener: Arc<dyn CatalogOpener>,
@@ -61,7 +61,21 @@ pub async fn scan(
         return catalog.scan(table_ref, request).await;
     }
     if let Some(table) = catalog.open_iceberg(table_ref).await? {
-        return crate::iceberg_scan::scan_table(&table, table_ref, request).await;
+        let planned = crate::iceberg_scan::plan(&table, table_ref, request).await?;
+        let schema = planned.schema().clone();
+        let keep: BatchMap<RecordBatch> = Arc::new(|batch| batch);
+        let batches = if planned.files().len() <= 1 {
+            Batches::IcebergHere(Box::new(PlannedRows::new(&table, planned, None)), keep)
+        } else {
+            let workers = threads.get().min(planned.files().len());
+            let job = ReadJob {
+                opener,
+                table_ref: table_ref.clone(),
+                work: Work::Iceberg(planned),
+            };
+            Batches::Pool(SplitPool::start(job, workers, SplitOrder::Plan, keep)?)
+        };
+        return take_rows(schema, batches, request.limit).await;
     }
     let main = catalog.open_table(table_ref).await?;
     let branch = read_branch(table_ref, &request.at)?
@@ -85,13 +99,22 @@ pub async fn scan(
         request: read,
     };
     let keep: BatchMap<RecordBatch> = Arc::new(|batch| batch);
-    let (schema, mut batches) = planned
+    let (schema, batches) = planned
         .start(table, threads, SplitOrder::Plan, keep)
         .await?;
+    take_rows(schema, batches, request.limit).await
+}
+
+/// The rows of a started read, up to `max_rows`.
+async fn take_rows(
+    schema: SchemaRef,
+    mut batches: Batches<'_, RecordBatch>,
+    max_rows: Option<usize>,
+) -> Result<ScanResult> {
     let mut out = Vec::new();
     let mut rows = 0;
     // Stop reading once the limit is reached (the workers stop when `batches` is dropped).
-    while request.limit.is_none_or(|limit| rows < limit) {
+    while max_rows.is_none_or(|max| rows < max) {
         let Some(batch) = batches.next_batch().await else {
             break;
         };
@@ -100,7 +123,7 @@ pub async fn scan(
         out.push(batch);
     }
     Ok(ScanResult {
-        batches: limit(out, request.limit),
+        batches: limit(out, max_rows),
         schema,
     })
 }
@@ -198,10 +221,12 @@ impl Planned<'_> {
         let job = ReadJob {
             opener: self.opener,
             table_ref: self.table_ref.clone(),
-            branch: self.branch,
-            snapshot: self.snapshot,
-            request: self.request,
-            splits,
+            work: Work::Paimon {
+                branch: self.branch,
+                snapshot: self.snapshot,
+                request: self.request,
+                splits,
+            },
         };
         Ok((
             schema,
@@ -214,6 +239,8 @@ impl Planned<'_> {
 enum Batches<'a, T> {
     /// One thread or a plan of at most one split, read and mapped on this thread.
     Here(Box<SnapshotReader<'a>>, BatchMap<T>),
+    /// An Iceberg read of at most one data file, read and mapped on this thread.
+    IcebergHere(Box<PlannedRows<'a>>, BatchMap<T>),
     /// Worker threads reading the splits and mapping their batches.
     Pool(SplitPool<T>),
 }
@@ -224,6 +251,10 @@ impl<T: Send + 'static> Batches<'_, T> {
     async fn next_batch(&mut self) -> Option<Result<T>> {
         match self {
             Batches::Here(reader, map) => reader
+                .next_batch()
+                .await
+                .map(|b| b.map(|batch| map(batch)).map_err(Into::into)),
+            Batches::IcebergHere(rows, map) => rows
                 .next_batch()
                 .await
                 .map(|b| b.map(|batch| map(batch)).map_err(Into::into)),

@@ -1,10 +1,13 @@
 //! The worker threads of a parallel scan: each opens its own table handle and reads the splits it
-//! claims from a shared queue, sending what it makes of each batch (the batch itself, or a
-//! consumer's per-batch result) back over a bounded channel.
+//! claims from a shared queue (a Paimon table's splits, an Iceberg table's data files), sending
+//! what it makes of each batch (the batch itself, or a consumer's per-batch result) back over a
+//! bounded channel.
 
 use super::{CatalogOpener, SplitOrder};
 use crate::{Error, Result, TableRef};
 use arrow_array::RecordBatch;
+use lakescope_iceberg::read::DeleteCache;
+use lakescope_iceberg::PlannedRead;
 use lakescope_paimon::scan::Split;
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::Table;
@@ -22,14 +25,35 @@ pub(super) struct ReadJob {
     pub opener: Arc<dyn CatalogOpener>,
     /// The table read (its name in errors).
     pub table_ref: TableRef,
-    /// The Paimon branch read (`None`: the handle's own, `main`).
-    pub branch: Option<String>,
-    /// The snapshot the splits were planned on.
-    pub snapshot: Option<Snapshot>,
-    /// The read's columns, filter and schema choice.
-    pub request: ReadRequest,
-    /// The splits, in plan order.
-    pub splits: Vec<Split>,
+    /// What the workers read, split by split.
+    pub work: Work,
+}
+
+/// The splits of a planned read.
+pub(super) enum Work {
+    /// A Paimon table's splits of one snapshot.
+    Paimon {
+        /// The branch read (`None`: the handle's own, `main`).
+        branch: Option<String>,
+        /// The snapshot the splits were planned on.
+        snapshot: Option<Snapshot>,
+        /// The read's columns, filter and schema choice.
+        request: ReadRequest,
+        /// The splits, in plan order.
+        splits: Vec<Split>,
+    },
+    /// An Iceberg table's data files (a split each), with their deletes.
+    Iceberg(PlannedRead),
+}
+
+impl Work {
+    /// How many splits there are to claim.
+    fn len(&self) -> usize {
+        match self {
+            Work::Paimon { splits, .. } => splits.len(),
+            Work::Iceberg(planned) => planned.files().len(),
+        }
+    }
 }
 
 /// What a worker makes of each batch it reads, on its own thread (the caller's per-batch work:
@@ -153,7 +177,7 @@ impl<T: Send + 'static> SplitPool<T> {
         map: BatchMap<T>,
     ) -> Result<Self> {
         let job = Arc::new(job);
-        let total = job.splits.len();
+        let total = job.work.len();
         let shared = Arc::new(Shared {
             state: Mutex::new(QueueState::default()),
             changed: Condvar::new(),
@@ -286,40 +310,87 @@ async fn read_claimed_splits<T>(
     sender: &SyncSender<Message<T>>,
 ) -> Result<()> {
     let catalog = job.opener.open_catalog().await?;
-    let main = catalog.open_table(&job.table_ref).await?;
-    let on_branch;
-    let table: &Table = match &job.branch {
-        Some(branch) => {
-            on_branch = main.branch(branch).await?;
-            &on_branch
-        }
-        None => &main,
-    };
-    while let Some(index) = shared.claim(worker, job.splits.len()) {
-        let split = &job.splits[index];
-        let splits = vec![split.clone()];
-        let mut reader =
-            SnapshotReader::for_splits(table, job.snapshot.as_ref(), &job.request, splits).await?;
-        while let Some(batch) = reader.next_batch().await {
-            let batch = batch.map_err(|e| Error::from(e).context(describe(job, split)))?;
-            if shared.stopped() || sender.send(Message::Batch(map(batch))).is_err() {
-                return Ok(());
+    let send = |batch| !shared.stopped() && sender.send(Message::Batch(map(batch))).is_ok();
+    let split_done = || sender.send(Message::SplitDone).is_ok();
+    let total = job.work.len();
+    match &job.work {
+        Work::Paimon {
+            branch,
+            snapshot,
+            request,
+            splits,
+        } => {
+            let main = catalog.open_table(&job.table_ref).await?;
+            let on_branch;
+            let table: &Table = match branch {
+                Some(branch) => {
+                    on_branch = main.branch(branch).await?;
+                    &on_branch
+                }
+                None => &main,
+            };
+            while let Some(index) = shared.claim(worker, total) {
+                let split = &splits[index];
+                let mut reader = SnapshotReader::for_splits(
+                    table,
+                    snapshot.as_ref(),
+                    request,
+                    vec![split.clone()],
+                )
+                .await?;
+                while let Some(batch) = reader.next_batch().await {
+                    let batch = batch
+                        .map_err(|e| Error::from(e).context(describe(&job.table_ref, split)))?;
+                    if !send(batch) {
+                        return Ok(());
+                    }
+                }
+                if !split_done() {
+                    return Ok(());
+                }
             }
         }
-        if sender.send(Message::SplitDone).is_err() {
-            return Ok(());
+        Work::Iceberg(planned) => {
+            let table = catalog.open_iceberg(&job.table_ref).await?.ok_or_else(|| {
+                Error::Invalid(format!(
+                    "{}: no longer an Iceberg table when a scan worker opened it",
+                    job.table_ref
+                ))
+            })?;
+            let mut deletes = DeleteCache::default();
+            while let Some(index) = shared.claim(worker, total) {
+                let batches = planned
+                    .read_file(&table, index, &mut deletes)
+                    .await
+                    .map_err(|e| {
+                        let file = planned.files().get(index).map(|f| f.data.key.as_str());
+                        Error::from(e).context(format!(
+                            "{}: reading data file {}",
+                            job.table_ref,
+                            file.unwrap_or("?")
+                        ))
+                    })?;
+                for batch in batches {
+                    if !send(batch) {
+                        return Ok(());
+                    }
+                }
+                if !split_done() {
+                    return Ok(());
+                }
+            }
         }
     }
     Ok(())
 }
 
-/// The split in errors: table, partition, bucket and files.
-fn describe(job: &ReadJob, split: &Split) -> String {
+/// A Paimon split in errors: table, partition, bucket and files.
+fn describe(table_ref: &TableRef, split: &Split) -> String {
     let partition: Vec<String> = split.partition.iter().map(|d| d.to_string()).collect();
     let files: Vec<&str> = split.files.iter().map(|f| f.file_name.as_str()).collect();
     format!(
         "{}: reading partition [{}] bucket {} (files {})",
-        job.table_ref,
+        table_ref,
         partition.join(", "),
         split.bucket,
         files.join(", ")

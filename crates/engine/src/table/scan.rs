@@ -8,6 +8,7 @@ use crate::version::paimon_snapshot;
 use crate::{Result, TableRef, Version};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+use lakescope_iceberg::PlannedRows;
 use lakescope_paimon::predicate::Predicate;
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
@@ -58,8 +59,7 @@ impl Table {
 }
 
 impl<'a> TableScan<'a> {
-    /// Reads version `at` (a Paimon branch, or any version of an Iceberg table, is read whole
-    /// before the first batch comes).
+    /// Reads version `at` (a Paimon branch is read whole before the first batch comes).
     pub fn at(mut self, at: Version) -> Self {
         self.at = at;
         self
@@ -99,14 +99,18 @@ impl<'a> TableScan<'a> {
     }
 
     /// Starts the read: a Paimon table at one snapshot of its `main` branch streams batch by
-    /// batch; a branch (its audit log through `$audit_log`) and an Iceberg table are read
-    /// whole through the engine's scan.
+    /// batch, an Iceberg table data file by data file; a Paimon branch (its audit log through
+    /// `$audit_log`) is read whole through the engine's scan.
     pub async fn stream(self) -> Result<TableRows<'a>> {
         let table = match self.table {
             Table::Iceberg(t) => {
                 let request = self.whole_request();
-                let out = crate::iceberg_scan::scan_table(t, &self.name, &request).await?;
-                return Ok(TableRows::whole(out.schema, out.batches));
+                let planned = crate::iceberg_scan::plan(t, &self.name, &request).await?;
+                return Ok(TableRows {
+                    schema: planned.schema().clone(),
+                    snapshot_id: None,
+                    rows: Rows::Iceberg(Box::new(PlannedRows::new(t, planned, None))),
+                });
             }
             Table::Paimon(t) => t,
         };
@@ -162,6 +166,8 @@ pub struct TableRows<'a> {
 enum Rows<'a> {
     /// A Paimon snapshot read split by split.
     Streaming(Box<SnapshotReader<'a>>),
+    /// An Iceberg snapshot read data file by data file.
+    Iceberg(Box<PlannedRows<'a>>),
     /// A read done whole, handed out batch by batch.
     Whole(VecDeque<RecordBatch>),
 }
@@ -186,10 +192,11 @@ impl TableRows<'_> {
         self.snapshot_id
     }
 
-    /// Splits of the read in all (a read done whole: 0).
+    /// Splits of the read in all (an Iceberg table's: its data files; a read done whole: 0).
     pub fn total_splits(&self) -> usize {
         match &self.rows {
             Rows::Streaming(reader) => reader.total_splits(),
+            Rows::Iceberg(rows) => rows.total_files(),
             Rows::Whole(_) => 0,
         }
     }
@@ -198,6 +205,7 @@ impl TableRows<'_> {
     pub fn remaining_splits(&self) -> usize {
         match &self.rows {
             Rows::Streaming(reader) => reader.remaining_splits(),
+            Rows::Iceberg(rows) => rows.remaining_files(),
             Rows::Whole(_) => 0,
         }
     }
@@ -206,6 +214,7 @@ impl TableRows<'_> {
     pub async fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
         match &mut self.rows {
             Rows::Streaming(reader) => reader.next_batch().await.map(|b| b.map_err(Into::into)),
+            Rows::Iceberg(rows) => rows.next_batch().await.map(|b| b.map_err(Into::into)),
             Rows::Whole(batches) => batches.pop_front().map(Ok),
         }
     }

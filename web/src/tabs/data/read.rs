@@ -72,8 +72,9 @@ pub fn blob_download(status: RwSignal<Status>) -> BlobDownload {
 /// Minimum milliseconds between two grid updates while rows stream in.
 const GRID_REFRESH_MS: f64 = 250.0;
 
-/// Reads the query into `frame`, batch by batch (the first merged batch shows at once; a
-/// branch or an Iceberg table is read whole by the engine). Returns rows and the snapshot read.
+/// Reads the query into `frame`, batch by batch (the first merged batch shows at once, an Iceberg
+/// table's first data file's rows too; a Paimon branch is read whole by the engine). Returns rows
+/// and the snapshot read.
 pub async fn load(
     sel: &Selection,
     q: &Query,
