@@ -55,6 +55,28 @@ fn scan_prints_the_same_rows_in_the_same_order_on_every_thread_count() {
     }
 }
 
+/// An Iceberg table's data files are read on the threads: the README's `scan` of the demo lake's
+/// Iceberg tables prints the same rows in the same order with 1, 2 and 3 threads.
+#[test]
+fn scan_prints_an_iceberg_tables_rows_in_the_same_order_on_every_thread_count() {
+    let demo = repo_root().join("public/demo/warehouse");
+    let warehouse = demo.to_string_lossy();
+    let cases: [&[&str]; 3] = [
+        &["iceberg.partition_evolution"],
+        &["iceberg.mor_position_deletes", "--columns", "id"],
+        &["iceberg.branched", "--tag", "t1", "--limit", "3"],
+    ];
+    for case in cases {
+        let one = [&["scan", &warehouse][..], case, &["--format", "jsonl"]].concat();
+        let single = stdout_of(&[one.as_slice(), &["--threads", "1"]].concat());
+        assert!(single.lines().count() > 1, "{case:?}: {single}");
+        for n in ["2", "3"] {
+            let many = stdout_of(&[one.as_slice(), &["--threads", n]].concat());
+            assert_eq!(many, single, "{case:?} --threads {n}");
+        }
+    }
+}
+
 #[test]
 fn bench_read_reads_the_same_rows_on_two_threads() {
     let warehouse = corpus();

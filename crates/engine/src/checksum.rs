@@ -1,6 +1,7 @@
 //! The benchmarks' full-read checksum: row count plus every cell touched (numeric sums, string byte lengths).
 
-use crate::{Catalog, Result, TableRef};
+use crate::scan::ScanRequest;
+use crate::{Catalog, Result, TableRef, Version};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
@@ -9,10 +10,11 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrowPrimitiveType, OffsetSizeTrait, RecordBatch};
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::DataType;
+use lakescope_iceberg::{PlannedRead, PlannedRows};
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 
 /// What a full read touched ([`touch_table`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Touched {
     /// Rows read.
     pub rows: u64,
@@ -22,14 +24,23 @@ pub struct Touched {
     pub batches: usize,
 }
 
-/// Reads the whole Paimon table `table_ref` names (at snapshot `snapshot`, `None`: the latest;
-/// a table without snapshots reads nothing) batch by batch through [`touch`], holding one
-/// batch at a time.
+/// Reads the whole table `table_ref` names (Paimon at snapshot `snapshot`, `None`: the latest, a
+/// table without snapshots reads nothing; Iceberg at its current snapshot, or `snapshot`) batch by
+/// batch through [`touch`], holding one batch at a time.
 pub async fn touch_table(
     catalog: &Catalog,
     table_ref: &TableRef,
     snapshot: Option<i64>,
 ) -> Result<Touched> {
+    let mut touched = Touched::default();
+    if let Some(table) = catalog.open_iceberg(table_ref).await? {
+        let planned = iceberg_plan(&table, table_ref, snapshot).await?;
+        let mut rows = PlannedRows::new(&table, planned, None);
+        while let Some(batch) = rows.next_batch().await {
+            touched.add(touch(&[batch?]));
+        }
+        return Ok(touched);
+    }
     let table = catalog.open_table(table_ref).await?;
     let snapshot = match snapshot {
         Some(id) => Some(table.snapshot(id).await?),
@@ -40,20 +51,35 @@ pub async fn touch_table(
     touch_reader(&mut reader).await
 }
 
+/// The plan of a whole read of an Iceberg table at `snapshot` (`None`: its current one).
+pub(crate) async fn iceberg_plan(
+    table: &lakescope_iceberg::Table,
+    table_ref: &TableRef,
+    snapshot: Option<i64>,
+) -> Result<PlannedRead> {
+    let request = ScanRequest {
+        at: snapshot.map_or(Version::Latest, Version::SnapshotId),
+        ..ScanRequest::default()
+    };
+    crate::iceberg_scan::plan(table, table_ref, &request).await
+}
+
 /// Reads `reader` to its end through [`touch`], holding one batch at a time.
 pub async fn touch_reader(reader: &mut SnapshotReader<'_>) -> Result<Touched> {
-    let mut touched = Touched {
-        rows: 0,
-        checksum: 0.0,
-        batches: 0,
-    };
+    let mut touched = Touched::default();
     while let Some(batch) = reader.next_batch().await {
-        let (rows, checksum) = touch(&[batch?]);
-        touched.rows += rows;
-        touched.checksum += checksum;
-        touched.batches += 1;
+        touched.add(touch(&[batch?]));
     }
     Ok(touched)
+}
+
+impl Touched {
+    /// Counts one batch's [`touch`].
+    fn add(&mut self, (rows, checksum): (u64, f64)) {
+        self.rows += rows;
+        self.checksum += checksum;
+        self.batches += 1;
+    }
 }
 
 /// Row count and a checksum over every cell of `batches`, like the anchors' readers: the sum of

@@ -337,6 +337,38 @@ async fn an_iceberg_table_is_read_on_the_workers() {
     );
 }
 
+/// `bench-read`'s checksum of an Iceberg table: the same rows and batches on 1, 2 and 3 threads,
+/// and the checksum of the rows the scan returns.
+#[tokio::test]
+async fn an_iceberg_tables_checksum_is_the_same_on_every_thread_count() {
+    let demo = repo().join("public/demo/warehouse");
+    let table: TableRef = "iceberg.partition_evolution".parse().unwrap();
+    let scanned = read_batches(&demo, &table).await;
+    let (rows, checksum) = lakescope_engine::checksum::touch(&scanned);
+    for n in [1, 2, 3] {
+        let touched = touch_table(&catalog(&demo), opener(&demo), &table, None, threads(n))
+            .await
+            .unwrap();
+        assert_eq!(touched.rows, rows, "{n} threads");
+        assert_eq!(touched.batches, scanned.len(), "{n} threads");
+        assert!((touched.checksum - checksum).abs() < 1e-6 * checksum.abs().max(1.0));
+    }
+}
+
+/// The batches of a single-threaded scan of `table`.
+async fn read_batches(warehouse: &Path, table: &TableRef) -> Vec<RecordBatch> {
+    scan(
+        &catalog(warehouse),
+        opener(warehouse),
+        table,
+        &ScanRequest::default(),
+        threads(1),
+    )
+    .await
+    .unwrap()
+    .batches
+}
+
 /// Corrupt data files of an Iceberg table read on workers fail the scan naming the table and a
 /// file, without hanging.
 #[test]

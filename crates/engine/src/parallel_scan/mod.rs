@@ -9,18 +9,18 @@
 
 mod pool;
 
-use crate::checksum::{touch, touch_table as touch_table_here, Touched};
+use crate::checksum::{iceberg_plan, touch, touch_table as touch_table_here, Touched};
 use crate::scan::{limit, ScanRequest, ScanResult};
 use crate::version::{paimon_snapshot, read_branch, Version};
 use crate::{Catalog, Result, TableRef};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use lakescope_iceberg::PlannedRows;
+use lakescope_iceberg::{PlannedRead, PlannedRows};
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 pub use pool::BatchMap;
-use pool::{ReadJob, SplitPool, Work};
+use pool::{PaimonSplits, ReadJob, SplitPool, Work};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
@@ -64,17 +64,15 @@ pub async fn scan(
         let planned = crate::iceberg_scan::plan(&table, table_ref, request).await?;
         let schema = planned.schema().clone();
         let keep: BatchMap<RecordBatch> = Arc::new(|batch| batch);
-        let batches = if planned.files().len() <= 1 {
-            Batches::IcebergHere(Box::new(PlannedRows::new(&table, planned, None)), keep)
-        } else {
-            let workers = threads.get().min(planned.files().len());
-            let job = ReadJob {
-                opener,
-                table_ref: table_ref.clone(),
-                work: Work::Iceberg(planned),
-            };
-            Batches::Pool(SplitPool::start(job, workers, SplitOrder::Plan, keep)?)
-        };
+        let batches = start_iceberg(
+            &table,
+            table_ref,
+            planned,
+            opener,
+            threads,
+            SplitOrder::Plan,
+            keep,
+        )?;
         return take_rows(schema, batches, request.limit).await;
     }
     let main = catalog.open_table(table_ref).await?;
@@ -152,11 +150,12 @@ pub async fn touch_table(
     })
 }
 
-/// What `map` makes of every batch of the whole Paimon table `table_ref` names (at snapshot
-/// `snapshot`, `None`: the latest), each batch mapped on the worker thread that read it, so the
-/// per-batch work of a consumer (a checksum, an aggregate's partial state) runs on every core as
-/// the reading does; the results come in the order the workers produce them. One thread (or a
-/// plan of one split): read and mapped on the calling thread.
+/// What `map` makes of every batch of the whole table `table_ref` names (a Paimon table at
+/// snapshot `snapshot`, `None`: the latest; an Iceberg table's data files likewise), each batch
+/// mapped on the worker thread that read it, so the per-batch work of a consumer (a checksum, an
+/// aggregate's partial state) runs on every core as the reading does; the results come in the
+/// order the workers produce them. One thread (or a plan of one split): read and mapped on the
+/// calling thread.
 pub async fn map_batches<T: Send + 'static>(
     catalog: &Catalog,
     opener: Arc<dyn CatalogOpener>,
@@ -165,6 +164,19 @@ pub async fn map_batches<T: Send + 'static>(
     threads: NonZeroUsize,
     map: BatchMap<T>,
 ) -> Result<Vec<T>> {
+    if let Some(table) = catalog.open_iceberg(table_ref).await? {
+        let planned = iceberg_plan(&table, table_ref, snapshot).await?;
+        let batches = start_iceberg(
+            &table,
+            table_ref,
+            planned,
+            opener,
+            threads,
+            SplitOrder::Any,
+            map,
+        )?;
+        return map_all(batches).await;
+    }
     let table = catalog.open_table(table_ref).await?;
     let snapshot = match snapshot {
         Some(id) => Some(table.snapshot(id).await?),
@@ -177,12 +189,48 @@ pub async fn map_batches<T: Send + 'static>(
         snapshot,
         request: ReadRequest::default(),
     };
-    let (_, mut batches) = planned.start(&table, threads, SplitOrder::Any, map).await?;
+    let (_, batches) = planned.start(&table, threads, SplitOrder::Any, map).await?;
+    map_all(batches).await
+}
+
+/// What the map made of every batch of a started read.
+async fn map_all<T: Send + 'static>(mut batches: Batches<'_, T>) -> Result<Vec<T>> {
     let mut out = Vec::new();
     while let Some(mapped) = batches.next_batch().await {
         out.push(mapped?);
     }
     Ok(out)
+}
+
+/// Reads a planned Iceberg read here (one data file at most) or starts up to `threads` workers
+/// sharing its data files; `map` is applied to every batch (on the worker that read it).
+fn start_iceberg<'a, T: Send + 'static>(
+    table: &'a lakescope_iceberg::Table,
+    table_ref: &TableRef,
+    planned: PlannedRead,
+    opener: Arc<dyn CatalogOpener>,
+    threads: NonZeroUsize,
+    order: SplitOrder,
+    map: BatchMap<T>,
+) -> Result<Batches<'a, T>> {
+    let files = planned.files().len();
+    if files <= 1 || threads.get() == 1 {
+        return Ok(Batches::IcebergHere(
+            Box::new(PlannedRows::new(table, planned, None)),
+            map,
+        ));
+    }
+    let job = ReadJob {
+        opener,
+        table_ref: table_ref.clone(),
+        work: Work::Iceberg(Box::new(planned)),
+    };
+    Ok(Batches::Pool(SplitPool::start(
+        job,
+        threads.get().min(files),
+        order,
+        map,
+    )?))
 }
 
 /// A Paimon read resolved to one snapshot, not planned yet.
@@ -221,12 +269,12 @@ impl Planned<'_> {
         let job = ReadJob {
             opener: self.opener,
             table_ref: self.table_ref.clone(),
-            work: Work::Paimon {
+            work: Work::Paimon(Box::new(PaimonSplits {
                 branch: self.branch,
                 snapshot: self.snapshot,
                 request: self.request,
                 splits,
-            },
+            })),
         };
         Ok((
             schema,

@@ -32,25 +32,28 @@ pub(super) struct ReadJob {
 /// The splits of a planned read.
 pub(super) enum Work {
     /// A Paimon table's splits of one snapshot.
-    Paimon {
-        /// The branch read (`None`: the handle's own, `main`).
-        branch: Option<String>,
-        /// The snapshot the splits were planned on.
-        snapshot: Option<Snapshot>,
-        /// The read's columns, filter and schema choice.
-        request: ReadRequest,
-        /// The splits, in plan order.
-        splits: Vec<Split>,
-    },
+    Paimon(Box<PaimonSplits>),
     /// An Iceberg table's data files (a split each), with their deletes.
-    Iceberg(PlannedRead),
+    Iceberg(Box<PlannedRead>),
+}
+
+/// A Paimon table's splits of one snapshot, with what reads them.
+pub(super) struct PaimonSplits {
+    /// The branch read (`None`: the handle's own, `main`).
+    pub branch: Option<String>,
+    /// The snapshot the splits were planned on.
+    pub snapshot: Option<Snapshot>,
+    /// The read's columns, filter and schema choice.
+    pub request: ReadRequest,
+    /// The splits, in plan order.
+    pub splits: Vec<Split>,
 }
 
 impl Work {
     /// How many splits there are to claim.
     fn len(&self) -> usize {
         match self {
-            Work::Paimon { splits, .. } => splits.len(),
+            Work::Paimon(paimon) => paimon.splits.len(),
             Work::Iceberg(planned) => planned.files().len(),
         }
     }
@@ -314,12 +317,13 @@ async fn read_claimed_splits<T>(
     let split_done = || sender.send(Message::SplitDone).is_ok();
     let total = job.work.len();
     match &job.work {
-        Work::Paimon {
-            branch,
-            snapshot,
-            request,
-            splits,
-        } => {
+        Work::Paimon(paimon) => {
+            let PaimonSplits {
+                branch,
+                snapshot,
+                request,
+                splits,
+            } = &**paimon;
             let main = catalog.open_table(&job.table_ref).await?;
             let on_branch;
             let table: &Table = match branch {
