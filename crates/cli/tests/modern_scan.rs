@@ -7,6 +7,7 @@
 mod common;
 
 use common::{lakescope, python_with, repo_root};
+use lakescope_test_support::files_under;
 use lakescope_test_support::modern::{expectations, tables_expecting, Expect};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -186,7 +187,7 @@ fn external_data_files_outside_the_warehouse_are_refused_naming_the_file() {
         };
         let copy = tempfile::tempdir().expect("temp dir");
         let from = dir.path().join("m.db");
-        for entry in walk(&from) {
+        for entry in files_under(&from) {
             let to = copy
                 .path()
                 .join("m.db")
@@ -207,23 +208,6 @@ fn external_data_files_outside_the_warehouse_are_refused_naming_the_file() {
             "{feature}: {err}"
         );
     }
-}
-
-/// Every file below `dir`.
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).expect("a folder") {
-            let path = e.expect("an entry").path();
-            if path.is_dir() {
-                todo.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! `--threads` of `lakescope scan` and `bench-read`: the rows printed with several threads are
-//! the rows printed with one, in the same order; the checksum run reads the same rows; 0
-//! threads is refused by name.
+//! `--threads` of `lakescope scan` and `bench-read`, on Paimon and Iceberg tables: the rows
+//! printed with several threads are the rows printed with one, in the same order; the checksum
+//! run reads the same rows; 0 threads is refused by name.
 
 mod common;
 
@@ -79,15 +79,22 @@ fn scan_prints_an_iceberg_tables_rows_in_the_same_order_on_every_thread_count() 
 
 #[test]
 fn bench_read_reads_the_same_rows_on_two_threads() {
-    let warehouse = corpus();
+    let demo = repo_root().join("public/demo/warehouse");
+    for (warehouse, table) in [
+        (corpus(), "java09.pk_compacted"),
+        (
+            demo.to_string_lossy().into_owned(),
+            "iceberg.partition_evolution",
+        ),
+    ] {
+        same_bench_read_on_two_threads(&warehouse, table);
+    }
+}
+
+/// `bench-read` of `table` on 1 and 2 threads: the same rows, batches and checksum.
+fn same_bench_read_on_two_threads(warehouse: &str, table: &str) {
     let line = |threads: &str| -> serde_json::Value {
-        let out = stdout_of(&[
-            "bench-read",
-            &warehouse,
-            "java09.pk_compacted",
-            "--threads",
-            threads,
-        ]);
+        let out = stdout_of(&["bench-read", warehouse, table, "--threads", threads]);
         serde_json::from_str(out.trim()).expect("one JSON line")
     };
     let (one, two) = (line("1"), line("2"));

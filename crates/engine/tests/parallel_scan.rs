@@ -14,7 +14,7 @@ use lakescope_engine::shared_read::SharedRead;
 use lakescope_engine::write::{definition_from_arrow, insert_into_table, SystemEnv};
 use lakescope_engine::{Catalog, Result, TableRef, Version};
 use lakescope_storage::{LocalStore, ObjectStore};
-use lakescope_test_support::{repo, temp_dir};
+use lakescope_test_support::{files_under, repo, temp_dir};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -378,7 +378,7 @@ fn a_corrupt_iceberg_data_file_fails_the_scan_with_its_name() {
     let to = warehouse.join("iceberg/partition_evolution");
     lakescope_test_support::copy_dir(&from, &to);
     let mut names = Vec::new();
-    for file in walk(&to.join("data")) {
+    for file in files_under(&to.join("data")) {
         std::fs::write(&file, b"this is not a data file").unwrap();
         names.push(file.file_name().unwrap().to_string_lossy().into_owned());
     }
@@ -406,20 +406,6 @@ fn a_corrupt_iceberg_data_file_fails_the_scan_with_its_name() {
         }
     }
     let _ = std::fs::remove_dir_all(&warehouse);
-}
-
-/// The files under `dir`, at any depth.
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 /// Writes `perf.wide` (primary key `id`, 4 buckets, 3 overlapping commits of 50,000 keys,

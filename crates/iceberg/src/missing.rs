@@ -53,9 +53,7 @@ pub fn file_ids(
             )
             .map_err(|e| Error::corrupt(key, format!("invalid Parquet file: {e}")))?;
             let schema = name_mapping::arrow_schema_with_ids(key, builder.schema(), mapping)?;
-            for f in schema.fields() {
-                arrow_ids(f, &mut ids);
-            }
+            return Ok(Some(arrow_schema_ids(&schema)));
         }
         FileFormat::Avro => {
             let bytes = lakescope_format::read::avro_container::readable_now(key, &bytes[..])
@@ -68,6 +66,16 @@ pub fn file_ids(
         FileFormat::Orc | FileFormat::Puffin => return Ok(None),
     }
     Ok(Some(ids))
+}
+
+/// The field ids of an Arrow schema read from a Parquet file (ids in each field's metadata), at
+/// every level.
+pub fn arrow_schema_ids(schema: &arrow_schema::Schema) -> HashSet<i32> {
+    let mut ids = HashSet::new();
+    for f in schema.fields() {
+        arrow_ids(f, &mut ids);
+    }
+    ids
 }
 
 fn arrow_ids(field: &Field, out: &mut HashSet<i32>) {

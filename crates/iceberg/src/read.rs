@@ -12,6 +12,7 @@ use arrow_array::{Array, BooleanArray, RecordBatch};
 use arrow_row::{RowConverter, SortField};
 use arrow_select::filter::filter_record_batch;
 use bytes::Bytes;
+use lakescope_format::read::parquet::ParquetFooter;
 use lakescope_format::read::{read_file, FileFormat as ReadFormat, FileKind};
 use lakescope_format::spec::{DataField, DataType, TypeKind};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -53,6 +54,47 @@ pub async fn decode_file(
         }
     };
     Ok(read_file(key, bytes, fmt, &file_side, read_fields, FileKind::Append).await?)
+}
+
+/// Reads the Parquet data file `data` of `table` onto `read_fields` with ranged requests: its
+/// footer, then only the column chunks the read needs (fields the file lacks read as their
+/// identity-partition value or `initial-default`, as [`decode_data_file`] reads them).
+pub async fn read_parquet_data_file(
+    table: &Table,
+    data: &FileEntry,
+    read_fields: &[DataField],
+) -> Result<Vec<RecordBatch>> {
+    let key = data.key.as_str();
+    let store = table.store();
+    let size = u64::try_from(data.file.file_size_in_bytes).ok();
+    let footer = ParquetFooter::fetch(store.as_ref(), key, size).await?;
+    let schema = name_mapping::arrow_schema_with_ids(
+        key,
+        footer.arrow_schema()?.as_ref(),
+        MappingSource::of(table),
+    )?;
+    let present = crate::missing::arrow_schema_ids(&schema);
+    let fill = crate::missing::Fill::plan(
+        key,
+        table.metadata_key(),
+        table.metadata(),
+        Some(present),
+        read_fields,
+        crate::partition_values::identity_values(table.metadata(), data),
+    )?;
+    let decode = fill.as_ref().map_or(read_fields, |f| &f.decode);
+    let batches = footer
+        .read(
+            store.as_ref(),
+            &file_fields(&schema),
+            decode,
+            FileKind::Append,
+        )
+        .await?;
+    match fill {
+        None => Ok(batches),
+        Some(fill) => batches.into_iter().map(|b| fill.apply(b)).collect(),
+    }
 }
 
 /// Decodes the data file `data` of `table` (its bytes) onto `read_fields`: fields the file lacks
@@ -343,8 +385,13 @@ pub async fn read_task(
     cache: &mut DeleteCache,
 ) -> Result<Vec<RecordBatch>> {
     let key = &task.data.key;
-    let bytes = table.store().get(key).await?;
-    let decoded = decode_data_file(table, &task.data, bytes, read_fields).await?;
+    let decoded = match task.data.file.file_format {
+        FileFormat::Parquet => read_parquet_data_file(table, &task.data, read_fields).await?,
+        _ => {
+            let bytes = table.store().get(key).await?;
+            decode_data_file(table, &task.data, bytes, read_fields).await?
+        }
+    };
     let mut batches = crate::lineage::inherit(&task.data, read_fields, decoded)?;
     let mut deleted = BTreeSet::new();
     for d in &task.position_deletes {

@@ -11,6 +11,7 @@ use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{read_snapshot, ReadRequest};
 use lakescope_paimon::Error;
 use lakescope_storage::{LocalStore, ObjectStore};
+use lakescope_test_support::files_under;
 use lakescope_test_support::modern::generate;
 use lakescope_test_support::tables::rows;
 use std::collections::BTreeMap;
@@ -453,7 +454,7 @@ async fn a_damaged_row_file_is_an_error_naming_it() {
     let Some((dir, _)) = generate("row_format") else {
         return;
     };
-    let data = walk(dir.path())
+    let data = files_under(dir.path())
         .into_iter()
         .find(|p| p.extension().is_some_and(|e| e == "row"))
         .expect("a row data file");
@@ -466,19 +467,6 @@ async fn a_damaged_row_file_is_an_error_naming_it() {
     let name = data.file_name().unwrap().to_str().unwrap();
     assert!(matches!(err, Error::Corrupt { .. }), "{msg}");
     assert!(msg.contains(name) && msg.contains("magic"), "{msg}");
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[tokio::test]
@@ -570,7 +558,7 @@ async fn vortex_files_are_projected_and_a_damaged_one_is_an_error_naming_it() {
     assert_eq!(got.len(), 5007);
     assert!(got.contains(&"v0007919".to_string()), "{:?}", &got[..3]);
     // Every byte but the trailing magic and version flipped: a corrupt file, named.
-    let data = walk(dir.path())
+    let data = files_under(dir.path())
         .into_iter()
         .find(|p| p.extension().is_some_and(|e| e == "vortex"))
         .expect("a vortex data file");
@@ -694,7 +682,7 @@ async fn a_damaged_mosaic_file_is_an_error_naming_it() {
     let Some((dir, _)) = generate("mosaic_pk") else {
         return;
     };
-    let data = walk(dir.path())
+    let data = files_under(dir.path())
         .into_iter()
         .find(|p| p.extension().is_some_and(|e| e == "mosaic"))
         .expect("a mosaic data file");

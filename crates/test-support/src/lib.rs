@@ -46,6 +46,24 @@ pub fn temp_dir(prefix: &str, name: &str) -> PathBuf {
     dir
 }
 
+/// Every file below `dir`, at any depth, sorted by path.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// Copies a directory tree (tables are copied to be changed by another writer, or because the
 /// corpus is read-only).
 pub fn copy_dir(from: &Path, to: &Path) {

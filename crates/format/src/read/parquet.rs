@@ -6,7 +6,7 @@ use super::{assemble, evolution, wanted_columns, FileKind, Wanted, BATCH_SIZE};
 use crate::spec::DataField;
 use crate::{Error, Result};
 use arrow_array::RecordBatch;
-use arrow_schema::Schema;
+use arrow_schema::{Schema, SchemaRef};
 use bytes::{Buf, Bytes};
 use lakescope_storage::ObjectStore;
 use parquet::arrow::arrow_reader::{
@@ -314,32 +314,86 @@ pub async fn read_parquet_ranged(
     kind: FileKind,
     footer_prefetch: u64,
 ) -> Result<Vec<RecordBatch>> {
-    let plan = evolution::plan(file_fields, read_fields);
-    let wanted = wanted_columns(&plan, kind);
-    let (size, footer) = fetch_footer(store, path, size, footer_prefetch).await?;
-    let arrow_meta = match footer {
-        Footer::Whole(bytes) => {
-            // The prefetch got the whole file.
-            let decoded = decode(path, bytes, &wanted)?;
-            return assemble(path, &plan, kind, decoded);
+    ParquetFooter::fetch_with(store, path, size, footer_prefetch)
+        .await?
+        .read(store, file_fields, read_fields, kind)
+        .await
+}
+
+/// A Parquet file's footer, fetched with ranged requests (the whole file when it is no larger
+/// than the prefetch): its schema tells a reader what the file holds (field ids, names) before
+/// [`ParquetFooter::read`] fetches only the column chunks the read needs.
+pub struct ParquetFooter {
+    path: String,
+    size: u64,
+    footer: Footer,
+}
+
+impl ParquetFooter {
+    /// The footer of `path` (one request of the last [`FOOTER_PREFETCH`] bytes, two if the
+    /// footer is larger); `size` avoids a `head` request when a manifest already gave it.
+    pub async fn fetch(store: &dyn ObjectStore, path: &str, size: Option<u64>) -> Result<Self> {
+        Self::fetch_with(store, path, size, FOOTER_PREFETCH).await
+    }
+
+    async fn fetch_with(
+        store: &dyn ObjectStore,
+        path: &str,
+        size: Option<u64>,
+        footer_prefetch: u64,
+    ) -> Result<Self> {
+        let (size, footer) = fetch_footer(store, path, size, footer_prefetch).await?;
+        Ok(Self {
+            path: path.to_string(),
+            size,
+            footer,
+        })
+    }
+
+    /// The file's Arrow schema (Parquet field ids in each field's metadata).
+    pub fn arrow_schema(&self) -> Result<SchemaRef> {
+        match &self.footer {
+            Footer::Whole(bytes) => Ok(builder_of(&self.path, bytes.clone())?.schema().clone()),
+            Footer::Metadata { meta, .. } => Ok(meta.schema().clone()),
         }
-        Footer::Metadata { meta, .. } => meta,
-    };
-    let (roots, _) = projection(arrow_meta.schema(), &wanted);
-    let mask = ProjectionMask::roots(arrow_meta.parquet_schema(), roots);
-    let ranges = chunk_ranges(
-        path,
-        arrow_meta.metadata(),
-        arrow_meta.parquet_schema(),
-        &mask,
-        size,
-        None,
-    )?;
-    let chunks = fetch_ranges(store, path, ranges).await?;
-    let reader = SparseFile { len: size, chunks };
-    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, arrow_meta);
-    let decoded = decode_with(path, builder, &wanted)?;
-    assemble(path, &plan, kind, decoded)
+    }
+
+    /// Reads the file's rows onto `read_fields` (its columns named by `file_fields`), fetching
+    /// only the column chunks they need; the same batches as [`read_file`](super::read_file).
+    pub async fn read(
+        self,
+        store: &dyn ObjectStore,
+        file_fields: &[DataField],
+        read_fields: &[DataField],
+        kind: FileKind,
+    ) -> Result<Vec<RecordBatch>> {
+        let (path, size) = (self.path.as_str(), self.size);
+        let plan = evolution::plan(file_fields, read_fields);
+        let wanted = wanted_columns(&plan, kind);
+        let arrow_meta = match self.footer {
+            Footer::Whole(bytes) => {
+                // The prefetch got the whole file.
+                let decoded = decode(path, bytes, &wanted)?;
+                return assemble(path, &plan, kind, decoded);
+            }
+            Footer::Metadata { meta, .. } => meta,
+        };
+        let (roots, _) = projection(arrow_meta.schema(), &wanted);
+        let mask = ProjectionMask::roots(arrow_meta.parquet_schema(), roots);
+        let ranges = chunk_ranges(
+            path,
+            arrow_meta.metadata(),
+            arrow_meta.parquet_schema(),
+            &mask,
+            size,
+            None,
+        )?;
+        let chunks = fetch_ranges(store, path, ranges).await?;
+        let reader = SparseFile { len: size, chunks };
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(reader, arrow_meta);
+        let decoded = decode_with(path, builder, &wanted)?;
+        assemble(path, &plan, kind, decoded)
+    }
 }
 
 /// What the footer request gave.
