@@ -57,7 +57,7 @@ pub async fn decode_file(
 }
 
 /// Reads the Parquet data file `data` of `table` onto `read_fields` with ranged requests: its
-/// footer, then only the column chunks the read needs (fields the file lacks read as their
+/// footer (found from the manifest's file size), then only the column chunks the read needs (fields the file lacks read as their
 /// identity-partition value or `initial-default`, as [`decode_data_file`] reads them).
 pub async fn read_parquet_data_file(
     table: &Table,
@@ -66,8 +66,14 @@ pub async fn read_parquet_data_file(
 ) -> Result<Vec<RecordBatch>> {
     let key = data.key.as_str();
     let store = table.store();
-    let size = u64::try_from(data.file.file_size_in_bytes).ok();
-    let footer = ParquetFooter::fetch(store.as_ref(), key, size).await?;
+    // The manifest's size saves a `head` request; a manifest that states it wrongly (pyiceberg
+    // and DuckDB read such files, asking the store for the size) costs one.
+    let stated = u64::try_from(data.file.file_size_in_bytes).ok();
+    let footer = match ParquetFooter::fetch(store.as_ref(), key, stated).await {
+        Ok(footer) => footer,
+        Err(_) if stated.is_some() => ParquetFooter::fetch(store.as_ref(), key, None).await?,
+        Err(e) => return Err(e.into()),
+    };
     let schema = name_mapping::arrow_schema_with_ids(
         key,
         footer.arrow_schema()?.as_ref(),

@@ -93,6 +93,7 @@ async fn ranged_reads_give_the_rows_of_a_whole_file_decode() {
     let [task] = plan.files() else {
         panic!("{} data files", plan.files().len());
     };
+    let size = task.data.file.file_size_in_bytes as u64;
     let fields = lakescope_iceberg::convert::to_data_fields(
         &table.metadata().current_schema().unwrap().fields,
     )
@@ -105,10 +106,25 @@ async fn ranged_reads_give_the_rows_of_a_whole_file_decode() {
         .await
         .unwrap();
     assert_eq!(ranged, whole);
-    // a file whose size the manifest states wrongly is an error naming it, not wrong rows
-    let mut wrong = task.data.clone();
-    wrong.file.file_size_in_bytes -= 1;
-    let err = read_parquet_data_file(&table, &wrong, &fields)
+    // a manifest that states the file's size wrongly (too small, too large, a placeholder):
+    // the store's size is asked for, and the rows are the same
+    for stated in [size - 1, size + 10, 1, 0] {
+        let mut wrong = task.data.clone();
+        wrong.file.file_size_in_bytes = stated as i64;
+        let read = read_parquet_data_file(&table, &wrong, &fields)
+            .await
+            .unwrap();
+        assert_eq!(read, whole, "stated size {stated}");
+    }
+    // a file that is not Parquet is an error naming it
+    wh.store
+        .put(
+            &task.data.key,
+            bytes::Bytes::from_static(b"not a parquet file at all"),
+        )
+        .await
+        .unwrap();
+    let err = read_parquet_data_file(&table, &task.data, &fields)
         .await
         .unwrap_err()
         .to_string();
