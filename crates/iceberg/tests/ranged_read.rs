@@ -1,6 +1,7 @@
 //! Parquet data files are read with ranged requests: the footer, then only the column chunks the
 //! read needs; the rows are those of a whole-file decode.
 
+use lakescope_iceberg::plan::FileTask;
 use lakescope_iceberg::read::{decode_data_file, read_parquet_data_file};
 use lakescope_iceberg::write::{append, IcebergTableDefinition};
 use lakescope_iceberg::{read_table, PlannedRead, ReadRequest, SnapshotSelector, Table};
@@ -35,6 +36,17 @@ async fn wide_table(wh: &Warehouse) -> Table {
     append(&table, &[rows], &wh.env).await.unwrap()
 }
 
+/// The one data file of the table's current snapshot.
+async fn only_data_file(table: &Table) -> FileTask {
+    let plan = PlannedRead::plan(table, &SnapshotSelector::Current, &ReadRequest::default())
+        .await
+        .unwrap();
+    let [task] = plan.files() else {
+        panic!("{} data files", plan.files().len());
+    };
+    task.clone()
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn a_projection_fetches_only_its_column_chunks() {
     let wh = Warehouse::new();
@@ -42,12 +54,7 @@ async fn a_projection_fetches_only_its_column_chunks() {
     let meter = Arc::new(IoMeter::default());
     let metered = MeteredStore::new(wh.store.clone() as Rc<dyn ObjectStore>, meter.clone());
     let table = Table::open(Rc::new(metered), written.key()).await.unwrap();
-    let plan = PlannedRead::plan(&table, &SnapshotSelector::Current, &ReadRequest::default())
-        .await
-        .unwrap();
-    let [task] = plan.files() else {
-        panic!("{} data files", plan.files().len());
-    };
+    let task = only_data_file(&table).await;
     let size = task.data.file.file_size_in_bytes as u64;
     assert!(size > 1_000_000, "a data file of {size} bytes");
 
@@ -87,12 +94,7 @@ async fn a_projection_fetches_only_its_column_chunks() {
 async fn ranged_reads_give_the_rows_of_a_whole_file_decode() {
     let wh = Warehouse::new();
     let table = wide_table(&wh).await;
-    let plan = PlannedRead::plan(&table, &SnapshotSelector::Current, &ReadRequest::default())
-        .await
-        .unwrap();
-    let [task] = plan.files() else {
-        panic!("{} data files", plan.files().len());
-    };
+    let task = only_data_file(&table).await;
     let size = task.data.file.file_size_in_bytes as u64;
     let fields = lakescope_iceberg::convert::to_data_fields(
         &table.metadata().current_schema().unwrap().fields,
