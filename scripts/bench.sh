@@ -13,7 +13,10 @@
 #    (count rows, touch every column, one thread: P1) and `--threads $(nproc)` (P8), Java Paimon 0.9
 #    (PerfTool bench), pypaimon 2.1 + pypaimon-rust and pure pypaimon 2.1 (scripts/bench/bench_py.py)
 #    -- the anchor readers of gen_perf.sh;
-# 4. writes target/bench/report.md and target/bench/report.json (rows/s, peak RSS, ratios, targets,
+# 4. the same 1-thread and all-core reads of an Iceberg table of append_rows' rows (for information):
+#    written once into DIR/iceberg by pyiceberg (scripts/bench/iceberg_perf.py, the venv of
+#    scripts/iceberg-oracle.sh), skipped when pyiceberg is not installed;
+# 5. writes target/bench/report.md and target/bench/report.json (rows/s, peak RSS, ratios, targets,
 #    and P8's speed-up of all cores over one thread).
 #
 # --write (P7, write throughput) instead times, N times each and interleaved (the order alternates),
@@ -129,6 +132,21 @@ for tbl in pk_upsert append_rows; do
     fi
   done
 done
+ICE="$WORK/iceberg"
+if [ ! -d "$ICE/warehouse/perf/append_rows" ] && [ -x "$PY" ] && "$PY" -c 'import pyiceberg' 2>/dev/null; then
+  echo "== writing the Iceberg perf.append_rows with pyiceberg"
+  rm -rf "$ICE"; "$PY" "$HERE/iceberg_perf.py" "$WH" "$ICE"
+fi
+if [ -d "$ICE/warehouse/perf/append_rows" ]; then
+  for i in $(seq 1 "$RUNS"); do
+    echo "== Iceberg perf.append_rows run $i"
+    run lakescope iceberg_append_rows "$i" "$LS" bench-read "$ICE/warehouse" perf.append_rows --threads 1
+    run lakescope_threads iceberg_append_rows "$i" "$LS" bench-read "$ICE/warehouse" perf.append_rows \
+      --threads "$(nproc)"
+  done
+else
+  echo "== no pyiceberg under $TOOLS/venv (scripts/iceberg-oracle.sh): the Iceberg read is skipped"
+fi
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 python3 "$HERE/report.py" --work "$WORK" --out "$OUT" --load "$LOAD_BEFORE" "$LOAD_AFTER" \
   --git "$GIT_REV"
