@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole benchmark suite (issues 9 and 27) in one command, side by side with its anchors:
-#   P1 native merge-on-read and the append-table read, P8 the same reads on every core (scripts/bench.sh),
+#   P1 native merge-on-read and the append-table read, P8 the same reads on every core (scripts/bench.sh;
+#   with pyiceberg installed also an Iceberg table of the append rows, for information),
 #   P7 write throughput and P10 bytes written against Java Paimon 0.9 (scripts/bench.sh --write),
 #   P9 planning a 100,000-file table against Java Paimon 0.9 (scripts/bench-plan.sh; the table is
 #   written once, about 80 minutes, and kept in the work folder),
@@ -24,7 +25,7 @@ RUNS=3; WORK="${TMPDIR:-/tmp}/lakescope-perf"; BUILD_COST=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS="$2"; shift;; --work) WORK="$2"; shift;; --no-build-cost) BUILD_COST=0;;
-    -h|--help) sed -n 2,19p "$0"; exit 0;;
+    -h|--help) sed -n 2,21p "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac; shift
 done
