@@ -57,8 +57,8 @@ pub async fn decode_file(
 }
 
 /// Reads the Parquet data file `data` of `table` onto `read_fields` with ranged requests: its
-/// footer (found from the manifest's file size), then only the column chunks the read needs (fields the file lacks read as their
-/// identity-partition value or `initial-default`, as [`decode_data_file`] reads them).
+/// footer (found from the manifest's file size), then only the column chunks the read needs;
+/// fields the file lacks read as [`decode_data_file`] reads them.
 pub async fn read_parquet_data_file(
     table: &Table,
     data: &FileEntry,
@@ -80,14 +80,7 @@ pub async fn read_parquet_data_file(
         MappingSource::of(table),
     )?;
     let present = crate::missing::arrow_schema_ids(&schema);
-    let fill = crate::missing::Fill::plan(
-        key,
-        table.metadata_key(),
-        table.metadata(),
-        Some(present),
-        read_fields,
-        crate::partition_values::identity_values(table.metadata(), data),
-    )?;
+    let fill = missing_fill(table, data, Some(present), read_fields)?;
     let decode = fill.as_ref().map_or(read_fields, |f| &f.decode);
     let batches = footer
         .read(
@@ -97,10 +90,7 @@ pub async fn read_parquet_data_file(
             FileKind::Append,
         )
         .await?;
-    match fill {
-        None => Ok(batches),
-        Some(fill) => batches.into_iter().map(|b| fill.apply(b)).collect(),
-    }
+    filled(fill, batches)
 }
 
 /// Decodes the data file `data` of `table` (its bytes) onto `read_fields`: fields the file lacks
@@ -114,20 +104,38 @@ pub async fn decode_data_file(
     let (key, format) = (data.key.as_str(), data.file.file_format);
     let mapping = MappingSource::of(table);
     let present = crate::missing::file_ids(key, &bytes, format, mapping)?;
-    match crate::missing::Fill::plan(
-        key,
+    let fill = missing_fill(table, data, present, read_fields)?;
+    let decode = fill.as_ref().map_or(read_fields, |f| &f.decode);
+    let batches = decode_file(key, bytes, format, decode, mapping).await?;
+    filled(fill, batches)
+}
+
+/// How `data` is read onto `read_fields` when it holds the field ids `present` (`None`: matched
+/// by name): `None` when it has them all, else the fields to decode and the fill for the rest.
+fn missing_fill<'a>(
+    table: &Table,
+    data: &'a FileEntry,
+    present: Option<HashSet<i32>>,
+    read_fields: &[DataField],
+) -> Result<Option<crate::missing::Fill<'a>>> {
+    crate::missing::Fill::plan(
+        &data.key,
         table.metadata_key(),
         table.metadata(),
         present,
         read_fields,
         crate::partition_values::identity_values(table.metadata(), data),
-    )? {
-        None => decode_file(key, bytes, format, read_fields, mapping).await,
-        Some(fill) => decode_file(key, bytes, format, &fill.decode, mapping)
-            .await?
-            .into_iter()
-            .map(|b| fill.apply(b))
-            .collect(),
+    )
+}
+
+/// `batches`, decoded with `fill`'s fields, with the missing fields filled in.
+fn filled(
+    fill: Option<crate::missing::Fill<'_>>,
+    batches: Vec<RecordBatch>,
+) -> Result<Vec<RecordBatch>> {
+    match fill {
+        None => Ok(batches),
+        Some(fill) => batches.into_iter().map(|b| fill.apply(b)).collect(),
     }
 }
 
