@@ -1,7 +1,6 @@
 //! The benchmarks' full-read checksum: row count plus every cell touched (numeric sums, string byte lengths).
 
-use crate::scan::ScanRequest;
-use crate::{Catalog, Result, TableRef, Version};
+use crate::{Catalog, Result, TableRef};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
@@ -10,7 +9,7 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrowPrimitiveType, OffsetSizeTrait, RecordBatch};
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::DataType;
-use lakescope_iceberg::{PlannedRead, PlannedRows};
+use lakescope_iceberg::PlannedRows;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 
 /// What a full read touched ([`touch_table`]).
@@ -34,7 +33,7 @@ pub async fn touch_table(
 ) -> Result<Touched> {
     let mut touched = Touched::default();
     if let Some(table) = catalog.open_iceberg(table_ref).await? {
-        let planned = iceberg_plan(&table, table_ref, snapshot).await?;
+        let planned = crate::iceberg_scan::plan_whole(&table, table_ref, snapshot).await?;
         let mut rows = PlannedRows::new(&table, planned, None);
         while let Some(batch) = rows.next_batch().await {
             touched.add(touch(&[batch?]));
@@ -49,19 +48,6 @@ pub async fn touch_table(
     let mut reader =
         SnapshotReader::open(&table, snapshot.as_ref(), &ReadRequest::default()).await?;
     touch_reader(&mut reader).await
-}
-
-/// The plan of a whole read of an Iceberg table at `snapshot` (`None`: its current one).
-pub(crate) async fn iceberg_plan(
-    table: &lakescope_iceberg::Table,
-    table_ref: &TableRef,
-    snapshot: Option<i64>,
-) -> Result<PlannedRead> {
-    let request = ScanRequest {
-        at: snapshot.map_or(Version::Latest, Version::SnapshotId),
-        ..ScanRequest::default()
-    };
-    crate::iceberg_scan::plan(table, table_ref, &request).await
 }
 
 /// Reads `reader` to its end through [`touch`], holding one batch at a time.

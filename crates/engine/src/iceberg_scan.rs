@@ -2,7 +2,7 @@
 
 use crate::scan_request::{ScanRequest, ScanResult};
 use crate::version::iceberg_selector;
-use crate::{Error, Result, TableEntry, TableRef};
+use crate::{Error, Result, TableEntry, TableRef, Version};
 use lakescope_iceberg::{is_iceberg_table, PlannedRead, PlannedRows, ReadRequest, Table};
 use lakescope_storage::{join, ObjectStore};
 
@@ -64,6 +64,20 @@ pub async fn plan(
         limit: None,
     };
     Ok(PlannedRead::plan(table, &at, &read).await?)
+}
+
+/// The plan of a read of every column of an open Iceberg table at `snapshot` (`None`: its
+/// current one).
+pub(crate) async fn plan_whole(
+    table: &Table,
+    table_ref: &TableRef,
+    snapshot: Option<i64>,
+) -> Result<PlannedRead> {
+    let request = ScanRequest {
+        at: snapshot.map_or(Version::Latest, Version::SnapshotId),
+        ..ScanRequest::default()
+    };
+    plan(table, table_ref, &request).await
 }
 
 /// Reads an open Iceberg table as [`Catalog::scan`] does for Paimon tables; `table_ref` names

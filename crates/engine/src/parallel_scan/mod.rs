@@ -9,7 +9,7 @@
 
 mod pool;
 
-use crate::checksum::{iceberg_plan, touch, touch_table as touch_table_here, Touched};
+use crate::checksum::{touch, touch_table as touch_table_here, Touched};
 use crate::scan::{limit, ScanRequest, ScanResult};
 use crate::version::{paimon_snapshot, read_branch, Version};
 use crate::{Catalog, Result, TableRef};
@@ -165,7 +165,7 @@ pub async fn map_batches<T: Send + 'static>(
     map: BatchMap<T>,
 ) -> Result<Vec<T>> {
     if let Some(table) = catalog.open_iceberg(table_ref).await? {
-        let planned = iceberg_plan(&table, table_ref, snapshot).await?;
+        let planned = crate::iceberg_scan::plan_whole(&table, table_ref, snapshot).await?;
         let batches = start_iceberg(
             &table,
             table_ref,
