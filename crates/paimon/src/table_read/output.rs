@@ -1,6 +1,7 @@
 //! How a split's batches become rows of the read schema: the key-value system columns dropped, retractions filtered, or `_VALUE_KIND` turned into `rowkind`.
 
 use super::projection::ROW_KIND_COLUMN;
+use super::ReadRequest;
 use crate::merge::RowKind;
 use crate::{Error, Result};
 use arrow_array::RecordBatch;
@@ -18,9 +19,21 @@ pub(super) enum Output {
     DropValueKind,
     /// Merged with retractions: `_VALUE_KIND` as a leading `rowkind` column.
     RowKindFirst,
+    /// Append files read with `rowkind`: every row an insertion (`+I`), as Paimon's audit log
+    /// of an append table shows it.
+    InsertsKindFirst,
 }
 
 impl Output {
+    /// How an append table's files become rows of `request`'s read schema.
+    pub(super) fn append(request: &ReadRequest) -> Self {
+        if request.with_row_kind {
+            Output::InsertsKindFirst
+        } else {
+            Output::AsRead
+        }
+    }
+
     /// `batch` (a split's raw batch) as rows of the read schema.
     pub(super) fn apply(self, batch: RecordBatch) -> Result<RecordBatch> {
         match self {
@@ -28,6 +41,7 @@ impl Output {
             Output::AdditionsOnly => drop_system_columns(&batch),
             Output::DropValueKind => drop_value_kind(&batch),
             Output::RowKindFirst => row_kind_first(&batch),
+            Output::InsertsKindFirst => inserts_kind_first(&batch),
         }
     }
 }
@@ -69,6 +83,18 @@ fn row_kind_first(batch: &RecordBatch) -> Result<RecordBatch> {
     columns.extend(batch.columns()[..n].iter().cloned());
     let mut fields = vec![Arc::new(Field::new(ROW_KIND_COLUMN, ArrowType::Utf8, true))];
     fields.extend(batch.schema().fields()[..n].iter().cloned());
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+        .map_err(|e| Error::Invalid(format!("adding rowkind: {e}")))
+}
+
+/// A leading `rowkind` column of `+I` on every row of append-file rows.
+fn inserts_kind_first(batch: &RecordBatch) -> Result<RecordBatch> {
+    let text =
+        arrow_array::StringArray::from(vec![RowKind::Insert.short_string(); batch.num_rows()]);
+    let mut columns: Vec<arrow_array::ArrayRef> = vec![Arc::new(text)];
+    columns.extend(batch.columns().iter().cloned());
+    let mut fields = vec![Arc::new(Field::new(ROW_KIND_COLUMN, ArrowType::Utf8, true))];
+    fields.extend(batch.schema().fields().iter().cloned());
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
         .map_err(|e| Error::Invalid(format!("adding rowkind: {e}")))
 }

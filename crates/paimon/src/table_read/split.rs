@@ -156,7 +156,7 @@ impl<'a> SplitReader<'a> {
                     ready: Default::default(),
                     row_tracking: request.with_row_tracking,
                 },
-                output: Output::AsRead,
+                output: Output::append(request),
             });
         }
         let size = |f: &Arc<DataFileMeta>| u64::try_from(f.file_size).unwrap_or(0);
@@ -173,7 +173,7 @@ impl<'a> SplitReader<'a> {
             let output = if self.is_primary_key_table() {
                 Output::AdditionsOnly
             } else {
-                Output::AsRead
+                Output::append(request)
             };
             let (opened, pending) = match (fits, request.first_batch_bytes) {
                 (true, Some(first)) => {
