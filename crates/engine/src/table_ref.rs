@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A table (or one of its system tables) in a catalog.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TableRef {
     /// Database name.
     pub database: String,

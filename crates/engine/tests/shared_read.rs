@@ -1,11 +1,14 @@
 //! A read shared out by ticket (`shared_read`): readers that plan the same snapshot on their own
 //! catalogs hand out the same tickets, the splits read by ticket — in any order, by another
 //! reader — are exactly the single-threaded read of that snapshot, and a ticket of another plan
-//! is refused, never read as another split.
+//! is refused, never read as another split. A projected, filtered audit-log read shared that way
+//! and put back in plan order is the Data tab's single-reader stream, row for row.
 
 use lakescope_engine::canonical::batches_to_lines_unsorted;
+use lakescope_engine::scan::parse_filter;
 use lakescope_engine::scan::ScanRequest;
-use lakescope_engine::shared_read::{SharedRead, SplitTicket};
+use lakescope_engine::shared_read::{InOrder, ShareRequest, SharedRead, SplitTicket};
+use lakescope_engine::table::Table as AnyTable;
 use lakescope_engine::{Catalog, TableRef, Version};
 use lakescope_storage::{LocalStore, ObjectStore};
 use std::path::{Path, PathBuf};
@@ -120,4 +123,112 @@ async fn a_ticket_of_another_plan_is_refused() {
             "{message}"
         );
     }
+}
+
+/// Every Paimon table of the corpus at its latest snapshot, read as the app's Data tab reads it
+/// (columns reversed, a filter, the audit log): the coordinator reads the even splits with small
+/// first batches, a second reader that followed its plan reads the odd ones last first, and
+/// [`InOrder`] gives the single reader's stream in its order.
+#[tokio::test]
+async fn a_shared_projected_filtered_audit_log_read_put_in_order_is_the_single_readers_stream() {
+    let warehouse = corpus_warehouse();
+    let mut tables: Vec<TableRef> = corpus_snapshots().into_iter().map(|(t, _)| t).collect();
+    tables.dedup();
+    let mut shared = 0;
+    for name in tables {
+        let coordinator_catalog = catalog(&warehouse);
+        let table = Rc::new(coordinator_catalog.open_table(&name).await.unwrap());
+        let Some(snapshot) = table.latest_snapshot().await.unwrap() else {
+            continue;
+        };
+        let fields = &table.current_schema().fields;
+        let columns: Vec<String> = fields.iter().rev().map(|f| f.name.clone()).collect();
+        let filter = format!("`{}` IS NOT NULL", fields[0].name);
+        let what = format!("{name} at snapshot {} with {filter}", snapshot.id);
+        let any = AnyTable::Paimon(table.clone());
+        let expected = any
+            .scan(name.clone())
+            .at(Version::SnapshotId(snapshot.id))
+            .select(Some(columns.clone()))
+            .filter(Some(parse_filter(&filter).unwrap()))
+            .audit_log(true)
+            .stream()
+            .await;
+        let request = ShareRequest {
+            columns: Some(columns),
+            filter: Some(filter.clone()),
+            with_row_kind: true,
+        };
+        let planned =
+            SharedRead::of_table(&name, table.clone(), Some(snapshot), request, 2, true).await;
+        let (mut expected, coordinator) = match (expected, planned) {
+            (Ok(e), Ok(c)) => (e, c),
+            (Err(e), Err(c)) => {
+                assert_eq!(e.to_string(), c.to_string(), "{what}");
+                continue;
+            }
+            (e, c) => panic!("{what}: single {:?}, shared {:?}", e.err(), c.err()),
+        };
+        let mut single = Vec::new();
+        while let Some(batch) = expected.next_batch().await {
+            single.push(batch.unwrap_or_else(|e| panic!("{what}: {e}")));
+        }
+        let follower = SharedRead::follow(&catalog(&warehouse), &coordinator.share_plan())
+            .await
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let tickets = coordinator.tickets();
+        assert_eq!(tickets, follower.tickets(), "{what}: two plans differ");
+        assert_eq!(
+            coordinator.schema().await.unwrap(),
+            *expected.schema(),
+            "{what}"
+        );
+        if tickets.len() > 1 {
+            shared += 1;
+        }
+        let mut order = InOrder::new(tickets.len());
+        let mut out = Vec::new();
+        let odd = tickets.iter().filter(|t| t.index % 2 == 1).rev();
+        for ticket in tickets.iter().filter(|t| t.index % 2 == 0).chain(odd) {
+            let reader = if ticket.index % 2 == 0 {
+                order.stream(ticket.index);
+                &coordinator
+            } else {
+                &follower
+            };
+            let mut split = reader.reader(ticket).await.unwrap();
+            while let Some(batch) = split.next_batch().await {
+                order.push(ticket.index, batch.unwrap());
+                out.extend(std::iter::from_fn(|| order.pop()));
+            }
+            order.finish(ticket.index);
+            out.extend(std::iter::from_fn(|| order.pop()));
+        }
+        assert!(order.is_done(), "{what}");
+        assert_eq!(
+            batches_to_lines_unsorted(&out).unwrap(),
+            batches_to_lines_unsorted(&single).unwrap(),
+            "{what}"
+        );
+    }
+    assert!(shared > 5, "only {shared} plans had more than one split");
+}
+
+#[tokio::test]
+async fn a_reader_whose_table_has_another_schema_refuses_the_plan() {
+    let warehouse = corpus_warehouse();
+    let name: TableRef = "corpus.pk_dedup".parse().unwrap();
+    let read = SharedRead::plan(&catalog(&warehouse), &name, None, 2)
+        .await
+        .unwrap();
+    let mut plan = read.share_plan();
+    plan.schema_id += 1;
+    let message = match SharedRead::follow(&catalog(&warehouse), &plan).await {
+        Ok(_) => panic!("a plan of another schema was followed"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        message.contains("corpus.pk_dedup") && message.contains("the table changed since"),
+        "{message}"
+    );
 }

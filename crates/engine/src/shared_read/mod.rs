@@ -4,14 +4,23 @@
 //! Planning is a pure function of the snapshot and the request (the manifests are immutable and
 //! replayed in order), so every reader's plan lists the same splits in the same order; a ticket
 //! carries the split's position and what identifies it (bucket, first file, file count), and a
-//! reader whose plan differs refuses the ticket instead of reading another split's rows.
+//! reader whose plan differs refuses the ticket instead of reading another split's rows. The
+//! coordinator hands out [`SharePlan`] (what the readers plan) and puts the splits' batches back
+//! in plan order with [`InOrder`].
 
+mod in_order;
+
+pub use in_order::InOrder;
+
+use crate::scan::parse_filter;
+use crate::table::first_rows_request;
 use crate::{Catalog, Error, Result, TableRef};
 use lakescope_paimon::scan::Split;
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::Table;
 use lakescope_paimon::table_read::{ReadRequest, SnapshotReader};
 use serde::{Deserialize, Serialize};
+use std::rc::Rc;
 
 /// One split of a shared read, as a coordinator hands it to a reader.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,14 +53,60 @@ impl SplitTicket {
     }
 }
 
-/// A whole-table read of one snapshot, planned: its splits (an append split's files each a split
-/// of their own, and a few large files cut into pieces of rows, as
-/// [`SnapshotReader::take_splits_for`] cuts them for the readers), read by ticket.
+/// What a shared read reads, as plain data every reader turns into the same [`ReadRequest`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShareRequest {
+    /// Only these columns, in this order (`None`: all).
+    pub columns: Option<Vec<String>>,
+    /// A row filter in [`parse_filter`]'s syntax (`None`: every row).
+    pub filter: Option<String>,
+    /// The audit log: every row with its row kind first.
+    pub with_row_kind: bool,
+}
+
+impl ShareRequest {
+    fn read_request(&self, first_rows: bool) -> Result<ReadRequest> {
+        let base = if first_rows {
+            first_rows_request()
+        } else {
+            ReadRequest::default()
+        };
+        Ok(ReadRequest {
+            columns: self.columns.clone(),
+            filter: self.filter.as_deref().map(parse_filter).transpose()?,
+            with_row_kind: self.with_row_kind,
+            ..base
+        })
+    }
+}
+
+/// What every reader of one shared read plans: the table, the snapshot, the schema the
+/// coordinator reads with, the request and the number of readers the splits were cut for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharePlan {
+    /// The table (its `main` branch).
+    pub table: TableRef,
+    /// The snapshot (`None`: the table has none).
+    pub snapshot: Option<i64>,
+    /// The id of the table's current schema at the coordinator: a reader whose table has
+    /// another one (altered since) refuses the plan.
+    pub schema_id: i64,
+    /// What is read.
+    pub request: ShareRequest,
+    /// The readers the splits were cut for.
+    pub readers: usize,
+}
+
+/// A read of one snapshot, planned: its splits (an append split's files each a split of their
+/// own, and, for more than one reader, a few large files cut into pieces of rows as
+/// [`SnapshotReader::take_splits_for`] cuts them), read by ticket.
 pub struct SharedRead {
     table_ref: TableRef,
-    table: Table,
+    table: Rc<Table>,
     snapshot: Option<Snapshot>,
-    request: ReadRequest,
+    request: ShareRequest,
+    readers: usize,
+    read_request: ReadRequest,
     splits: Vec<Split>,
 }
 
@@ -65,13 +120,37 @@ impl SharedRead {
         snapshot: Option<i64>,
         readers: usize,
     ) -> Result<Self> {
-        let table = catalog.open_table(table_ref).await?;
+        let table = Rc::new(catalog.open_table(table_ref).await?);
         let snapshot = match snapshot {
             Some(id) => Some(table.snapshot(id).await?),
             None => table.latest_snapshot().await?,
         };
-        let request = ReadRequest::default();
-        let splits = SnapshotReader::open(&table, snapshot.as_ref(), &request)
+        Self::of_table(
+            table_ref,
+            table,
+            snapshot,
+            ShareRequest::default(),
+            readers,
+            false,
+        )
+        .await
+    }
+
+    /// Plans `request` of the open table `table` (`table_ref`: its name) at `snapshot` for
+    /// `readers` readers; `first_rows`: this reader's splits each start with a small batch (see
+    /// [`first_rows_request`]; the plan is the same either way).
+    pub async fn of_table(
+        table_ref: &TableRef,
+        table: Rc<Table>,
+        snapshot: Option<Snapshot>,
+        request: ShareRequest,
+        readers: usize,
+        first_rows: bool,
+    ) -> Result<Self> {
+        let read_request = request.read_request(first_rows)?;
+        // The plan must not depend on `first_rows`: only [`ReadRequest::memory_budget`] and
+        // [`ReadRequest::first_batch_bytes`] decide whether files are cut, so plan without them.
+        let splits = SnapshotReader::open(&table, snapshot.as_ref(), &request.read_request(false)?)
             .await?
             .take_splits_for(readers);
         Ok(Self {
@@ -79,8 +158,49 @@ impl SharedRead {
             table,
             snapshot,
             request,
+            readers,
+            read_request,
             splits,
         })
+    }
+
+    /// Plans what a coordinator's [`SharedRead::share_plan`] describes, on a table opened from
+    /// `catalog`: refused when the table's current schema or the snapshot is not the
+    /// coordinator's.
+    pub async fn follow(catalog: &Catalog, plan: &SharePlan) -> Result<Self> {
+        let table = Rc::new(catalog.open_table(&plan.table).await?);
+        let schema_id = table.current_schema().id;
+        if schema_id != plan.schema_id {
+            return Err(Error::Invalid(format!(
+                "{}: this reader opened schema {schema_id}, the shared read is planned with \
+                 schema {} (the table changed since)",
+                plan.table, plan.schema_id
+            )));
+        }
+        let snapshot = match plan.snapshot {
+            Some(id) => Some(table.snapshot(id).await?),
+            None => None,
+        };
+        Self::of_table(
+            &plan.table,
+            table,
+            snapshot,
+            plan.request.clone(),
+            plan.readers,
+            false,
+        )
+        .await
+    }
+
+    /// What another reader plans to read this read's splits by ticket.
+    pub fn share_plan(&self) -> SharePlan {
+        SharePlan {
+            table: self.table_ref.clone(),
+            snapshot: self.snapshot_id(),
+            schema_id: self.table.current_schema().id,
+            request: self.request.clone(),
+            readers: self.readers,
+        }
     }
 
     /// The snapshot planned (`None`: the table has none).
@@ -121,10 +241,22 @@ impl SharedRead {
         let reader = SnapshotReader::for_splits(
             &self.table,
             self.snapshot.as_ref(),
-            &self.request,
+            &self.read_request,
             vec![split.clone()],
         )
         .await?;
         Ok(reader)
+    }
+
+    /// The schema of every split's batches.
+    pub async fn schema(&self) -> Result<arrow_schema::SchemaRef> {
+        let reader = SnapshotReader::for_splits(
+            &self.table,
+            self.snapshot.as_ref(),
+            &self.read_request,
+            vec![],
+        )
+        .await?;
+        Ok(reader.schema().clone())
     }
 }
