@@ -561,7 +561,7 @@ async fn an_append_tables_streamed_audit_log_with_columns_and_a_filter_is_its_au
     let audit = scan(&t, "audit_log").await.unwrap();
     let names: Vec<String> = audit.schema.fields().iter().map(|f| f.name().clone()).collect();
     // the last column first, then `rowkind`: a projection that a shifted column would break
-    let columns = vec![names[names.len() - 1].clone(), "rowkind".to_string()];
+    let columns = [names[names.len() - 1].clone(), "rowkind".to_string()];
     let data_columns = vec![names[names.len() - 1].clone()];
     for filter in [None, Some(format!("`{}` IS NOT NULL", names[1]))] {
         let request = ReadRequest {

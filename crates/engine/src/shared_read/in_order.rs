@@ -67,7 +67,7 @@ impl<B> InOrder<B> {
     /// `false` when some of its batches already went on (it was streamed), or it has ended.
     pub fn discard(&mut self, split: usize) -> bool {
         match self.slots.get_mut(split) {
-            Some(slot) if !slot.done && !(slot.streamed && split <= self.next) => {
+            Some(slot) if !(slot.done || (slot.streamed && split <= self.next)) => {
                 slot.batches.clear();
                 true
             }
