@@ -42,7 +42,7 @@ if [ "$BUILD_COST" = 1 ]; then
   bash "$ROOT/scripts/bench-build.sh" --target "$WORK/build-cost"
 fi
 echo "== P2, P3, P4, P6, P8, P11: in the browser (builds the release app into $APP)"
-bash "$ROOT/scripts/bench-browser.sh" --work "$WORK" --runs "$RUNS" --p11 ${P11_ANCHOR_APP:+--anchor-app "$P11_ANCHOR_APP"}
+bash "$ROOT/scripts/bench-browser.sh" --work "$WORK" --runs "$RUNS" --p11 --p8-app ${P11_ANCHOR_APP:+--anchor-app "$P11_ANCHOR_APP"}
 echo "== P5: the explorer's first load"
 bash "$ROOT/scripts/payload-size.sh" "$APP" | tee "$OUT/payload.txt"
 echo "== P12: a long session in one page (memory after round 1 and at the end)"

@@ -3,6 +3,7 @@
 #
 #   scripts/bench-browser.sh [--work DIR] [--runs N] [--app DIST | --no-app] [--latency MS] [--no-build]
 #                            [--profile CARGO_PROFILE] [--only CASE_SUBSTRING[,…]] [--p11 [--anchor-app DIST]]
+#                            [--p8-app]
 #
 # 1. npm ci in tests/bench-browser (DuckDB-Wasm, parquet-wasm, hyparquet + hyparquet-compressors,
 #    playwright-core, esbuild; versions pinned by its package-lock.json);
@@ -20,19 +21,21 @@
 #    writes target/bench/browser_report.md and target/bench/browser_report.json;
 # 6. --p11: also P11, deep links on a server sending the README's caching headers, cold and on a second
 #    visit in the same browser profile, for the app and, interleaved in the same run, for --anchor-app
-#    (another build, e.g. main's, to compare with).
+#    (another build, e.g. main's, to compare with);
+# 7. --p8-app: also P8 in the app, the Data tab of the perf tables read whole with ?threads=1 and with
+#    every core (the page and its scan workers), a first read and a second one in the same page.
 # Not part of the normal test command.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 HERE="$ROOT/tests/bench-browser"; OUT="$ROOT/target/bench-browser"
 WORK="${TMPDIR:-/tmp}/lakescope-perf"; RUNS=3; APP=""; NO_APP=0; LATENCY=50; BUILD=1; PROFILE=wasm-release; ONLY=""
-P11=(); ANCHOR_APP=()
+P11=(); ANCHOR_APP=(); P8_APP=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --work) WORK="$2"; shift;; --runs) RUNS="$2"; shift;; --app) APP="$2"; shift;; --no-app) NO_APP=1;;
     --latency) LATENCY="$2"; shift;; --no-build) BUILD=0;; --profile) PROFILE="$2"; shift;; --only) ONLY="$2"; shift;;
-    --p11) P11=(--p11);; --anchor-app) ANCHOR_APP=(--anchor-app "$(cd "$2" && pwd)"); shift;;
-    -h|--help) sed -n 2,26p "$0"; exit 0;;
+    --p11) P11=(--p11);; --p8-app) P8_APP=(--p8-app);; --anchor-app) ANCHOR_APP=(--anchor-app "$(cd "$2" && pwd)"); shift;;
+    -h|--help) sed -n 2,29p "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac; shift
 done
@@ -78,4 +81,4 @@ GIT_REV="$(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --q
 echo "== running (load $(cut -d' ' -f1-3 /proc/loadavg))"
 node "$HERE/run.mjs" --warehouse "$WORK/warehouse" --www "$OUT/www" --pkg "$OUT/pkg" "${APP_ARGS[@]}" \
   --out "$ROOT/target/bench" --runs "$RUNS" --latency "$LATENCY" --anchors "$ROOT/target/bench/report.json" --git "$GIT_REV" \
-  --profile "$PROFILE" --only "$ONLY" "${P11[@]}" "${ANCHOR_APP[@]}"
+  --profile "$PROFILE" --only "$ONLY" "${P11[@]}" "${ANCHOR_APP[@]}" "${P8_APP[@]}"

@@ -21,7 +21,10 @@ const { values: opt } = parseArgs({ options: {
   // in the same run, interleaved, for --anchor-app (the build to compare with, e.g. main's)
   p11: { type: "boolean", default: false }, "anchor-app": { type: "string", default: "" },
   "revisit-after": { type: "string", default: "4000" },  // the object cache writes after 1.5 s without reads
-  "p11-case": { type: "string", default: "" },  // --p11-case SUBSTRING: only the P11 cases whose name has it  // P11: ms from the first visit's rows to the second visit
+  "p11-case": { type: "string", default: "" },
+  // P8 in the app: the Data tab of the perf tables read whole with ?threads=1 and with every core (the page and its scan
+  // workers), on a loopback server without added latency
+  "p8-app": { type: "boolean", default: false },  // --p11-case SUBSTRING: only the P11 cases whose name has it  // P11: ms from the first visit's rows to the second visit
 } });
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const RUNS = Number(opt.runs), LATENCY = Number(opt.latency);
@@ -281,6 +284,58 @@ if (opt.app) {  // P4: the real app behind a loopback server that delays every r
   }
   await app.close();
 }
+/**
+ * P8 in the app: the Data tab of `table` read whole with `threads` readers (the page and threads - 1 scan workers) in a
+ * fresh browser, timed by the app's own status line (from the read's start to its last row). `first`: the read that
+ * starts the pool; `second`: the Data tab opened again in the same page (the Overview, then the Data tab), its pool kept.
+ */
+async function appScan(server, table, threads) {
+  const browser = await launch();
+  try {
+    const page = await browser.ctx.newPage();
+    const read = async () => {
+      await page.getByTestId("row-total").waitFor({ timeout: 900_000 });
+      const status = await page.getByTestId("data-status").textContent();
+      const ms = Number((/ (\d+) ms/.exec(status) ?? [])[1]);
+      const rows = Number((/^(\d+) rows/.exec(status) ?? [])[1]);
+      const workers = Number((/(\d+) splits? on workers/.exec(status) ?? [0, 0])[1]);
+      return { ms, rows, workers };
+    };
+    await page.goto(`${server.url}/?warehouse=wh/&table=${table}&tab=data&threads=${threads}`);
+    const first = await read();
+    await page.getByTestId("tab-overview").click();
+    await page.getByTestId("row-total").waitFor({ state: "detached", timeout: 60_000 });
+    await page.getByTestId("tab-data").click();
+    const second = await read();
+    const memory = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
+    return { first, second, js_heap: memory, load: load() };
+  } finally {
+    await browser.close();
+  }
+}
+if (opt.app && opt["p8-app"]) {
+  const app = await serve({ "/": opt.app, "/wh/": opt.warehouse });
+  const readers = [1, os.cpus().length];
+  report.p8_app = {};
+  for (let i = 0; i < RUNS; i++) {
+    for (const table of ["perf.pk_upsert", "perf.append_rows"]) {
+      for (const threads of readers) {  // interleaved
+        const key = `${table} threads=${threads}`;
+        const r = await appScan(app, table, threads).catch((e) => ({ error: String(e.message ?? e) }));
+        console.log(`P8 app ${key} run ${i + 1}: ${JSON.stringify(r)}`);
+        (report.p8_app[key] ??= { table, threads, runs: [] }).runs.push(r);
+      }
+    }
+  }
+  await app.close();
+  for (const c of Object.values(report.p8_app)) {
+    const ok = c.runs.filter((r) => !r.error);
+    c.first_ms = ok.length ? median(ok.map((r) => r.first.ms)) : null;
+    c.second_ms = ok.length ? median(ok.map((r) => r.second.ms)) : null;
+    c.rows = ok[0]?.first.rows ?? null;
+    c.workers_splits = ok.map((r) => `${r.first.workers}/${r.second.workers}`);
+  }
+}
 if (opt.p11) {  // P11: cold deep link and second visit, on a server with docs/hosting.md's caching headers
   const builds = { app: opt.app, ...(opt["anchor-app"] ? { anchor: opt["anchor-app"] } : {}) };
   const servers = {};
@@ -342,6 +397,14 @@ for (const [table, single] of [["pk_upsert", "p2.lakescope"], ["append_rows", "p
     target("P8", `perf.${table} warm, ${source === "opfs" ? "from OPFS" : "over HTTP"}: rows/s on a pool of ${CPUS} Web Workers vs one reader on the page`, warm, ">= 1.7x", warm >= 1.7);
   }
 }
+for (const table of ["perf.pk_upsert", "perf.append_rows"]) {
+  const alone = report.p8_app?.[`${table} threads=1`], pooled = report.p8_app?.[`${table} threads=${os.cpus().length}`];
+  if (!alone?.first_ms || !pooled?.first_ms) continue;
+  for (const [read, key] of [["first read (the pool starts)", "first_ms"], ["second read (the pool kept)", "second_ms"]]) {
+    const ratio = alone[key] / pooled[key];
+    target("P8", `${table} in the app's Data tab, ${read}: ms on the page alone / with ${os.cpus().length - 1} scan workers`, ratio, ">= 1.7x", ratio >= 1.7);
+  }
+}
 for (const [key, p] of Object.entries(report.p4)) {
   if (p.median_ms === null) continue;
   target("P4", `${key}: sequential round trips (all requests)`, p.round_trips, "<= 5", p.round_trips <= 5);
@@ -380,6 +443,8 @@ function markdown(r) {
     ...Object.entries(r.p4).map(([k, p]) => `| ${k} | ${f(p.median_ms)} | ${p.runs.map((x) => (x.error ? "err" : f(x.ms))).join(", ")} | ${p.runs.map((x) => x.requests ?? "—").join(", ")} | ${p.round_trips ?? "—"} / ${p.warehouse_round_trips ?? "—"} | ${p.runs.map((x) => x.load?.split(" ")[0] ?? "—").join(", ")} |`), "",
     `## P11: deep links on a static host with the documented caching headers (${r.latency_ms} ms per response)`, "", "| build: case | median ms | runs (ms) | requests (304s) | sequential round trips (all / warehouse) | load |", "|---|---|---|---|---|---|",
     ...Object.entries(r.p11).map(([k, p]) => `| ${k} | ${f(p.median_ms)} | ${p.runs.map((x) => (x.error ? "err" : f(x.ms))).join(", ")} | ${p.runs.map((x) => (x.requests === undefined ? "—" : `${x.requests} (${x.not_modified})`)).join(", ")} | ${p.round_trips ?? "—"} / ${p.warehouse_round_trips ?? "—"} | ${p.runs.map((x) => x.load?.split(" ")[0] ?? "—").join(", ")} |`), "",
+    "## P8 in the app: the Data tab read whole (`?threads=N`: the page and N - 1 scan workers; loopback, no added latency)", "", "| case | rows | first read: median ms | runs | second read: median ms | runs | splits on workers (first/second) | load |", "|---|---|---|---|---|---|---|---|",
+    ...Object.entries(r.p8_app ?? {}).map(([k, p]) => `| ${k} | ${f(p.rows)} | ${f(p.first_ms)} | ${p.runs.map((x) => (x.error ? "err" : f(x.first.ms))).join(", ")} | ${f(p.second_ms)} | ${p.runs.map((x) => (x.error ? "err" : f(x.second.ms))).join(", ")} | ${p.workers_splits.join(", ")} | ${p.runs.map((x) => x.load?.split(" ")[0] ?? "—").join(", ")} |`), "",
     "## P6: peak wasm memory (scan with a memory budget)", "", "| table | data files | data MiB | memory budget MiB | largest row group (rows, uncompressed MiB) | peak wasm memory MiB | ratio |", "|---|---|---|---|---|---|---|",
     ...Object.entries(r.p6).filter(([, p]) => p.peak_memory_bytes).map(([t, p]) => `| ${t} | ${p.data_files} | ${f(MiB(p.data_bytes), 1)} | ${f(MiB(p.memory_budget), 1)} | ${f(p.largest_row_group_rows)}, ${f(MiB(p.largest_row_group_bytes), 1)} | ${f(MiB(p.peak_memory_bytes ?? 0), 1)} | ${f((p.peak_memory_bytes ?? 0) / p.largest_row_group_bytes, 2)}x |`), "");
   return lines.join("\n");

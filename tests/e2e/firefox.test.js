@@ -141,6 +141,28 @@ test("Firefox: the Data tab of java09.pk_deletion_vectors (a primary-key table w
   }
 });
 
+test("Firefox: shop.user_behavior read on the scan workers (Web Workers of the app's wasm) shows the page-alone rows in order", async () => {
+  const table = "shop.user_behavior";
+  const read = async (threads) => {
+    const { page, problems, close } = await openTable(table, `&tab=data&threads=${threads}`);
+    try {
+      const total = await rowTotal(page);
+      const workers = (await page.$(byId("data-workers"))) ? await text(page, "data-workers") : "";
+      if (threads > 1) await shot(page, "03-scan-pool");
+      return { total, workers, rows: await gridRows(page), problems };
+    } finally {
+      await close();
+    }
+  };
+  const alone = await read(1);
+  const pooled = await read(3);
+  assert.equal(alone.workers, "");
+  assert.match(pooled.workers, /\d+ splits? on workers/);
+  assert.equal(pooled.total, alone.total);
+  assert.deepEqual(pooled.rows, alone.rows);
+  assert.deepEqual([...alone.problems, ...pooled.problems], []);
+});
+
 test("Firefox: the Data tab of iceberg.mor_position_deletes (position deletes) has the expected rows", async () => {
   const table = "mor_position_deletes";
   const want = expectedIcebergLines(table, icebergMetadata(table)["current-snapshot-id"]);

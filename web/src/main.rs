@@ -21,7 +21,12 @@ fn main() {
         std::rc::Rc::new(workers::orc::VariantWorkerCodec),
         std::rc::Rc::new(workers::orc::AvroWorkerCodec),
     );
-    leptos::mount::mount_to_body(app::App);
+    // In a scan worker (`scan-worker.js`) the module serves `workers::scan_serve`: no page.
+    if web_sys::window().is_some() {
+        // `?threads=N` is read before the router rewrites the address without it.
+        workers::scan_pool::readers();
+        leptos::mount::mount_to_body(app::App);
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]

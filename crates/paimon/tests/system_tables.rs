@@ -559,7 +559,12 @@ async fn an_append_tables_streamed_audit_log_with_columns_and_a_filter_is_its_au
     let t = open("corpus.db/append_dt").await;
     let snapshot = t.latest_snapshot().await.unwrap();
     let audit = scan(&t, "audit_log").await.unwrap();
-    let names: Vec<String> = audit.schema.fields().iter().map(|f| f.name().clone()).collect();
+    let names: Vec<String> = audit
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
     // the last column first, then `rowkind`: a projection that a shifted column would break
     let columns = [names[names.len() - 1].clone(), "rowkind".to_string()];
     let data_columns = vec![names[names.len() - 1].clone()];

@@ -4,7 +4,7 @@
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{ErrorEvent, Event, MessageEvent, Worker};
+use web_sys::{ErrorEvent, Event, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 /// Why a worker failed.
 pub enum WorkerFailure {
@@ -30,10 +30,30 @@ impl WorkerPort {
     /// each message it sends, `on_failure` why it failed. `Err` is the browser's refusal.
     pub fn start(
         script: &str,
-        mut on_message: impl FnMut(JsValue) + 'static,
-        mut on_failure: impl FnMut(WorkerFailure) + 'static,
+        on_message: impl FnMut(JsValue) + 'static,
+        on_failure: impl FnMut(WorkerFailure) + 'static,
     ) -> Result<Self, String> {
         let worker = Worker::new(script).map_err(|e| format!("{e:?}"))?;
+        Ok(Self::listen(worker, on_message, on_failure))
+    }
+
+    /// [`WorkerPort::start`] for a module script (one that `import`s).
+    pub fn start_module(
+        script: &str,
+        on_message: impl FnMut(JsValue) + 'static,
+        on_failure: impl FnMut(WorkerFailure) + 'static,
+    ) -> Result<Self, String> {
+        let options = WorkerOptions::new();
+        options.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options(script, &options).map_err(|e| format!("{e:?}"))?;
+        Ok(Self::listen(worker, on_message, on_failure))
+    }
+
+    fn listen(
+        worker: Worker,
+        mut on_message: impl FnMut(JsValue) + 'static,
+        mut on_failure: impl FnMut(WorkerFailure) + 'static,
+    ) -> Self {
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             on_message(event.data())
         });
@@ -47,13 +67,13 @@ impl WorkerPort {
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Ok(Self {
+        Self {
             worker,
             ready: false,
             queued: Vec::new(),
             _on_message: on_message,
             _on_error: on_error,
-        })
+        }
     }
 
     /// Posts `message` (moving the buffers of `transfer`), or queues it until the worker is ready.

@@ -208,6 +208,12 @@ impl SharedRead {
         self.snapshot.as_ref().map(|s| s.id)
     }
 
+    /// Bytes of the data files the read's splits read (as the manifests state them).
+    pub fn data_bytes(&self) -> u64 {
+        let files = self.splits.iter().flat_map(|s| s.files.iter());
+        files.map(|f| u64::try_from(f.file_size).unwrap_or(0)).sum()
+    }
+
     /// A ticket for every split, in plan order.
     pub fn tickets(&self) -> Vec<SplitTicket> {
         self.splits

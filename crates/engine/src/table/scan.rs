@@ -4,6 +4,7 @@
 
 use super::Table;
 use crate::scan::{scan_table, ScanRequest};
+use crate::shared_read::{ShareRequest, SharedRead};
 use crate::version::paimon_snapshot;
 use crate::{Result, TableRef, Version};
 use arrow_array::RecordBatch;
@@ -143,6 +144,38 @@ impl<'a> TableScan<'a> {
             snapshot_id: snapshot.map(|s| s.id),
             rows: Rows::Streaming(Box::new(reader)),
         })
+    }
+
+    /// The read planned to be shared out by split among `readers` readers
+    /// ([`crate::shared_read`]): a Paimon table at one snapshot of its `main` branch (`None`
+    /// for an Iceberg table or a branch, which [`TableScan::stream`] reads); `filter_text` is
+    /// the filter as typed, which every reader parses (the same as [`TableScan::filter`]'s).
+    pub async fn shared(
+        self,
+        filter_text: Option<String>,
+        readers: usize,
+    ) -> Result<Option<SharedRead>> {
+        let (Table::Paimon(table), None) = (self.table, self.at.branch()) else {
+            return Ok(None);
+        };
+        let snapshot = match (&self.at, self.latest) {
+            (Version::Latest, Some(latest)) => latest,
+            (at, _) => paimon_snapshot(table, &self.name, at).await?,
+        };
+        let request = ShareRequest {
+            columns: self.columns,
+            filter: filter_text,
+            with_row_kind: self.audit_log,
+        };
+        let read = SharedRead::of_table(
+            &self.name,
+            table.clone(),
+            snapshot,
+            request,
+            readers,
+            self.first_rows,
+        );
+        Ok(Some(read.await?))
     }
 
     /// The engine scan's request for a read done whole.

@@ -96,11 +96,12 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                 return;
             }
             match result {
-                Ok((rows, snapshot)) => status.set(Status::Done {
-                    rows,
+                Ok(loaded) => status.set(Status::Done {
+                    rows: loaded.rows,
                     ms: now() - start,
-                    snapshot,
+                    snapshot: loaded.snapshot,
                     cancelled: false,
+                    by_workers: loaded.by_workers,
                 }),
                 Err(m) => {
                     frame.set(None);
@@ -118,6 +119,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             ms: 0.0,
             snapshot: None,
             cancelled: true,
+            by_workers: 0,
         });
     };
     let ts_error = RwSignal::new(None::<String>);

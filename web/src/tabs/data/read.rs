@@ -6,8 +6,12 @@ use crate::state::warehouse;
 use crate::tabs::panel::table_ref;
 use crate::util::{download_bytes, yield_to_browser, Frame};
 use crate::widgets::grid::BlobDownload;
+use crate::workers::scan_pool::{self, Flow};
+use crate::workers::scan_serve::PoolWarehouse;
+use crate::workers::sql::Connection;
 use lakescope_engine::blob::BlobRef;
 use lakescope_engine::scan::parse_filter;
+use lakescope_engine::shared_read::SharedRead;
 use lakescope_engine::table::Format;
 use lakescope_engine::Version;
 use leptos::prelude::*;
@@ -37,6 +41,8 @@ pub enum Status {
         ms: f64,
         snapshot: Option<i64>,
         cancelled: bool,
+        /// Splits the scan workers read.
+        by_workers: usize,
     },
     Failed(String),
 }
@@ -69,19 +75,31 @@ pub fn blob_download(status: RwSignal<Status>) -> BlobDownload {
     })
 }
 
+/// Bytes of data files a read must have before the scan workers share it (the page reads
+/// smaller ones alone: on the demo lake's tables, a few MiB, workers made reads slower).
+const POOL_MIN_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Minimum milliseconds between two grid updates while rows stream in.
 const GRID_REFRESH_MS: f64 = 250.0;
 
+/// How a read ended: its rows, the snapshot read, and the splits the scan workers read.
+pub struct Loaded {
+    pub rows: usize,
+    pub snapshot: Option<i64>,
+    pub by_workers: usize,
+}
+
 /// Reads the query into `frame`, batch by batch (the first merged batch shows at once, an Iceberg
-/// table's first data file's rows too; a Paimon branch is read whole by the engine). Returns rows
-/// and the snapshot read.
+/// table's first data file's rows too; a Paimon branch is read whole by the engine). A Paimon
+/// table of a warehouse is read by the page and the scan workers at once
+/// (`workers::scan_pool`), its rows in the same order.
 pub async fn load(
     sel: &Selection,
     q: &Query,
     frame: RwSignal<Option<Arc<Frame>>>,
     status: RwSignal<Status>,
     current: &dyn Fn() -> bool,
-) -> Result<(usize, Option<i64>), String> {
+) -> Result<Loaded, String> {
     let filter = if q.filter.trim().is_empty() {
         None
     } else {
@@ -99,43 +117,152 @@ pub async fn load(
         }
     };
     let (t, latest) = futures::join!(warehouse::any_table(path), latest);
-    let t = t?;
-    let mut scan = t
-        .scan(table_ref(sel, None))
-        .at(q.at.clone())
-        .select(columns)
-        .filter(filter)
-        .audit_log(q.audit)
-        .first_rows();
-    if q.at == Version::Latest && format == Format::Paimon {
-        scan = scan.latest_snapshot(latest?);
+    let (t, latest) = (t?, latest?);
+    let scan = || {
+        let scan = t
+            .scan(table_ref(sel, None))
+            .at(q.at.clone())
+            .select(columns.clone())
+            .filter(filter.clone())
+            .audit_log(q.audit)
+            .first_rows();
+        if q.at == Version::Latest && format == Format::Paimon {
+            scan.latest_snapshot(latest.clone())
+        } else {
+            scan
+        }
+    };
+    let pool = match (format, q.at.branch(), warehouse::console()) {
+        (Format::Paimon, None, Ok(Connection::Warehouse { base_url, options }))
+            if scan_pool::readers() > 1 =>
+        {
+            Some(PoolWarehouse { base_url, options })
+        }
+        _ => None,
+    };
+    if let Some(pool_warehouse) = pool {
+        let filter_text = filter.is_some().then(|| q.filter.clone());
+        // Whole files, not pieces of rows: over HTTP each piece costs its own footer and
+        // page-index requests (docs/benchmarks.md, P8 "Browser").
+        let shared = scan()
+            .shared(filter_text, 1)
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Some(read) = shared {
+            // A small read is over before workers would have planned it (and the page's cache
+            // holds what it read before): the page reads it alone, unless the address asked
+            // for readers (`?threads=N`).
+            let big = read.data_bytes() >= POOL_MIN_BYTES || scan_pool::readers_asked();
+            let lease = (read.tickets().len() > 1 && big)
+                .then(scan_pool::lease)
+                .flatten();
+            return load_shared(&read, &pool_warehouse, lease, frame, status, current).await;
+        }
     }
-    let mut rows = scan.stream().await.map_err(|e| e.to_string())?;
+    let mut rows = scan().stream().await.map_err(|e| e.to_string())?;
     let splits = rows.total_splits();
-    let mut f = Frame::new(rows.schema().clone(), Vec::new());
-    frame.set(Some(Arc::new(f.clone())));
-    // The grid shows the first batch as soon as it is merged, then catches up at most every
-    // GRID_REFRESH_MS (re-rendering per batch would dominate a read of millions of rows). After
-    // each update the read yields to the browser: batches decoded from fetched bytes come
-    // without any await pending, so without it nothing would render until the next fetch.
-    let mut shown_at: Option<f64> = None;
+    let mut grid = GridFeed::new(rows.schema().clone(), frame);
     while let Some(batch) = rows.next_batch().await {
         if !current() {
-            return Ok((f.len(), None));
+            return Ok(grid.loaded(None, 0));
         }
-        f.extend(vec![batch.map_err(|e| e.to_string())?]);
-        let now = now();
-        if shown_at.is_none_or(|t| now - t >= GRID_REFRESH_MS) {
-            shown_at = Some(now);
-            frame.set(Some(Arc::new(f.clone())));
+        if grid.add(batch.map_err(|e| e.to_string())?) {
             status.set(Status::Loading {
-                rows: f.len(),
+                rows: grid.rows(),
                 split: splits - rows.remaining_splits(),
                 splits,
             });
             yield_to_browser().await;
         }
     }
-    frame.set(Some(Arc::new(f.clone())));
-    Ok((f.len(), rows.snapshot_id()))
+    grid.show();
+    Ok(grid.loaded(rows.snapshot_id(), 0))
+}
+
+/// Reads the shared read `read` on the page and the pool's workers into `frame`.
+async fn load_shared(
+    read: &SharedRead,
+    pool_warehouse: &PoolWarehouse,
+    lease: Option<scan_pool::Lease>,
+    frame: RwSignal<Option<Arc<Frame>>>,
+    status: RwSignal<Status>,
+    current: &dyn Fn() -> bool,
+) -> Result<Loaded, String> {
+    let splits = read.tickets().len();
+    let schema = read.schema().await.map_err(|e| e.to_string())?;
+    let mut grid = GridFeed::new(schema, frame);
+    let mut stopped = false;
+    let by_workers = scan_pool::read_shared(read, pool_warehouse, lease, |batch, split| {
+        if !current() {
+            stopped = true;
+            return Flow::Stop;
+        }
+        if grid.add(batch) {
+            status.set(Status::Loading {
+                rows: grid.rows(),
+                split,
+                splits,
+            });
+            return Flow::Yield;
+        }
+        Flow::Go
+    })
+    .await?;
+    if stopped {
+        return Ok(grid.loaded(None, by_workers));
+    }
+    grid.show();
+    Ok(grid.loaded(read.snapshot_id(), by_workers))
+}
+
+/// The grid's frame as rows stream in: the first batch shows as soon as it is merged, then the
+/// grid catches up at most every [`GRID_REFRESH_MS`] (re-rendering per batch would dominate a
+/// read of millions of rows).
+struct GridFeed {
+    data: Frame,
+    frame: RwSignal<Option<Arc<Frame>>>,
+    shown_at: Option<f64>,
+}
+
+impl GridFeed {
+    fn new(schema: arrow_schema::SchemaRef, frame: RwSignal<Option<Arc<Frame>>>) -> Self {
+        let data = Frame::new(schema, Vec::new());
+        frame.set(Some(Arc::new(data.clone())));
+        Self {
+            data,
+            frame,
+            shown_at: None,
+        }
+    }
+
+    /// Adds a batch; `true` when the grid was updated, after which the read yields to the
+    /// browser (batches decoded from fetched bytes come without any await pending, so without
+    /// it nothing would render until the next fetch).
+    fn add(&mut self, batch: arrow_array::RecordBatch) -> bool {
+        self.data.extend(vec![batch]);
+        let now = now();
+        if self.shown_at.is_some_and(|t| now - t < GRID_REFRESH_MS) {
+            return false;
+        }
+        self.shown_at = Some(now);
+        self.show();
+        true
+    }
+
+    fn rows(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Shows every row added.
+    fn show(&self) {
+        self.frame.set(Some(Arc::new(self.data.clone())));
+    }
+
+    fn loaded(&self, snapshot: Option<i64>, by_workers: usize) -> Loaded {
+        Loaded {
+            rows: self.data.len(),
+            snapshot,
+            by_workers,
+        }
+    }
 }

@@ -110,11 +110,17 @@ pub fn StatusLine(
                     <progress max=splits.max(1) value=split></progress>
                     <button class="btn small" data-testid="cancel" on:click=move |_| on_cancel()>"Cancel"</button>
                 }.into_any(),
-                Status::Done { rows, ms, snapshot, cancelled } => view! {
+                Status::Done { rows, ms, snapshot, cancelled, by_workers } => view! {
                     <span data-testid="row-total">{format!("{rows} rows")}</span>
                     <span class="muted">{if cancelled { " · cancelled (partial result)".to_string() } else {
                         format!(" · {}{:.0} ms", snapshot.map(|s| format!("snapshot {s} · ")).unwrap_or_default(), ms)
                     }}</span>
+                    {(by_workers > 0 && !cancelled).then(|| view! {
+                        <span class="muted" data-testid="data-workers"
+                            title="Splits read by the page's scan workers (one per core; ?threads=1 reads on the page alone)">
+                            {format!(" · {by_workers} {} on workers", if by_workers == 1 { "split" } else { "splits" })}
+                        </span>
+                    })}
                 }.into_any(),
                 Status::Failed(m) => view! { <span class="err-inline" data-testid="data-error" role="alert">{m}</span> }.into_any(),
             }}
