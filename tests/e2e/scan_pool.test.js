@@ -73,6 +73,9 @@ test("every demo Paimon table reads the same rows in the same order on the scan 
     const workers = await sameAsThePageAlone(table, "", { screenshot: table === "shop.user_behavior" ? "scan-pool-user-behavior" : undefined });
     if (workers) used.push(`${table}: ${workers}`);
   }
+  // unasked, a read of less than 16 MiB of data files stays on the page, whatever the machine
+  const unasked = await dataTab("shop.user_behavior", "");
+  assert.equal(unasked.workers, "", "a small read was shared out unasked");
   // tables of many splits (shop.user_behavior: 39 data files) share them out
   assert.ok(used.some((u) => u.startsWith("shop.user_behavior: ")), used.join("; "));
   assert.ok(used.length >= 4, `only ${used.length} tables used the workers: ${used.join("; ")}`);

@@ -20,6 +20,8 @@ use wasm_bindgen::JsCast;
 
 /// The workers' script, next to the page (copied by Trunk, see web/index.html).
 const WORKER_SCRIPT: &str = "scan-worker.js";
+/// Cores from which the page starts scan workers unasked.
+const MIN_CORES: usize = 4;
 /// Workers at most, whatever the machine says.
 const MAX_WORKERS: usize = 7;
 
@@ -66,7 +68,10 @@ thread_local! {
 }
 
 /// Readers a read may use in all, the page included: the `threads` parameter of the address
-/// the page was loaded at (`?threads=1`: the page alone), else the browser's count of cores.
+/// the page was loaded at (`?threads=1`: the page alone), else the browser's count of cores
+/// from [`MIN_CORES`] on, else 1: on 2 cores the page and one worker read no faster than the
+/// page alone (the browser's network process and the page's own rendering take the second
+/// core; docs/benchmarks.md, P8 "in the app").
 pub(crate) fn readers() -> usize {
     threads().0
 }
@@ -88,7 +93,9 @@ fn threads() -> (usize, bool) {
                 .and_then(|p| p.get("threads"))
                 .and_then(|t| t.trim().parse::<usize>().ok());
             let cores = window.map_or(1.0, |w| w.navigator().hardware_concurrency());
-            let n = asked.unwrap_or(cores as usize).clamp(1, MAX_WORKERS + 1);
+            let cores = cores as usize;
+            let default = if cores >= MIN_CORES { cores } else { 1 };
+            let n = asked.unwrap_or(default).clamp(1, MAX_WORKERS + 1);
             (n, asked.is_some())
         })
     })
@@ -247,6 +254,9 @@ pub enum Flow {
 /// Where a shared read stands.
 struct Reading<'a> {
     read: &'a SharedRead,
+    /// The pool, once the first rows went on (`None`: the page reads alone).
+    pool: Option<PoolUse>,
+    /// The read's number in the pool (0 before it is taken).
     id: u64,
     schema: SchemaRef,
     warehouse: String,
@@ -262,7 +272,24 @@ struct Reading<'a> {
     by_workers: usize,
 }
 
+/// The pool as a read uses it.
+enum PoolUse {
+    /// Taken once the first rows went on.
+    Later,
+    /// Held ([`lease`] gave it).
+    Held(Lease),
+}
+
 impl Reading<'_> {
+    /// Takes the pool (started on first use); without it (one core, another read holds it, no
+    /// worker could start) the page reads alone.
+    fn take_pool(&mut self) {
+        self.pool = lease().map(|lease| {
+            self.id = lease.read;
+            PoolUse::Held(lease)
+        });
+    }
+
     /// Hands the next splits to the free workers.
     fn dispatch(&mut self) {
         POOL.with(|pool| {
@@ -394,20 +421,22 @@ fn post_read(
     slot.port.post(message.into(), None)
 }
 
-/// Reads `read` (planned on the page, of the warehouse `warehouse`) on the page and, with a
-/// `lease`, the pool's free workers, calling `on_batch` with each batch in plan order and the
-/// splits done so far; returns the splits the workers read. A split a worker fails on is read
-/// again by the page.
+/// Reads `read` (planned on the page, of the warehouse `warehouse`) on the page and, when
+/// `pooled`, the pool's free workers, calling `on_batch` with each batch in plan order and the
+/// splits done so far; returns the splits the workers read. The page reads the first split and
+/// the pool is taken only once its first rows went on, so that they come as fast as without
+/// workers; a split a worker fails on is read again by the page.
 pub async fn read_shared(
     read: &SharedRead,
     warehouse: &PoolWarehouse,
-    lease: Option<Lease>,
+    pooled: bool,
     mut on_batch: impl FnMut(RecordBatch, usize) -> Flow,
 ) -> Result<usize, String> {
     let tickets = read.tickets();
     let mut reading = Reading {
         read,
-        id: lease.as_ref().map_or(0, |l| l.read),
+        pool: pooled.then_some(PoolUse::Later),
+        id: 0,
         schema: read.schema().await.map_err(|e| e.to_string())?,
         warehouse: serde_json::to_string(warehouse).map_err(|e| e.to_string())?,
         plan: serde_json::to_string(&read.share_plan()).map_err(|e| e.to_string())?,
@@ -418,13 +447,10 @@ pub async fn read_shared(
         tickets,
         by_workers: 0,
     };
-    let mut lease = lease;
-    // Without a lease the page reads every split: nothing is handed out, nothing heard.
-    let mut said = lease.as_mut().and_then(|lease| lease.said.as_mut());
     // The page takes the first split at once: its first rows do not wait for a worker.
     let mut mine = reading.queue.pop_front();
     loop {
-        if catch_up(&mut reading, said.as_deref_mut(), &mut on_batch).await {
+        if catch_up(&mut reading, &mut on_batch).await {
             return Ok(reading.by_workers);
         }
         if reading.order.is_done() {
@@ -436,8 +462,11 @@ pub async fn read_shared(
             .or_else(|| reading.queue.pop_front());
         let Some(ticket) = ticket else {
             // every split left is with a worker: wait for what they say
-            let listening = said.as_deref_mut().ok_or("a split is with no reader")?;
-            let (worker, message) = listening.next().await.ok_or("the scan workers stopped")?;
+            let Some(PoolUse::Held(lease)) = reading.pool.as_mut() else {
+                return Err("a split of the read is with no reader".to_string());
+            };
+            let said = lease.said.as_mut().ok_or("the pool is not held")?;
+            let (worker, message) = said.next().await.ok_or("the scan workers stopped")?;
             reading.hear(worker, message);
             continue;
         };
@@ -451,23 +480,32 @@ pub async fn read_shared(
             reading
                 .order
                 .push(ticket.index, batch.map_err(|e| e.to_string())?);
-            if catch_up(&mut reading, said.as_deref_mut(), &mut on_batch).await {
+            if catch_up(&mut reading, &mut on_batch).await {
                 return Ok(reading.by_workers);
             }
         }
         reading.order.finish(ticket.index);
+        // the first split had no rows: the pool is not held back any longer
+        if let Some(PoolUse::Later) = reading.pool {
+            reading.take_pool();
+        }
     }
 }
 
 /// Takes in what the workers said, hands out splits to the free ones and passes on the batches
-/// that may go; `true`: `on_batch` stopped the read.
+/// that may go (taking the pool once the first went on); `true`: `on_batch` stopped the read.
 async fn catch_up(
     reading: &mut Reading<'_>,
-    said: Option<&mut UnboundedReceiver<(usize, Said)>>,
     on_batch: &mut impl FnMut(RecordBatch, usize) -> Flow,
 ) -> bool {
-    if let Some(said) = said {
-        while let Ok((worker, message)) = said.try_recv() {
+    if let Some(PoolUse::Held(lease)) = reading.pool.as_mut() {
+        let mut heard = Vec::new();
+        if let Some(said) = lease.said.as_mut() {
+            while let Ok(message) = said.try_recv() {
+                heard.push(message);
+            }
+        }
+        for (worker, message) in heard {
             reading.hear(worker, message);
         }
         reading.dispatch();
@@ -477,6 +515,9 @@ async fn catch_up(
             Flow::Go => {}
             Flow::Yield => crate::util::yield_to_browser().await,
             Flow::Stop => return true,
+        }
+        if let Some(PoolUse::Later) = reading.pool {
+            reading.take_pool();
         }
     }
     false

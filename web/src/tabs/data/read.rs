@@ -153,10 +153,8 @@ pub async fn load(
             // holds what it read before): the page reads it alone, unless the address asked
             // for readers (`?threads=N`).
             let big = read.data_bytes() >= POOL_MIN_BYTES || scan_pool::readers_asked();
-            let lease = (read.tickets().len() > 1 && big)
-                .then(scan_pool::lease)
-                .flatten();
-            return load_shared(&read, &pool_warehouse, lease, frame, status, current).await;
+            let pooled = read.tickets().len() > 1 && big;
+            return load_shared(&read, &pool_warehouse, pooled, frame, status, current).await;
         }
     }
     let mut rows = scan().stream().await.map_err(|e| e.to_string())?;
@@ -183,7 +181,7 @@ pub async fn load(
 async fn load_shared(
     read: &SharedRead,
     pool_warehouse: &PoolWarehouse,
-    lease: Option<scan_pool::Lease>,
+    pooled: bool,
     frame: RwSignal<Option<Arc<Frame>>>,
     status: RwSignal<Status>,
     current: &dyn Fn() -> bool,
@@ -192,7 +190,7 @@ async fn load_shared(
     let schema = read.schema().await.map_err(|e| e.to_string())?;
     let mut grid = GridFeed::new(schema, frame);
     let mut stopped = false;
-    let by_workers = scan_pool::read_shared(read, pool_warehouse, lease, |batch, split| {
+    let by_workers = scan_pool::read_shared(read, pool_warehouse, pooled, |batch, split| {
         if !current() {
             stopped = true;
             return Flow::Stop;
