@@ -1,4 +1,4 @@
-// A worker of the Data tab's scan pool (web/src/workers/scan_pool.rs): an instance of the app's
+// A worker of the Data tab's scan pool (web/src/workers/scan_pool/): an instance of the app's
 // own wasm module, which the page compiled and posts here with its JS glue's URL (nothing is
 // downloaded or compiled again). It reads one split of a shared read at a time and sends each
 // batch on as bytes (transferred), then says the split is done; an error ends the split.
