@@ -79,19 +79,21 @@ fn row_kind_first(batch: &RecordBatch) -> Result<RecordBatch> {
         .iter()
         .map(|k| k.and_then(RowKind::from_i8).map(RowKind::short_string))
         .collect();
-    let mut columns: Vec<arrow_array::ArrayRef> = vec![Arc::new(text)];
-    columns.extend(batch.columns()[..n].iter().cloned());
-    let mut fields = vec![Arc::new(Field::new(ROW_KIND_COLUMN, ArrowType::Utf8, true))];
-    fields.extend(batch.schema().fields()[..n].iter().cloned());
-    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
-        .map_err(|e| Error::Invalid(format!("adding rowkind: {e}")))
+    kinds_first(text, &drop_value_kind(batch)?)
 }
 
 /// A leading `rowkind` column of `+I` on every row of append-file rows.
 fn inserts_kind_first(batch: &RecordBatch) -> Result<RecordBatch> {
-    let text =
-        arrow_array::StringArray::from(vec![RowKind::Insert.short_string(); batch.num_rows()]);
-    let mut columns: Vec<arrow_array::ArrayRef> = vec![Arc::new(text)];
+    let insert = RowKind::Insert.short_string();
+    kinds_first(
+        arrow_array::StringArray::from(vec![insert; batch.num_rows()]),
+        batch,
+    )
+}
+
+/// `kinds` as a leading `rowkind` column before the columns of `batch`.
+fn kinds_first(kinds: arrow_array::StringArray, batch: &RecordBatch) -> Result<RecordBatch> {
+    let mut columns: Vec<arrow_array::ArrayRef> = vec![Arc::new(kinds)];
     columns.extend(batch.columns().iter().cloned());
     let mut fields = vec![Arc::new(Field::new(ROW_KIND_COLUMN, ArrowType::Utf8, true))];
     fields.extend(batch.schema().fields().iter().cloned());
