@@ -15,6 +15,7 @@ pub use in_order::InOrder;
 use crate::scan::parse_filter;
 use crate::table::first_rows_request;
 use crate::{Catalog, Error, Result, TableRef};
+use arrow_schema::SchemaRef;
 use lakescope_paimon::scan::Split;
 use lakescope_paimon::spec::snapshot::Snapshot;
 use lakescope_paimon::table::Table;
@@ -107,6 +108,8 @@ pub struct SharedRead {
     request: ShareRequest,
     readers: usize,
     read_request: ReadRequest,
+    /// The schema of every split's batches.
+    schema: SchemaRef,
     splits: Vec<Split>,
 }
 
@@ -150,9 +153,14 @@ impl SharedRead {
         let read_request = request.read_request(first_rows)?;
         // The plan must not depend on `first_rows`: only [`ReadRequest::memory_budget`] and
         // [`ReadRequest::first_batch_bytes`] decide whether files are cut, so plan without them.
-        let splits = SnapshotReader::open(&table, snapshot.as_ref(), &request.read_request(false)?)
-            .await?
-            .take_splits_for(readers);
+        let plan_request = ReadRequest {
+            first_batch_bytes: None,
+            first_batch_rows: None,
+            ..read_request.clone()
+        };
+        let mut planned = SnapshotReader::open(&table, snapshot.as_ref(), &plan_request).await?;
+        let schema = planned.schema().clone();
+        let splits = planned.take_splits_for(readers);
         Ok(Self {
             table_ref: table_ref.clone(),
             table,
@@ -160,6 +168,7 @@ impl SharedRead {
             request,
             readers,
             read_request,
+            schema,
             splits,
         })
     }
@@ -255,14 +264,7 @@ impl SharedRead {
     }
 
     /// The schema of every split's batches.
-    pub async fn schema(&self) -> Result<arrow_schema::SchemaRef> {
-        let reader = SnapshotReader::for_splits(
-            &self.table,
-            self.snapshot.as_ref(),
-            &self.read_request,
-            vec![],
-        )
-        .await?;
-        Ok(reader.schema().clone())
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
     }
 }

@@ -187,8 +187,7 @@ async fn load_shared(
     current: &dyn Fn() -> bool,
 ) -> Result<Loaded, String> {
     let splits = read.tickets().len();
-    let schema = read.schema().await.map_err(|e| e.to_string())?;
-    let mut grid = GridFeed::new(schema, frame);
+    let mut grid = GridFeed::new(read.schema().clone(), frame);
     let mut stopped = false;
     let by_workers = scan_pool::read_shared(read, pool_warehouse, pooled, |batch, split| {
         if !current() {

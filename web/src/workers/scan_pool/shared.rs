@@ -4,7 +4,6 @@
 use super::{lease, post_read, Lease, Said, POOL};
 use crate::workers::scan_serve::PoolWarehouse;
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
 use futures::StreamExt;
 use lakescope_engine::codecs::array_transfer;
 use lakescope_engine::shared_read::{InOrder, SharedRead, SplitTicket};
@@ -27,7 +26,6 @@ struct Reading<'a> {
     pool: Option<PoolUse>,
     /// The read's number in the pool (0 before it is taken).
     id: u64,
-    schema: SchemaRef,
     warehouse: String,
     plan: String,
     order: InOrder<RecordBatch>,
@@ -110,7 +108,7 @@ impl Reading<'_> {
                 let batch = array_transfer::batches_from_bytes(&bytes)
                     .map_err(|e| e.to_string())
                     .and_then(|batches| match <[RecordBatch; 1]>::try_from(batches) {
-                        Ok([b]) if b.schema().fields() == self.schema.fields() => Ok(b),
+                        Ok([b]) if b.schema().fields() == self.read.schema().fields() => Ok(b),
                         _ => Err("not one batch of the read's schema".to_string()),
                     });
                 match batch {
@@ -187,7 +185,6 @@ pub async fn read_shared(
         read,
         pool: pooled.then_some(PoolUse::Later),
         id: 0,
-        schema: read.schema().await.map_err(|e| e.to_string())?,
         warehouse: serde_json::to_string(warehouse).map_err(|e| e.to_string())?,
         plan: serde_json::to_string(&read.share_plan()).map_err(|e| e.to_string())?,
         order: InOrder::new(tickets.len()),
