@@ -12,8 +12,9 @@
 #   P12 a long session in one page (tests/e2e/bench_long_session.mjs on that app, with the SQL engine),
 #   and the build cost: a cold release build of the CLI and an incremental one (scripts/bench-build.sh,
 #   about 25 minutes on 2 cores; --no-build-cost skips it).
+#   --no-plan skips P9 (on a machine whose work folder lacks its table, writing it takes ~80 minutes).
 #
-#   bash scripts/bench-all.sh [--runs N] [--work DIR] [--no-build-cost]
+#   bash scripts/bench-all.sh [--runs N] [--work DIR] [--no-build-cost] [--no-plan]
 #
 # The oracles (Java Paimon 0.9, pypaimon 2.1) are set up by ../shared/corpus/gen as for the tests;
 # npm packages are installed by bench-browser.sh. Writes target/bench/suite.md: the machine, the
@@ -21,11 +22,11 @@
 # Not part of the normal test command.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-RUNS=3; WORK="${TMPDIR:-/tmp}/lakescope-perf"; BUILD_COST=1
+RUNS=3; WORK="${TMPDIR:-/tmp}/lakescope-perf"; BUILD_COST=1; PLAN=1
 while [ $# -gt 0 ]; do
   case "$1" in
-    --runs) RUNS="$2"; shift;; --work) WORK="$2"; shift;; --no-build-cost) BUILD_COST=0;;
-    -h|--help) sed -n 2,21p "$0"; exit 0;;
+    --runs) RUNS="$2"; shift;; --work) WORK="$2"; shift;; --no-build-cost) BUILD_COST=0;; --no-plan) PLAN=0;;
+    -h|--help) sed -n 2,22p "$0"; exit 0;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac; shift
 done
@@ -35,8 +36,12 @@ echo "== P1: native reads"
 bash "$ROOT/scripts/bench.sh" --work "$WORK" --runs "$RUNS"
 echo "== P7, P10: writes (rows/s and bytes)"
 bash "$ROOT/scripts/bench.sh" --write --work "$WORK" --runs "$RUNS" --no-build
-echo "== P9: planning at scale"
-bash "$ROOT/scripts/bench-plan.sh" --work "$WORK" --runs "$RUNS" --no-build
+if [ "$PLAN" = 1 ]; then
+  echo "== P9: planning at scale"
+  bash "$ROOT/scripts/bench-plan.sh" --work "$WORK" --runs "$RUNS" --no-build
+else
+  rm -f "$OUT/plan_report.md"
+fi
 if [ "$BUILD_COST" = 1 ]; then
   echo "== Build cost: a cold and an incremental release build of the CLI"
   bash "$ROOT/scripts/bench-build.sh" --target "$WORK/build-cost"
@@ -64,6 +69,9 @@ kill "$HTTP_PID" 2>/dev/null || true
   for part in report write_report plan_report build_report browser_report; do
     if [ "$part" = build_report ] && [ "$BUILD_COST" = 0 ]; then
       echo "Build cost: not measured in this run (--no-build-cost)."; echo; continue
+    fi
+    if [ "$part" = plan_report ] && [ "$PLAN" = 0 ]; then
+      echo "P9: not measured in this run (--no-plan)."; echo; continue
     fi
     [ -f "$OUT/$part.md" ] && { cat "$OUT/$part.md"; echo; }
   done
