@@ -295,6 +295,7 @@ async function appScan(server, table, threads) {
     const page = await browser.ctx.newPage();
     const read = async () => {
       await page.getByTestId("row-total").waitFor({ timeout: 900_000 });
+      if (await page.getByTestId("data-bound").count()) throw new Error(`${table}: the Data tab stopped at its bound of rows held`);
       const status = await page.getByTestId("data-status").textContent();
       const ms = Number((/ (\d+) ms/.exec(status) ?? [])[1]);
       const rows = Number((/^(\d+) rows/.exec(status) ?? [])[1]);

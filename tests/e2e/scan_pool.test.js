@@ -2,7 +2,8 @@
 // workers (Web Workers running the app's own wasm module) at once. Every demo Paimon table, with
 // and without columns, a filter, the audit log and time travel, shows the same rows in the same
 // order as the page reading alone (`?threads=1`), and workers that fail or never load only make
-// the page read their splits itself.
+// the page read their splits itself. The Data tab stops at its bound of rows held (`&grid-mib=N`)
+// and shows the table's first rows, on the page and on the workers.
 // By hand: LAKESCOPE_URL=http://127.0.0.1:8080/ node --test scan_pool.test.js
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -36,7 +37,11 @@ async function dataTab(table, params, options) {
     const workers = (await page.getByTestId("data-workers").count())
       ? (await page.getByTestId("data-workers").textContent()).trim()
       : "";
+    const bound = (await page.getByTestId("data-bound").count())
+      ? (await page.getByTestId("data-bound").textContent()).trim()
+      : "";
     const out = {
+      bound,
       total: await page.getByTestId("row-total").textContent(),
       heads: await page.locator("[data-testid=data-grid] .gh-name").allTextContents(),
       rows: await exported(page),
@@ -102,6 +107,23 @@ test("columns, a filter, the audit log and time travel read the same on the scan
     if (await sameAsThePageAlone(table, params)) used.push(`${table}${params}`);
   }
   assert.ok(used.length >= 3, `only ${used.join("; ")} used the workers`);
+});
+
+test("the Data tab holds rows up to its bound: it stops there, says so, and shows the table's first rows", async () => {
+  const table = "demo.events";  // 120,000 rows, about 4 MiB in Arrow memory
+  const whole = await dataTab(table, "&threads=1");
+  assert.equal(whole.bound, "", "the whole table is under the default bound of 512 MiB");
+  assert.equal(whole.total, "120000 rows");
+  for (const threads of [1, 3]) {
+    const held = await dataTab(table, `&threads=${threads}&grid-mib=1`, threads === 1 ? { screenshot: "data-bound" } : {});
+    const what = `&threads=${threads}&grid-mib=1`;
+    assert.match(held.bound, /the first rows only: the Data tab holds at most 1\.0 MiB of rows/, what);
+    const rows = Number(/^(\d+) rows/.exec(held.total)?.[1]);
+    assert.ok(rows > 1000 && rows < 120000, `${what}: ${held.total}`);
+    assert.equal(held.rows.length, rows + 2, `${what}: the export has the rows held`);  // header and last newline
+    sameLines(held.rows.slice(0, -1), whole.rows.slice(0, rows + 1), `${what}: the rows held are the table's first`);
+    assert.deepEqual(held.problems, [], what);
+  }
 });
 
 /** A scan worker that starts but fails every split it is handed. */

@@ -23,8 +23,10 @@ fn main() {
     );
     // In a scan worker (`scan-worker.js`) the module serves `workers::scan_serve`: no page.
     if web_sys::window().is_some() {
-        // `?threads=N` is read before the router rewrites the address without it.
+        // `?threads=N` and `?grid-mib=N` are read before the router rewrites the address
+        // without them.
         workers::scan_pool::readers();
+        tabs::data::held_bytes_bound();
         leptos::mount::mount_to_body(app::App);
     }
 }

@@ -198,6 +198,15 @@ pub fn ErrorPanel(#[prop(into)] title: String, message: String) -> impl IntoView
     }
 }
 
+/// The parameter `name` of the address the page was loaded at (read before the router rewrites
+/// the address without it).
+pub fn address_param(name: &str) -> Option<String> {
+    let search = web_sys::window()?.location().search().ok()?;
+    web_sys::UrlSearchParams::new_with_str(&search)
+        .ok()?
+        .get(name)
+}
+
 /// State of an async load.
 #[derive(Clone)]
 pub enum Load<T> {

@@ -121,11 +121,11 @@ static CATALOG: std::sync::OnceLock<(CatalogSecrets, std::time::Duration)> =
 /// How rows are printed.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Format {
-    /// One canonical JSON object per row.
+    /// One canonical JSON object per row, the lines sorted (printed once every row is read).
     Jsonl,
     /// RFC 4180 CSV with a header line.
     Csv,
-    /// An aligned text table.
+    /// An aligned text table, printed as the rows come (aligned on its first 1,000 rows).
     Table,
 }
 
@@ -509,7 +509,8 @@ async fn scan_system(
     scan_and_print(warehouse, &table_ref.to_string(), &request, format, one).await
 }
 
-/// Reads a table (its splits on `threads` threads, in plan order) and prints its rows.
+/// Reads a table (its splits on `threads` threads, in plan order) and prints its rows as they
+/// are read (JSON Lines once all are read: they are sorted).
 async fn scan_and_print(
     warehouse: &str,
     table: &str,
@@ -522,12 +523,64 @@ async fn scan_and_print(
     let opener = std::sync::Arc::new(threads::SameWarehouse {
         warehouse: warehouse.to_string(),
     });
-    let result = parallel_scan::scan(&catalog, opener, &table_ref, request, threads)
+    let stdout = std::io::stdout();
+    let mut sink = Printed {
+        printer: output::Printer::new(std::io::BufWriter::new(stdout.lock()), format),
+        closed: false,
+    };
+    parallel_scan::scan_into(&catalog, opener, &table_ref, request, threads, &mut sink)
         .await
         .map_err(|e| e.to_string())?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    output::write(&mut out, &result.schema, &result.batches, format).map_err(|e| e.to_string())
+    if sink.closed {
+        return Ok(());
+    }
+    sink.printer.finish().map_err(|e| e.to_string())
+}
+
+/// A scan's rows printed as they are read; a reader that closed the pipe (`| head`) ends the
+/// read quietly.
+struct Printed<W: std::io::Write> {
+    printer: output::Printer<W>,
+    closed: bool,
+}
+
+impl<W: std::io::Write> Printed<W> {
+    /// `Ok(false)` once the pipe is closed.
+    fn printing(
+        &mut self,
+        printed: Result<(), Box<dyn std::error::Error>>,
+    ) -> lakescope_engine::Result<bool> {
+        match printed {
+            Ok(()) => Ok(true),
+            Err(e) if is_broken_pipe(e.as_ref()) => {
+                self.closed = true;
+                Ok(false)
+            }
+            Err(e) => Err(lakescope_engine::Error::Invalid(format!(
+                "printing the rows: {e}"
+            ))),
+        }
+    }
+}
+
+impl<W: std::io::Write> parallel_scan::RowSink for Printed<W> {
+    fn schema(&mut self, schema: &arrow_schema::SchemaRef) -> lakescope_engine::Result<()> {
+        let printed = self.printer.schema(schema);
+        self.printing(printed).map(|_| ())
+    }
+
+    fn batch(&mut self, batch: arrow_array::RecordBatch) -> lakescope_engine::Result<bool> {
+        if self.closed {
+            return Ok(false);
+        }
+        let printed = self.printer.batch(&batch);
+        self.printing(printed)
+    }
+}
+
+fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    e.downcast_ref::<std::io::Error>()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 async fn diff_and_print(

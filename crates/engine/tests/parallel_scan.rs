@@ -6,9 +6,11 @@
 //! many batches per split; a corrupt data file fails the scan with its name, without hanging.
 
 use arrow_array::{Float64Array, Int64Array, RecordBatch, StringArray};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use lakescope_engine::canonical::batches_to_lines_unsorted;
-use lakescope_engine::parallel_scan::{map_batches, scan, touch_table, BatchMap, CatalogOpener};
+use lakescope_engine::parallel_scan::{
+    map_batches, scan, scan_into, touch_table, BatchMap, CatalogOpener, RowSink,
+};
 use lakescope_engine::scan::{parse_filter, ScanRequest, ScanResult};
 use lakescope_engine::shared_read::SharedRead;
 use lakescope_engine::write::{definition_from_arrow, insert_into_table, SystemEnv};
@@ -51,18 +53,23 @@ async fn read(
     n: usize,
 ) -> std::result::Result<(String, Vec<String>, usize), String> {
     let opener = Arc::new(LocalWarehouse(warehouse.to_path_buf()));
-    let out: ScanResult = scan(&catalog(warehouse), opener, table, request, threads(n))
-        .await
-        .map_err(|e| e.to_string())?;
+    let out = scan(&catalog(warehouse), opener, table, request, threads(n)).await;
+    described(out)
+}
+
+/// A scan's schema, rows in order as canonical lines and batch count, or its error's message.
+fn described(out: Result<ScanResult>) -> std::result::Result<(String, Vec<String>, usize), String> {
+    let out = out.map_err(|e| e.to_string())?;
     let lines = batches_to_lines_unsorted(&out.batches).map_err(|e| e.to_string())?;
     Ok((format!("{:?}", out.schema), lines, out.batches.len()))
 }
 
-/// Asserts that 2 and 3 threads read what 1 thread reads; returns the splits of the plan when
-/// the version is a snapshot id (how many the workers shared).
+/// Asserts that 1, 2 and 3 threads read what the engine's scan on the calling thread
+/// ([`Catalog::scan`]) reads; returns the splits of the plan when the version is a snapshot id
+/// (how many the workers shared).
 async fn same_as_one_thread(warehouse: &Path, table: &TableRef, request: &ScanRequest) -> usize {
-    let one = read(warehouse, table, request, 1).await;
-    for n in [2, 3] {
+    let one = described(catalog(warehouse).scan(table, request).await);
+    for n in [1, 2, 3] {
         let many = read(warehouse, table, request, n).await;
         assert_eq!(
             many, one,
@@ -516,6 +523,110 @@ async fn a_larger_table_in_order_and_its_checksum() {
         );
     }
     let _ = std::fs::remove_dir_all(&warehouse);
+}
+
+/// What a streamed scan handed its sink: the schema (and when), the batches, and whether it
+/// asks for more after `stop_after` batches.
+#[derive(Default)]
+struct Recorded {
+    schema_first: Option<bool>,
+    batches: Vec<RecordBatch>,
+    stop_after: Option<usize>,
+}
+
+impl RowSink for Recorded {
+    fn schema(&mut self, schema: &SchemaRef) -> Result<()> {
+        assert!(!schema.fields().is_empty());
+        self.schema_first = Some(self.batches.is_empty());
+        Ok(())
+    }
+
+    fn batch(&mut self, batch: RecordBatch) -> Result<bool> {
+        self.batches.push(batch);
+        Ok(self.stop_after.is_none_or(|n| self.batches.len() < n))
+    }
+}
+
+/// `scan_into` hands the batches over as they are read, in the order `scan` returns them, the
+/// schema first; a sink that has had enough stops the read (the workers too, without hanging),
+/// and a limit cuts the last batch.
+#[test]
+fn a_streamed_scan_gives_the_rows_in_order_and_stops_when_the_sink_has_enough() {
+    within_a_minute(|| {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(async {
+                let warehouse = temp_dir("lakescope-parallel", "streamed");
+                let table = write_large_table(&warehouse).await;
+                let whole = read(&warehouse, &table, &ScanRequest::default(), 1)
+                    .await
+                    .unwrap();
+                for n in [1, 3] {
+                    let request = ScanRequest::default();
+                    let mut all = Recorded::default();
+                    let catalog = catalog(&warehouse);
+                    scan_into(
+                        &catalog,
+                        opener(&warehouse),
+                        &table,
+                        &request,
+                        threads(n),
+                        &mut all,
+                    )
+                    .await
+                    .unwrap();
+                    assert_eq!(all.schema_first, Some(true), "{n} threads");
+                    let lines = batches_to_lines_unsorted(&all.batches).unwrap();
+                    assert_eq!((lines.len(), &lines), (100_000, &whole.1), "{n} threads");
+                    let mut two = Recorded {
+                        stop_after: Some(2),
+                        ..Recorded::default()
+                    };
+                    scan_into(
+                        &catalog,
+                        opener(&warehouse),
+                        &table,
+                        &request,
+                        threads(n),
+                        &mut two,
+                    )
+                    .await
+                    .unwrap();
+                    assert_eq!(two.batches.len(), 2, "{n} threads: the read went on");
+                    let rows: usize = two.batches.iter().map(RecordBatch::num_rows).sum();
+                    assert_eq!(
+                        batches_to_lines_unsorted(&two.batches).unwrap(),
+                        whole.1[..rows],
+                        "{n} threads"
+                    );
+                    let limited = ScanRequest {
+                        limit: Some(1_500),
+                        ..ScanRequest::default()
+                    };
+                    let mut some = Recorded::default();
+                    scan_into(
+                        &catalog,
+                        opener(&warehouse),
+                        &table,
+                        &limited,
+                        threads(n),
+                        &mut some,
+                    )
+                    .await
+                    .unwrap();
+                    let rows: usize = some.batches.iter().map(RecordBatch::num_rows).sum();
+                    assert_eq!(rows, 1_500, "{n} threads");
+                    assert_eq!(
+                        batches_to_lines_unsorted(&some.batches).unwrap(),
+                        whole.1[..1_500],
+                        "{n} threads"
+                    );
+                }
+                let _ = std::fs::remove_dir_all(&warehouse);
+            })
+    })
 }
 
 /// A consumer's per-batch work runs where the batch was read: on the worker threads with 2 or

@@ -10,7 +10,7 @@
 mod pool;
 
 use crate::checksum::{touch, touch_table as touch_table_here, Touched};
-use crate::scan::{limit, ScanRequest, ScanResult};
+use crate::scan::{ScanRequest, ScanResult};
 use crate::version::{paimon_snapshot, read_branch, Version};
 use crate::{Catalog, Result, TableRef};
 use arrow_array::RecordBatch;
@@ -43,10 +43,19 @@ pub enum SplitOrder {
     Any,
 }
 
+/// Where the rows of a streamed scan ([`scan_into`]) go, in the order a single-threaded read
+/// yields them.
+pub trait RowSink {
+    /// The rows' schema: once, before any batch (also when there are no rows).
+    fn schema(&mut self, schema: &SchemaRef) -> Result<()>;
+    /// The next batch; `false`: the sink wants no more (the read stops).
+    fn batch(&mut self, batch: RecordBatch) -> Result<bool>;
+}
+
 /// Reads a table as [`Catalog::scan`] does, with the splits of a Paimon table read at one
 /// snapshot, or the data files of an Iceberg table, read by `threads` worker threads (each
-/// opening the catalog with `opener`); the rows come in the same order as with one thread. One
-/// thread, a system table or an incremental read: exactly [`Catalog::scan`].
+/// opening the catalog with `opener`); the rows come in the same order as with one thread. A
+/// system table or an incremental read: exactly [`Catalog::scan`].
 pub async fn scan(
     catalog: &Catalog,
     opener: Arc<dyn CatalogOpener>,
@@ -54,15 +63,43 @@ pub async fn scan(
     request: &ScanRequest,
     threads: NonZeroUsize,
 ) -> Result<ScanResult> {
-    let single_threaded = threads.get() == 1
-        || table_ref.system_table().is_some()
+    let mut rows = Collected::default();
+    scan_into(catalog, opener, table_ref, request, threads, &mut rows).await?;
+    Ok(ScanResult {
+        schema: rows
+            .schema
+            .unwrap_or_else(|| Arc::new(arrow_schema::Schema::empty())),
+        batches: rows.batches,
+    })
+}
+
+/// [`scan`] with the batches handed to `sink` as they are read (in plan order, at most
+/// `request.limit` rows), so that only the batches in flight are held: a table of any size is
+/// read in bounded memory. A system table or an incremental read is read whole first
+/// ([`Catalog::scan`]); one thread reads on the calling thread.
+pub async fn scan_into(
+    catalog: &Catalog,
+    opener: Arc<dyn CatalogOpener>,
+    table_ref: &TableRef,
+    request: &ScanRequest,
+    threads: NonZeroUsize,
+    sink: &mut dyn RowSink,
+) -> Result<()> {
+    let whole = table_ref.system_table().is_some()
         || matches!(request.at, Version::IncrementalBetween { .. });
-    if single_threaded {
-        return catalog.scan(table_ref, request).await;
+    if whole {
+        let out = catalog.scan(table_ref, request).await?;
+        sink.schema(&out.schema)?;
+        for batch in out.batches {
+            if !sink.batch(batch)? {
+                break;
+            }
+        }
+        return Ok(());
     }
     if let Some(table) = catalog.open_iceberg(table_ref).await? {
         let planned = crate::iceberg_scan::plan(&table, table_ref, request).await?;
-        let schema = planned.schema().clone();
+        sink.schema(planned.schema())?;
         let keep: BatchMap<RecordBatch> = Arc::new(|batch| batch);
         let batches = start_iceberg(
             &table,
@@ -73,7 +110,7 @@ pub async fn scan(
             SplitOrder::Plan,
             keep,
         )?;
-        return take_rows(schema, batches, request.limit).await;
+        return pour(batches, request.limit, sink).await;
     }
     let main = catalog.open_table(table_ref).await?;
     let branch = read_branch(table_ref, &request.at)?
@@ -100,30 +137,52 @@ pub async fn scan(
     let (schema, batches) = planned
         .start(table, threads, SplitOrder::Plan, keep)
         .await?;
-    take_rows(schema, batches, request.limit).await
+    sink.schema(&schema)?;
+    pour(batches, request.limit, sink).await
 }
 
-/// The rows of a started read, up to `max_rows`.
-async fn take_rows(
-    schema: SchemaRef,
+/// The rows of a scan, kept whole ([`scan`]).
+#[derive(Default)]
+struct Collected {
+    schema: Option<SchemaRef>,
+    batches: Vec<RecordBatch>,
+}
+
+impl RowSink for Collected {
+    fn schema(&mut self, schema: &SchemaRef) -> Result<()> {
+        self.schema = Some(schema.clone());
+        Ok(())
+    }
+
+    fn batch(&mut self, batch: RecordBatch) -> Result<bool> {
+        self.batches.push(batch);
+        Ok(true)
+    }
+}
+
+/// Hands the batches of a started read to `sink`, up to `max_rows` rows (the last batch cut);
+/// the read stops there or when the sink wants no more (the workers stop when `batches` is
+/// dropped).
+async fn pour(
     mut batches: Batches<'_, RecordBatch>,
     max_rows: Option<usize>,
-) -> Result<ScanResult> {
-    let mut out = Vec::new();
-    let mut rows = 0;
-    // Stop reading once the limit is reached (the workers stop when `batches` is dropped).
-    while max_rows.is_none_or(|max| rows < max) {
+    sink: &mut dyn RowSink,
+) -> Result<()> {
+    let mut left = max_rows;
+    while left != Some(0) {
         let Some(batch) = batches.next_batch().await else {
             break;
         };
-        let batch = batch?;
-        rows += batch.num_rows();
-        out.push(batch);
+        let mut batch = batch?;
+        if let Some(left) = left.as_mut() {
+            batch = batch.slice(0, batch.num_rows().min(*left));
+            *left -= batch.num_rows();
+        }
+        if !sink.batch(batch)? {
+            break;
+        }
     }
-    Ok(ScanResult {
-        batches: limit(out, max_rows),
-        schema,
-    })
+    Ok(())
 }
 
 /// [`crate::checksum::touch_table`] with the splits read by `threads` worker threads (each
@@ -245,8 +304,8 @@ struct Planned<'a> {
 
 impl Planned<'_> {
     /// Plans the read on `table` (its manifests read once, here), then reads it here (one
-    /// thread, or a plan of one split), or starts up to `threads` workers; `map` is applied to every batch
-    /// (on the worker that read it).
+    /// thread, or a plan of one split), or starts up to `threads` workers; `map` is applied to
+    /// every batch (on the worker that read it).
     async fn start<T: Send + 'static>(
         self,
         table: &Table,
@@ -256,10 +315,13 @@ impl Planned<'_> {
     ) -> Result<(SchemaRef, Batches<'_, T>)> {
         let mut reader = SnapshotReader::open(table, self.snapshot.as_ref(), &self.request).await?;
         let schema = reader.schema().clone();
+        if threads.get() == 1 {
+            return Ok((schema, Batches::Here(Box::new(reader), map)));
+        }
         // an append split's files are independent tasks (as Paimon packs append files), and a
         // few large ones are cut into pieces of rows so that every thread stays busy
         let splits = reader.take_splits_for(threads.get());
-        if splits.len() <= 1 || threads.get() == 1 {
+        if splits.len() <= 1 {
             let reader =
                 SnapshotReader::for_splits(table, self.snapshot.as_ref(), &self.request, splits)
                     .await?;

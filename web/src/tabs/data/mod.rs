@@ -12,6 +12,7 @@ use crate::widgets::grid::Grid;
 use lakescope_engine::versions::Versions;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+pub use read::held_bytes_bound;
 use read::{blob_download, load, now, Query, Status};
 use toolbar::{ColumnsMenu, ExportButtons, FilterBar, StatusLine};
 use version_picker::VersionPicker;
@@ -102,6 +103,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
                     snapshot: loaded.snapshot,
                     cancelled: false,
                     by_workers: loaded.by_workers,
+                    held_at: loaded.held_at,
                 }),
                 Err(m) => {
                     frame.set(None);
@@ -120,6 +122,7 @@ pub fn DataTab(sel: Selection) -> impl IntoView {
             snapshot: None,
             cancelled: true,
             by_workers: 0,
+            held_at: None,
         });
     };
     let ts_error = RwSignal::new(None::<String>);

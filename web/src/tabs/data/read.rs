@@ -43,6 +43,8 @@ pub enum Status {
         cancelled: bool,
         /// Splits the scan workers read.
         by_workers: usize,
+        /// The bound of held rows' bytes the read stopped at ([`held_bytes_bound`]).
+        held_at: Option<u64>,
     },
     Failed(String),
 }
@@ -82,11 +84,37 @@ const POOL_MIN_BYTES: u64 = 16 * 1024 * 1024;
 /// Minimum milliseconds between two grid updates while rows stream in.
 const GRID_REFRESH_MS: f64 = 250.0;
 
-/// How a read ended: its rows, the snapshot read, and the splits the scan workers read.
+/// MiB of rows (Arrow memory) the Data tab holds unless the address asks for another bound
+/// (`?grid-mib=N`): a read stops there and says so. A page's wasm memory ends at 4 GiB, the
+/// caches and a merge's own batches live beside the rows, and an export copies them again as
+/// text; the perf tables of docs/benchmarks.md (5,000,000 rows) fit.
+const HELD_MIB: f64 = 512.0;
+
+thread_local! {
+    static HELD_BOUND: std::cell::OnceCell<u64> = const { std::cell::OnceCell::new() };
+}
+
+/// Bytes of rows the Data tab holds at most: `?grid-mib=N` of the address the page was loaded
+/// at (a positive number of MiB), else [`HELD_MIB`].
+pub fn held_bytes_bound() -> u64 {
+    HELD_BOUND.with(|bound| {
+        *bound.get_or_init(|| {
+            let mib = crate::util::address_param("grid-mib")
+                .and_then(|m| m.trim().parse::<f64>().ok())
+                .filter(|m| m.is_finite() && *m > 0.0)
+                .unwrap_or(HELD_MIB);
+            (mib * 1024.0 * 1024.0) as u64
+        })
+    })
+}
+
+/// How a read ended: its rows, the snapshot read, the splits the scan workers read, and the
+/// bound of held bytes it stopped at.
 pub struct Loaded {
     pub rows: usize,
     pub snapshot: Option<i64>,
     pub by_workers: usize,
+    pub held_at: Option<u64>,
 }
 
 /// Reads the query into `frame`, batch by batch (the first merged batch shows at once, an Iceberg
@@ -164,13 +192,17 @@ pub async fn load(
         if !current() {
             return Ok(grid.loaded(None, 0));
         }
-        if grid.add(batch.map_err(|e| e.to_string())?) {
-            status.set(Status::Loading {
-                rows: grid.rows(),
-                split: splits - rows.remaining_splits(),
-                splits,
-            });
-            yield_to_browser().await;
+        match grid.add(batch.map_err(|e| e.to_string())?) {
+            Fed::Kept => {}
+            Fed::Full => break,
+            Fed::Shown => {
+                status.set(Status::Loading {
+                    rows: grid.rows(),
+                    split: splits - rows.remaining_splits(),
+                    splits,
+                });
+                yield_to_browser().await;
+            }
         }
     }
     grid.show();
@@ -194,15 +226,18 @@ async fn load_shared(
             stopped = true;
             return Flow::Stop;
         }
-        if grid.add(batch) {
-            status.set(Status::Loading {
-                rows: grid.rows(),
-                split,
-                splits,
-            });
-            return Flow::Yield;
+        match grid.add(batch) {
+            Fed::Kept => Flow::Go,
+            Fed::Full => Flow::Stop,
+            Fed::Shown => {
+                status.set(Status::Loading {
+                    rows: grid.rows(),
+                    split,
+                    splits,
+                });
+                Flow::Yield
+            }
         }
-        Flow::Go
     })
     .await?;
     if stopped {
@@ -214,11 +249,28 @@ async fn load_shared(
 
 /// The grid's frame as rows stream in: the first batch shows as soon as it is merged, then the
 /// grid catches up at most every [`GRID_REFRESH_MS`] (re-rendering per batch would dominate a
-/// read of millions of rows).
+/// read of millions of rows); it holds rows up to [`held_bytes_bound`].
 struct GridFeed {
     data: Frame,
     frame: RwSignal<Option<Arc<Frame>>>,
     shown_at: Option<f64>,
+    /// Arrow memory of the rows held.
+    bytes: u64,
+    bound: u64,
+    /// A batch came once the rows held reached the bound: the read stopped there.
+    full: bool,
+}
+
+/// What the grid did with a batch.
+enum Fed {
+    /// Kept it; the grid shows it later.
+    Kept,
+    /// Kept it and updated the grid: the read yields to the browser (batches decoded from
+    /// fetched bytes come without any await pending, so without it nothing would render until
+    /// the next fetch).
+    Shown,
+    /// Left it out: the rows held reached the bound, the read stops.
+    Full,
 }
 
 impl GridFeed {
@@ -229,21 +281,27 @@ impl GridFeed {
             data,
             frame,
             shown_at: None,
+            bytes: 0,
+            bound: held_bytes_bound(),
+            full: false,
         }
     }
 
-    /// Adds a batch; `true` when the grid was updated, after which the read yields to the
-    /// browser (batches decoded from fetched bytes come without any await pending, so without
-    /// it nothing would render until the next fetch).
-    fn add(&mut self, batch: arrow_array::RecordBatch) -> bool {
+    /// Adds a batch, unless the rows held already reached the bound.
+    fn add(&mut self, batch: arrow_array::RecordBatch) -> Fed {
+        if self.bytes >= self.bound {
+            self.full = true;
+            return Fed::Full;
+        }
+        self.bytes += batch.get_array_memory_size() as u64;
         self.data.extend(vec![batch]);
         let now = now();
         if self.shown_at.is_some_and(|t| now - t < GRID_REFRESH_MS) {
-            return false;
+            return Fed::Kept;
         }
         self.shown_at = Some(now);
         self.show();
-        true
+        Fed::Shown
     }
 
     fn rows(&self) -> usize {
@@ -260,6 +318,7 @@ impl GridFeed {
             rows: self.data.len(),
             snapshot,
             by_workers,
+            held_at: self.full.then_some(self.bound),
         }
     }
 }

@@ -110,7 +110,7 @@ pub fn StatusLine(
                     <progress max=splits.max(1) value=split></progress>
                     <button class="btn small" data-testid="cancel" on:click=move |_| on_cancel()>"Cancel"</button>
                 }.into_any(),
-                Status::Done { rows, ms, snapshot, cancelled, by_workers } => view! {
+                Status::Done { rows, ms, snapshot, cancelled, by_workers, held_at } => view! {
                     <span data-testid="row-total">{format!("{rows} rows")}</span>
                     <span class="muted">{if cancelled { " · cancelled (partial result)".to_string() } else {
                         format!(" · {}{:.0} ms", snapshot.map(|s| format!("snapshot {s} · ")).unwrap_or_default(), ms)
@@ -119,6 +119,13 @@ pub fn StatusLine(
                         <span class="muted" data-testid="data-workers"
                             title="Splits read by the page's scan workers (one per core; ?threads=1 reads on the page alone)">
                             {format!(" · {by_workers} {} on workers", if by_workers == 1 { "split" } else { "splits" })}
+                        </span>
+                    })}
+                    {held_at.map(|bound| view! {
+                        <span class="warn-inline" data-testid="data-bound" role="status"
+                            title="Set another bound for this page with ?grid-mib=N in its address">
+                            {format!(" · the first rows only: the Data tab holds at most {} of rows; filter, pick columns or query with SQL to see others",
+                                crate::util::bytes(bound as i64))}
                         </span>
                     })}
                 }.into_any(),

@@ -84,14 +84,9 @@ pub(crate) fn readers_asked() -> bool {
 fn threads() -> (usize, bool) {
     READERS.with(|readers| {
         *readers.get_or_init(|| {
-            let window = web_sys::window();
-            let asked = window
-                .as_ref()
-                .and_then(|w| w.location().search().ok())
-                .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
-                .and_then(|p| p.get("threads"))
-                .and_then(|t| t.trim().parse::<usize>().ok());
-            let cores = window.map_or(1.0, |w| w.navigator().hardware_concurrency());
+            let asked =
+                crate::util::address_param("threads").and_then(|t| t.trim().parse::<usize>().ok());
+            let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
             let cores = cores as usize;
             let default = if cores >= MIN_CORES { cores } else { 1 };
             let n = asked.unwrap_or(default).clamp(1, MAX_WORKERS + 1);
