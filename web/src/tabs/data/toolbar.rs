@@ -124,7 +124,7 @@ pub fn StatusLine(
                     {held_at.map(|bound| view! {
                         <span class="warn-inline" data-testid="data-bound" role="status"
                             title="Set another bound for this page with ?grid-mib=N in its address">
-                            {format!(" · the first rows only: the Data tab holds at most {} of rows; filter, pick columns or query with SQL to see others",
+                            {format!("· the first rows only: the Data tab holds at most {} of rows (filter, pick columns or use SQL for the rest)",
                                 crate::util::bytes(bound as i64))}
                         </span>
                     })}
