@@ -547,6 +547,28 @@ impl RowSink for Recorded {
     }
 }
 
+/// What `scan_into` on `n` threads handed `sink`.
+async fn streamed(
+    warehouse: &Path,
+    table: &TableRef,
+    request: &ScanRequest,
+    n: usize,
+    mut sink: Recorded,
+) -> Recorded {
+    let catalog = catalog(warehouse);
+    scan_into(
+        &catalog,
+        opener(warehouse),
+        table,
+        request,
+        threads(n),
+        &mut sink,
+    )
+    .await
+    .unwrap();
+    sink
+}
+
 /// `scan_into` hands the batches over as they are read, in the order `scan` returns them, the
 /// schema first; a sink that has had enough stops the read (the workers too, without hanging),
 /// and a limit cuts the last batch.
@@ -565,35 +587,15 @@ fn a_streamed_scan_gives_the_rows_in_order_and_stops_when_the_sink_has_enough() 
                     .unwrap();
                 for n in [1, 3] {
                     let request = ScanRequest::default();
-                    let mut all = Recorded::default();
-                    let catalog = catalog(&warehouse);
-                    scan_into(
-                        &catalog,
-                        opener(&warehouse),
-                        &table,
-                        &request,
-                        threads(n),
-                        &mut all,
-                    )
-                    .await
-                    .unwrap();
+                    let all = streamed(&warehouse, &table, &request, n, Recorded::default()).await;
                     assert_eq!(all.schema_first, Some(true), "{n} threads");
                     let lines = batches_to_lines_unsorted(&all.batches).unwrap();
                     assert_eq!((lines.len(), &lines), (100_000, &whole.1), "{n} threads");
-                    let mut two = Recorded {
+                    let stop = Recorded {
                         stop_after: Some(2),
                         ..Recorded::default()
                     };
-                    scan_into(
-                        &catalog,
-                        opener(&warehouse),
-                        &table,
-                        &request,
-                        threads(n),
-                        &mut two,
-                    )
-                    .await
-                    .unwrap();
+                    let two = streamed(&warehouse, &table, &request, n, stop).await;
                     assert_eq!(two.batches.len(), 2, "{n} threads: the read went on");
                     let rows: usize = two.batches.iter().map(RecordBatch::num_rows).sum();
                     assert_eq!(
@@ -605,17 +607,7 @@ fn a_streamed_scan_gives_the_rows_in_order_and_stops_when_the_sink_has_enough() 
                         limit: Some(1_500),
                         ..ScanRequest::default()
                     };
-                    let mut some = Recorded::default();
-                    scan_into(
-                        &catalog,
-                        opener(&warehouse),
-                        &table,
-                        &limited,
-                        threads(n),
-                        &mut some,
-                    )
-                    .await
-                    .unwrap();
+                    let some = streamed(&warehouse, &table, &limited, n, Recorded::default()).await;
                     let rows: usize = some.batches.iter().map(RecordBatch::num_rows).sum();
                     assert_eq!(rows, 1_500, "{n} threads");
                     assert_eq!(
