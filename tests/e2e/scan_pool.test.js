@@ -12,9 +12,9 @@ import { DEMO_TABLES, shot, testBrowser } from "./harness.js";
 
 const { openTable } = testBrowser();
 
-/** Every row the Data tab read, in order: its CSV export (the grid shows a few at a time). */
-async function exported(page) {
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-csv").click()]);
+/** Every row the Data tab read, in order: its CSV (or JSON Lines) export (the grid shows a few at a time). */
+async function exported(page, format = "csv") {
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId(`export-${format}`).click()]);
   return readFileSync(await download.path(), "utf8").split("\n");
 }
 
@@ -45,6 +45,7 @@ async function dataTab(table, params, options) {
       total: await page.getByTestId("row-total").textContent(),
       heads: await page.locator("[data-testid=data-grid] .gh-name").allTextContents(),
       rows: await exported(page),
+      jsonl: options?.jsonl ? await exported(page, "jsonl") : undefined,
       workers,
       problems,
     };
@@ -111,9 +112,16 @@ test("columns, a filter, the audit log and time travel read the same on the scan
 
 test("the Data tab holds rows up to its bound: it stops there, says so, and shows the table's first rows", async () => {
   const table = "demo.events";  // 120,000 rows, about 4 MiB in Arrow memory
-  const whole = await dataTab(table, "&threads=1");
+  const whole = await dataTab(table, "&threads=1", { jsonl: true });
   assert.equal(whole.bound, "", "the whole table is under the default bound of 512 MiB");
   assert.equal(whole.total, "120000 rows");
+  // both exports are written in pieces of 1 MiB (3 and 7 here): every row once, in order
+  assert.equal(whole.rows.length, 120002);
+  assert.equal(whole.jsonl.length, 120001);
+  for (let i = 0; i < 120000; i++) {
+    assert.ok(whole.rows[i + 1].startsWith(`${i},`), `CSV line ${i + 1}: ${whole.rows[i + 1]}`);
+    assert.equal(JSON.parse(whole.jsonl[i]).event_id, i, `JSON line ${i}`);
+  }
   for (const threads of [1, 3]) {
     const held = await dataTab(table, `&threads=${threads}&grid-mib=1`, threads === 1 ? { screenshot: "data-bound" } : {});
     const what = `&threads=${threads}&grid-mib=1`;

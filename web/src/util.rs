@@ -137,16 +137,6 @@ pub fn parse_time(text: &str) -> Option<i64> {
         .map(|d| d.and_utc().timestamp_millis() + 999)
 }
 
-/// Offers `text` as a file download.
-pub fn download(name: &str, mime: &str, text: &str) {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type(mime);
-    if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) {
-        offer(name, &blob);
-    }
-}
-
 /// Offers `bytes` as a file download.
 pub fn download_bytes(name: &str, bytes: &[u8]) {
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
@@ -157,8 +147,8 @@ pub fn download_bytes(name: &str, bytes: &[u8]) {
     }
 }
 
-/// Offers a browser `Blob` as the download `name`.
-fn offer(name: &str, blob: &web_sys::Blob) {
+/// Offers a browser `Blob` (or a `File`) as the download `name`.
+pub fn offer(name: &str, blob: &web_sys::Blob) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
@@ -172,7 +162,14 @@ fn offer(name: &str, blob: &web_sys::Blob) {
             a.click();
         }
     }
-    let _ = web_sys::Url::revoke_object_url(&url);
+    // The browser reads a large Blob for the download after the click returns: the URL goes
+    // only a minute later (revoked at once, a download of hundreds of MiB was cancelled).
+    set_timeout(
+        move || {
+            let _ = web_sys::Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(60),
+    );
 }
 
 /// A spinner with a status line.

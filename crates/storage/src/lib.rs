@@ -51,7 +51,7 @@ pub use local::LocalStore;
 pub use memory::MemoryStore;
 pub use meter::{IoCounts, IoMeter, MeteredStore};
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
-pub use opfs::OpfsStore;
+pub use opfs::{OpfsStore, OpfsWriter};
 pub use path::{join, parent};
 #[cfg(all(feature = "browser", target_arch = "wasm32"))]
 pub use persistent::PersistentCache;

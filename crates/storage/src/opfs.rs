@@ -98,6 +98,26 @@ impl OpfsStore {
         self.root(true).await.map(|_| ())
     }
 
+    /// A writer of the file `path` of this store, piece by piece (a file of any size, without
+    /// holding it in memory); the browser replaces the file's content when the writer finishes.
+    pub async fn writer(&self, path: &str) -> Result<OpfsWriter> {
+        let missing = || Error::NotFound {
+            path: path.to_string(),
+        };
+        let (dir, name) = self.parent_of(path, true).await?.ok_or_else(missing)?;
+        let handle = file_handle(&dir, name, true, path)
+            .await?
+            .ok_or_else(missing)?;
+        let stream = await_as(handle.create_writable())
+            .await
+            .map_err(|e| js_error("write", path, e))?;
+        Ok(OpfsWriter {
+            handle,
+            stream,
+            path: path.to_string(),
+        })
+    }
+
     /// Locks are per top-level folder, so stores nested in one another exclude each other.
     fn lock_name(&self, what: &str) -> String {
         let top = self.name.split('/').next().unwrap_or(&self.name);
@@ -356,6 +376,41 @@ async fn file_handle(
         Ok(h) => Ok(Some(h)),
         Err(e) if is_missing(&e) && !create => Ok(None),
         Err(e) => Err(js_error("open", path, e)),
+    }
+}
+
+/// A file of an [`OpfsStore`] being written piece by piece ([`OpfsStore::writer`]).
+pub struct OpfsWriter {
+    handle: FileSystemFileHandle,
+    stream: FileSystemWritableFileStream,
+    path: String,
+}
+
+impl OpfsWriter {
+    /// Appends `data`.
+    pub async fn write(&mut self, data: &[u8]) -> Result<()> {
+        // A JS-owned copy: the write is asynchronous and wasm memory may move meanwhile.
+        let chunk = Uint8Array::from(data);
+        let written = match self.stream.write_with_js_u8_array(&chunk) {
+            Ok(p) => JsFuture::from(p).await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = written {
+            let _ = JsFuture::from(self.stream.abort()).await;
+            return Err(js_error("write", &self.path, e));
+        }
+        Ok(())
+    }
+
+    /// Commits what was written and returns the file (disk-backed: a download of it is not
+    /// bounded by the browser's memory for Blobs).
+    pub async fn finish(self) -> Result<File> {
+        JsFuture::from(self.stream.close())
+            .await
+            .map_err(|e| js_error("write", &self.path, e))?;
+        await_as::<File>(self.handle.get_file())
+            .await
+            .map_err(|e| js_error("read", &self.path, e))
     }
 }
 

@@ -1,6 +1,7 @@
 //! Data: the virtualised grid with time travel, column projection, a pushed-down filter, the
 //! audit-log view and export of the current view.
 
+mod export;
 mod read;
 mod toolbar;
 mod version_picker;

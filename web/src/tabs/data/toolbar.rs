@@ -2,11 +2,12 @@
 //! status line with its Cancel button, and the CSV / JSON Lines export of the rows read.
 
 use crate::state::route::{go, use_route};
+use crate::tabs::data::export::export;
 use crate::tabs::data::read::Status;
-use crate::util::{download, Frame};
-use lakescope_engine::csv_text;
+use crate::util::Frame;
 use lakescope_engine::scan::parse_filter;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use std::sync::Arc;
 
 /// The column menu over the current schema's `all` columns; the chosen ones are the route's
@@ -135,43 +136,24 @@ pub fn StatusLine(
     }
 }
 
-/// Offers the rows read as `<name>.jsonl` or `<name>.csv` (the cells as the grid shows them).
-fn export(frame: &Frame, name: &str, jsonl: bool) {
-    if jsonl {
-        let mut out = String::new();
-        for b in &frame.batches {
-            for r in 0..b.num_rows() {
-                if let Ok(line) = lakescope_engine::canonical::row_to_json_line(b, r) {
-                    out.push_str(&line);
-                    out.push('\n');
-                }
-            }
-        }
-        download(&format!("{name}.jsonl"), "application/x-ndjson", &out);
-    } else {
-        // The cells as the grid shows them (NULL: empty), not the CLI's Arrow display.
-        let cols = frame.columns();
-        let mut out = csv_text::line(cols.iter().map(Some));
-        out.push('\n');
-        for r in 0..frame.len() {
-            out.push_str(&csv_text::line((0..cols.len()).map(|c| frame.cell(r, c))));
-            out.push('\n');
-        }
-        download(&format!("{name}.csv"), "text/csv", &out);
-    }
-}
-
 /// The export buttons over the rows in `frame`, named after the table `name`.
 #[component]
 pub fn ExportButtons(frame: RwSignal<Option<Arc<Frame>>>, name: String) -> impl IntoView {
     let name = StoredValue::new(name);
+    let failed = RwSignal::new(None::<String>);
     let run = move |jsonl: bool| {
         if let Some(f) = frame.get_untracked() {
-            export(&f, &name.get_value(), jsonl);
+            failed.set(None);
+            spawn_local(async move {
+                if let Err(e) = export(&f, &name.get_value(), jsonl).await {
+                    failed.set(Some(format!("Export failed: {e}")));
+                }
+            });
         }
     };
     view! {
         <button class="btn" data-testid="export-csv" on:click=move |_| run(false)>"CSV"</button>
         <button class="btn" data-testid="export-jsonl" on:click=move |_| run(true)>"JSON Lines"</button>
+        {move || failed.get().map(|e| view! { <span class="err-inline" data-testid="export-error" role="alert">{e}</span> })}
     }
 }
