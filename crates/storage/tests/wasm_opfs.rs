@@ -32,3 +32,8 @@ async fn opfs_delete_removes_emptied_folders() {
 async fn opfs_nested_store_is_a_folder_of_the_outer_one() {
     opfs_cases::nested_store_is_a_folder_of_the_outer_one().await;
 }
+
+#[wasm_bindgen_test]
+async fn opfs_writer_writes_piece_by_piece_and_replaces() {
+    opfs_cases::writer_writes_piece_by_piece_and_replaces().await;
+}

@@ -74,3 +74,8 @@ async fn worker_opens_warehouses_through_the_browser_opener() {
 async fn worker_opfs_nested_store_is_a_folder_of_the_outer_one() {
     opfs_cases::nested_store_is_a_folder_of_the_outer_one().await;
 }
+
+#[wasm_bindgen_test]
+async fn worker_opfs_writer_writes_piece_by_piece_and_replaces() {
+    opfs_cases::writer_writes_piece_by_piece_and_replaces().await;
+}

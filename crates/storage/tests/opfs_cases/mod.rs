@@ -292,3 +292,26 @@ pub async fn nested_store_is_a_folder_of_the_outer_one() {
         .expect_err("deleted")
         .is_not_found());
 }
+
+/// `OpfsStore::writer` writes a file piece by piece: the file holds every piece in order once
+/// finished, a second writer replaces it, and the store reads what was written.
+pub async fn writer_writes_piece_by_piece_and_replaces() {
+    let store = fresh_store("writer");
+    let piece = |i: u8| vec![b'a' + i; 300_000];
+    let mut writer = store.writer("out/export").await.expect("writer");
+    for i in 0..3 {
+        writer.write(&piece(i)).await.expect("write");
+    }
+    let file = writer.finish().await.expect("finish");
+    assert_eq!(file.size() as usize, 900_000);
+    let read = store.get("out/export").await.expect("get");
+    assert_eq!(read, [piece(0), piece(1), piece(2)].concat());
+    let mut again = store.writer("out/export").await.expect("second writer");
+    again.write(b"short").await.expect("write");
+    assert_eq!(again.finish().await.expect("finish").size(), 5.0);
+    assert_eq!(
+        store.get("out/export").await.expect("get"),
+        Bytes::from_static(b"short")
+    );
+    store.delete("out/export").await.expect("delete");
+}
