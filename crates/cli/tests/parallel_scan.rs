@@ -124,3 +124,90 @@ fn zero_threads_are_refused() {
         );
     }
 }
+
+/// Copies the folder `from` into `to`, files and subfolders.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// `scan` prints rows as they are read: a data file that cannot be read fails the run (naming
+/// the file, exit status not 0) after the rows read before it, which stay printed, in order.
+#[test]
+fn scan_prints_the_rows_before_a_failing_file_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = "corpus.db/append_dt";
+    copy_tree(
+        &repo_root()
+            .join("../shared/corpus/paimon/warehouse")
+            .join(table),
+        &dir.path().join(table),
+    );
+    let warehouse = dir.path().to_string_lossy().into_owned();
+    let scan = |threads: &str| {
+        lakescope(&[
+            "scan",
+            &warehouse,
+            "corpus.append_dt",
+            "--format",
+            "csv",
+            "--threads",
+            threads,
+        ])
+    };
+    let whole: Vec<String> = stdout_of(&[
+        "scan",
+        &warehouse,
+        "corpus.append_dt",
+        "--format",
+        "csv",
+        "--threads",
+        "1",
+    ])
+    .lines()
+    .map(str::to_string)
+    .collect();
+    // the last partition in plan order is read last
+    let last = whole
+        .last()
+        .unwrap()
+        .rsplit(',')
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(
+        whole[1].ends_with(",2024-01-02") && last == "2024-01-05",
+        "{whole:?}"
+    );
+    let bucket = dir.path().join(table).join("dt=2024-01-05/bucket-0");
+    let file = std::fs::read_dir(&bucket).unwrap().next().unwrap().unwrap();
+    std::fs::write(file.path(), b"not a parquet file").unwrap();
+    let name = file.file_name().to_string_lossy().into_owned();
+    let before = whole.iter().filter(|l| !l.ends_with(",2024-01-05")).count();
+    for threads in ["1", "2"] {
+        let (ok, out, err) = scan(threads);
+        assert!(
+            !ok,
+            "--threads {threads}: a corrupt file did not fail the scan"
+        );
+        assert!(err.contains(&name), "--threads {threads}: {err}");
+        let printed: Vec<&str> = out.lines().collect();
+        assert!(
+            !printed.is_empty()
+                && whole.starts_with(&printed.iter().map(|l| l.to_string()).collect::<Vec<_>>()),
+            "--threads {threads}: {printed:?}"
+        );
+        if threads == "1" {
+            // one thread reads the splits in order: every row before the file is printed
+            assert_eq!(printed.len(), before, "{printed:?}");
+        }
+    }
+}
