@@ -153,28 +153,12 @@ fn scan_prints_the_rows_before_a_failing_file_and_fails() {
     );
     let warehouse = dir.path().to_string_lossy().into_owned();
     let scan = |threads: &str| {
-        lakescope(&[
-            "scan",
-            &warehouse,
-            "corpus.append_dt",
-            "--format",
-            "csv",
-            "--threads",
-            threads,
-        ])
+        let args = ["scan", &warehouse, "corpus.append_dt", "--format", "csv"];
+        lakescope(&[&args[..], &["--threads", threads]].concat())
     };
-    let whole: Vec<String> = stdout_of(&[
-        "scan",
-        &warehouse,
-        "corpus.append_dt",
-        "--format",
-        "csv",
-        "--threads",
-        "1",
-    ])
-    .lines()
-    .map(str::to_string)
-    .collect();
+    let (ok, whole, err) = scan("1");
+    assert!(ok, "{err}");
+    let whole: Vec<String> = whole.lines().map(str::to_string).collect();
     // the last partition in plan order is read last
     let last = whole
         .last()

@@ -101,13 +101,7 @@ impl OpfsStore {
     /// A writer of the file `path` of this store, piece by piece (a file of any size, without
     /// holding it in memory); the browser replaces the file's content when the writer finishes.
     pub async fn writer(&self, path: &str) -> Result<OpfsWriter> {
-        let missing = || Error::NotFound {
-            path: path.to_string(),
-        };
-        let (dir, name) = self.parent_of(path, true).await?.ok_or_else(missing)?;
-        let handle = file_handle(&dir, name, true, path)
-            .await?
-            .ok_or_else(missing)?;
+        let handle = self.file_handle_of(path, true).await?;
         let stream = await_as(handle.create_writable())
             .await
             .map_err(|e| js_error("write", path, e))?;
@@ -177,15 +171,20 @@ impl OpfsStore {
         Ok(chain.and_then(|mut c| c.pop()).map(|dir| (dir, *file)))
     }
 
-    /// The file of object `path`.
-    async fn file(&self, path: &str) -> Result<File> {
-        let not_found = || Error::NotFound {
+    /// The handle of the file of object `path` (created, with its folders, when `create`).
+    async fn file_handle_of(&self, path: &str, create: bool) -> Result<FileSystemFileHandle> {
+        let missing = || Error::NotFound {
             path: path.to_string(),
         };
-        let (dir, name) = self.parent_of(path, false).await?.ok_or_else(not_found)?;
-        let handle = file_handle(&dir, name, false, path)
+        let (dir, name) = self.parent_of(path, create).await?.ok_or_else(missing)?;
+        file_handle(&dir, name, create, path)
             .await?
-            .ok_or_else(not_found)?;
+            .ok_or_else(missing)
+    }
+
+    /// The file of object `path`.
+    async fn file(&self, path: &str) -> Result<File> {
+        let handle = self.file_handle_of(path, false).await?;
         await_as::<File>(handle.get_file())
             .await
             .map_err(|e| js_error("read", path, e))
