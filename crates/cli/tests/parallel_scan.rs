@@ -195,3 +195,32 @@ fn scan_prints_the_rows_before_a_failing_file_and_fails() {
         }
     }
 }
+
+/// `lakescope scan … | head`: once the reader closes the pipe the scan ends quietly, with exit
+/// status 0 and nothing on stderr, without reading the rest of the table.
+#[test]
+fn scan_ends_quietly_when_the_reader_closes_the_pipe() {
+    use std::io::{BufRead, BufReader};
+    let warehouse = repo_root().join("public/demo/warehouse");
+    for format in ["csv", "table"] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lakescope"))
+            .args(["scan", &warehouse.to_string_lossy(), "demo.events"])
+            .args(["--format", format])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run lakescope");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let first: Vec<String> = (&mut lines).take(3).map(|l| l.unwrap()).collect();
+        assert_eq!(first.len(), 3, "{format}");
+        drop(lines);
+        let out = child.wait_with_output().expect("lakescope ends");
+        assert!(
+            out.status.success(),
+            "{format}: {:?} {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{format}");
+    }
+}
