@@ -211,6 +211,7 @@ async fn a_paimon_table_defined_from_arrow_fields_takes_a_csv_insert() {
     let branch = name("db.t$branch_dev");
     let refused = insert_attempt(&catalog, &branch, csv).await.unwrap_err();
     assert!(refused.contains("branch 'dev'"), "{refused}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
@@ -251,6 +252,7 @@ async fn an_iceberg_table_of_a_warehouse_takes_a_csv_insert() {
         lines(&catalog, &table_ref).await,
         [r#"{"id":1,"v":"x"}"#, r#"{"id":2,"v":"y"}"#]
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 async fn insert_attempt(

@@ -26,6 +26,8 @@ struct Lake {
     millis: Rc<Cell<u64>>,
     /// The writers' clock and ids, one for all commits (each file name is new).
     env: FixedEnv,
+    /// The test's own folder, removed when the lake goes (`None`: the demo lake).
+    own: Option<std::path::PathBuf>,
 }
 
 impl Lake {
@@ -37,7 +39,16 @@ impl Lake {
             meter,
             millis: Rc::new(Cell::new(1_790_000_000_000)),
             env: FixedEnv::new(1_790_000_000_000, 7),
+            own: None,
         }
+    }
+
+    /// An empty lake in a folder of its own, removed with the lake.
+    fn fresh(name: &str) -> Self {
+        let dir = temp_dir("lakescope-open-tables", name);
+        let mut lake = Self::at(&dir);
+        lake.own = Some(dir);
+        lake
     }
 
     /// The demo lake of the app (read only).
@@ -69,9 +80,17 @@ impl Lake {
     }
 }
 
+impl Drop for Lake {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.own {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
 /// A warehouse with `n` empty primary-key tables `ls.t0` … (`ls.db/t<i>`).
 async fn lake_with_tables(name: &str, n: usize) -> (Lake, Vec<String>) {
-    let lake = Lake::at(&temp_dir("lakescope-open-tables", name));
+    let lake = Lake::fresh(name);
     let mut paths = Vec::new();
     for i in 0..n {
         let table = lake
@@ -140,7 +159,7 @@ async fn table_handles_are_shared_and_the_least_recently_asked_for_closes_first(
 
 #[tokio::test]
 async fn a_failed_open_is_tried_again_and_names_the_table() {
-    let lake = Lake::at(&temp_dir("lakescope-open-tables", "retry"));
+    let lake = Lake::fresh("retry");
     let tables = lake.tables();
     let err = tables.paimon("ls.db/late").await.unwrap_err();
     assert!(
