@@ -102,9 +102,7 @@ impl OpfsStore {
     /// holding it in memory); the browser replaces the file's content when the writer finishes.
     pub async fn writer(&self, path: &str) -> Result<OpfsWriter> {
         let handle = self.file_handle_of(path, true).await?;
-        let stream = await_as(handle.create_writable())
-            .await
-            .map_err(|e| js_error("write", path, e))?;
+        let stream = writable(&handle, path).await?;
         Ok(OpfsWriter {
             handle,
             stream,
@@ -388,25 +386,13 @@ pub struct OpfsWriter {
 impl OpfsWriter {
     /// Appends `data`.
     pub async fn write(&mut self, data: &[u8]) -> Result<()> {
-        // A JS-owned copy: the write is asynchronous and wasm memory may move meanwhile.
-        let chunk = Uint8Array::from(data);
-        let written = match self.stream.write_with_js_u8_array(&chunk) {
-            Ok(p) => JsFuture::from(p).await.map(|_| ()),
-            Err(e) => Err(e),
-        };
-        if let Err(e) = written {
-            let _ = JsFuture::from(self.stream.abort()).await;
-            return Err(js_error("write", &self.path, e));
-        }
-        Ok(())
+        write_chunk(&self.stream, data, &self.path).await
     }
 
     /// Commits what was written and returns the file (disk-backed: a download of it is not
     /// bounded by the browser's memory for Blobs).
     pub async fn finish(self) -> Result<File> {
-        JsFuture::from(self.stream.close())
-            .await
-            .map_err(|e| js_error("write", &self.path, e))?;
+        commit(&self.stream, &self.path).await?;
         await_as::<File>(self.handle.get_file())
             .await
             .map_err(|e| js_error("read", &self.path, e))
@@ -415,11 +401,25 @@ impl OpfsWriter {
 
 /// Replaces the content of `handle` with `data` (committed by the browser on `close()`).
 async fn write_all(handle: &FileSystemFileHandle, data: &Bytes, path: &str) -> Result<()> {
-    let stream: FileSystemWritableFileStream = await_as(handle.create_writable())
+    let stream = writable(handle, path).await?;
+    write_chunk(&stream, data, path).await?;
+    commit(&stream, path).await
+}
+
+/// A writable stream of `handle`, into a swap file the browser commits on `close()`.
+async fn writable(
+    handle: &FileSystemFileHandle,
+    path: &str,
+) -> Result<FileSystemWritableFileStream> {
+    await_as(handle.create_writable())
         .await
-        .map_err(|e| js_error("write", path, e))?;
+        .map_err(|e| js_error("write", path, e))
+}
+
+/// Appends `data` to `stream`; a failed write aborts the stream (the file keeps its content).
+async fn write_chunk(stream: &FileSystemWritableFileStream, data: &[u8], path: &str) -> Result<()> {
     // A JS-owned copy: the write is asynchronous and wasm memory may move meanwhile.
-    let chunk = Uint8Array::from(&data[..]);
+    let chunk = Uint8Array::from(data);
     let written = match stream.write_with_js_u8_array(&chunk) {
         Ok(p) => JsFuture::from(p).await.map(|_| ()),
         Err(e) => Err(e),
@@ -428,6 +428,11 @@ async fn write_all(handle: &FileSystemFileHandle, data: &Bytes, path: &str) -> R
         let _ = JsFuture::from(stream.abort()).await;
         return Err(js_error("write", path, e));
     }
+    Ok(())
+}
+
+/// Commits what was written to `stream`.
+async fn commit(stream: &FileSystemWritableFileStream, path: &str) -> Result<()> {
     JsFuture::from(stream.close())
         .await
         .map(|_| ())
